@@ -1,0 +1,36 @@
+// Jest runs the TypeScript sources as native ES modules (jose, http-proxy-middleware
+// and the Prisma client are ESM-only), transformed by SWC.
+const swc = ['@swc/jest', {
+  jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+  module: { type: 'es6' },
+}];
+
+const common = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+};
+
+export default {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testTimeout: 20_000,
+      testMatch: [
+        '<rootDir>/packages/*/src/**/*.test.ts',
+        '<rootDir>/services/*/src/**/*.test.ts',
+        '<rootDir>/tests/unit/**/*.test.ts',
+      ],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testTimeout: 30_000,
+      testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/tests/e2e/global-teardown.ts',
+    },
+  ],
+};

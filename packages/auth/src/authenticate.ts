@@ -1,0 +1,173 @@
+import { errors as joseErrors, jwtVerify } from 'jose';
+import type { Redis } from 'ioredis';
+import type { RequestHandler } from 'express';
+import { HttpError, rateLimited, unauthorized, type Caller, type SqlClient } from '@floe/http';
+import { looksLikeApiKey, parseApiKey, secretMatches } from './api-key';
+import { CredentialCache } from './credential-cache';
+import { KeySet } from './key-set';
+import { WrongSecretLimiter } from './wrong-secret-limiter';
+import { CONTROL_TOKEN_AUDIENCE_OF, type ControlTokenClaims } from './token-claims';
+
+type PrincipalStatus = 'active' | 'suspended' | 'deleted';
+type Kind = Caller['kind'];
+
+interface KeyRecord {
+  secretHash: string;
+  revoked: boolean;
+  principalId: string;
+  kind: Kind;
+  email: string | null;
+  status: PrincipalStatus;
+}
+
+interface PrincipalRecord {
+  kind: Kind;
+  email: string | null;
+  status: PrincipalStatus;
+  /** Whether the API key a token was minted from has been revoked since. */
+  keyRevoked: boolean;
+}
+
+export interface AuthenticatorOptions {
+  db: SqlClient;
+  redis: Redis;
+  /** Issuer and audience of control-plane tokens: the deployment's base_url. */
+  baseUrl: string;
+  redisPrefix: string;
+}
+
+/**
+ * Resolves a control-plane credential (an API key itself, or a Floe JWT issued
+ * for the control plane) to the caller, and refuses every credential whose
+ * standing forbids it with the spec's codes.
+ */
+export class Authenticator {
+  readonly keys: KeySet;
+  private readonly limiter: WrongSecretLimiter;
+  private readonly keyCache: CredentialCache<KeyRecord | null>;
+  private readonly principalCache: CredentialCache<PrincipalRecord | null>;
+  private readonly lastUseWritten = new Map<string, number>();
+
+  constructor(private readonly opts: AuthenticatorOptions) {
+    this.keys = new KeySet(opts.db);
+    this.limiter = new WrongSecretLimiter(opts.redis, opts.redisPrefix);
+    this.keyCache = new CredentialCache(opts.redis, opts.redisPrefix);
+    this.principalCache = new CredentialCache(opts.redis, opts.redisPrefix);
+  }
+
+  /** An API key as presented to POST /v1/tokens or as a bearer credential. */
+  async apiKey(token: string, ip: string): Promise<Caller> {
+    const parsed = parseApiKey(token);
+    if (!parsed) throw invalidApiKey();
+    const [blocked, epoch] = await Promise.all([
+      this.limiter.blockedFor(parsed.keyId, ip),
+      this.keyCache.currentEpoch(),
+    ]);
+    if (blocked !== null) throw rateLimited(blocked, 'too many wrong secrets for this key from this address; try again later');
+
+    let rec = this.keyCache.get(parsed.keyId, epoch);
+    if (rec === undefined) {
+      rec = await this.loadKey(parsed.keyId);
+      this.keyCache.set(parsed.keyId, epoch, rec);
+    }
+    if (!rec || !secretMatches(parsed.secret, rec.secretHash)) {
+      await this.limiter.recordFailure(parsed.keyId, ip);
+      throw invalidApiKey();
+    }
+    refuseByStanding(rec.status);
+    if (rec.revoked) throw new HttpError(401, 'api_key_revoked', 'this API key has been revoked', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    this.touch(parsed.keyId);
+    return { principalId: rec.principalId, kind: rec.kind, email: rec.email, via: 'api_key', keyId: parsed.keyId, sessionId: null };
+  }
+
+  /** A control-plane JWT: signature against the published keys, issuer, audience, expiry, then the principal's standing. */
+  async token(token: string): Promise<Caller> {
+    let claims: ControlTokenClaims;
+    try {
+      const verified = await jwtVerify<ControlTokenClaims>(token, this.keys.getKey, {
+        issuer: this.opts.baseUrl,
+        audience: CONTROL_TOKEN_AUDIENCE_OF(this.opts.baseUrl),
+        algorithms: ['RS256'],
+      });
+      claims = verified.payload;
+    } catch (err) {
+      const expired = err instanceof joseErrors.JWTExpired;
+      throw new HttpError(401, 'unauthorized', expired ? 'the access token has expired' : 'the access token is not valid here', {},
+        { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    }
+    const principalId = claims.sub;
+    if (!principalId) throw unauthorized('the access token names no principal');
+    const keyId = claims.key_id ?? null;
+    const epoch = await this.principalCache.currentEpoch();
+    const cacheKey = `${principalId}:${keyId ?? ''}`;
+    let rec = this.principalCache.get(cacheKey, epoch);
+    if (rec === undefined) {
+      rec = await this.loadPrincipal(principalId, keyId);
+      this.principalCache.set(cacheKey, epoch, rec);
+    }
+    if (!rec) throw unauthorized('the access token names no principal');
+    refuseByStanding(rec.status);
+    if (rec.keyRevoked) throw new HttpError(401, 'api_key_revoked', 'the API key this token was minted from has been revoked', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId, sessionId: claims.sid ?? null };
+  }
+
+  /** Any control-plane bearer credential. */
+  async bearer(credential: string, ip: string): Promise<Caller> {
+    if (looksLikeApiKey(credential)) return this.apiKey(credential, ip);
+    if (credential.split('.').length === 3) return this.token(credential);
+    // A catalog secret, send key or anything else: refused without saying what it is.
+    throw unauthorized('this credential is not accepted here');
+  }
+
+  /** Express middleware: every request must carry a usable credential; sets req.caller. */
+  requireCaller(): RequestHandler {
+    return async (req, _res, next) => {
+      const header = req.get('authorization') ?? '';
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw unauthorized('send Authorization: Bearer <API key or access token>');
+      req.caller = await this.bearer(match[1], req.ip ?? 'unknown');
+      next();
+    };
+  }
+
+  private async loadKey(keyId: string): Promise<KeyRecord | null> {
+    const { rows } = await this.opts.db.query(
+      `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, p.id, p.kind, p.email, p.status
+         FROM api_keys k JOIN principals p ON p.id = k.principal_id WHERE k.key_id = $1`,
+      [keyId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return { secretHash: r.secret_hash, revoked: r.revoked, principalId: r.id, kind: r.kind, email: r.email, status: r.status };
+  }
+
+  private async loadPrincipal(principalId: string, keyId: string | null): Promise<PrincipalRecord | null> {
+    const { rows } = await this.opts.db.query(
+      `SELECT p.kind, p.email, p.status, (k.revoked_at IS NOT NULL) AS key_revoked
+         FROM principals p LEFT JOIN api_keys k ON k.key_id = $2 AND k.principal_id = p.id WHERE p.id = $1`,
+      [principalId, keyId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.key_revoked) };
+  }
+
+  /** last_used_at is written at most once a minute per key per process: a write per request would cost more than the route. */
+  private touch(keyId: string): void {
+    const now = Date.now();
+    if (now - (this.lastUseWritten.get(keyId) ?? 0) < 60_000) return;
+    this.lastUseWritten.set(keyId, now);
+    void this.opts.db.query(`UPDATE api_keys SET last_used_at = now() WHERE key_id = $1`, [keyId]).catch(() => undefined);
+  }
+}
+
+function invalidApiKey(): HttpError {
+  return new HttpError(401, 'invalid_api_key', 'the API key is not valid', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+}
+
+function refuseByStanding(status: PrincipalStatus): void {
+  if (status === 'deleted') {
+    throw new HttpError(401, 'account_deleted', 'this account has been deleted', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  }
+  if (status === 'suspended') throw new HttpError(403, 'principal_suspended', 'this principal is suspended');
+}

@@ -1,0 +1,131 @@
+// One place for every port, URL and setting a deployable reads. Each deployable
+// calls loadConfig() once at start; a bad environment fails loudly before any
+// socket is opened.
+import { z } from 'zod';
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const url = z.string().url();
+
+const EnvSchema = z.object({
+  FLOE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  FLOE_REGION: z.string().default('local-1'),
+  FLOE_PROVIDER: z.string().default('ceph'),
+  FLOE_HOST: z.string().default('127.0.0.1'),
+  // Address services bind to: loopback on one machine, 0.0.0.0 in containers.
+  FLOE_LISTEN_HOST: z.string().default('127.0.0.1'),
+  // Express 'trust proxy' of the public gateway: false unless a load balancer sits in front.
+  FLOE_TRUST_PROXY: z.string().default('false'),
+
+  FLOE_GATEWAY_PORT: port(8080),
+  FLOE_IDENTITY_PORT: port(8081),
+  FLOE_CONTROL_PLANE_PORT: port(8082),
+  FLOE_INGEST_PORT: port(8083),
+  FLOE_CATALOG_PORT: port(8181),
+  FLOE_S3_PORT: port(7480),
+
+  // Public addresses; derived from host and ports when unset.
+  FLOE_BASE_URL: url.optional(),
+  FLOE_CATALOG_URL: url.optional(),
+  FLOE_S3_URL: url.optional(),
+  FLOE_INGEST_URL: url.optional(),
+  // Where the gateway reaches each service (internal addresses).
+  FLOE_IDENTITY_URL: url.optional(),
+  FLOE_CONTROL_PLANE_URL: url.optional(),
+
+  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/floe'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  // Every Redis key a stack writes starts with this, so two stacks on one Redis never collide.
+  FLOE_REDIS_PREFIX: z.string().default('floe:'),
+
+  FLOE_BOOTSTRAP_SECRET: z.string().min(16).optional(),
+  FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
+  // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
+  FLOE_TRUSTED_ISSUERS: z.string().default(''),
+  // How long a rotated-out signing key stays published: longest token life plus slack.
+  FLOE_KEY_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(900 + 300),
+  // How long an identity replica keeps using the signer it loaded before looking for a newer key.
+  FLOE_SIGNER_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface FloeConfig {
+  env: Env['FLOE_ENV'];
+  region: string;
+  provider: string;
+  ports: { gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number };
+  baseUrl: string;
+  catalogUrl: string;
+  s3Url: string;
+  ingestUrl: string;
+  services: { identity: string; controlPlane: string | null };
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  bootstrapSecret: string | undefined;
+  listenHost: string;
+  /** Express 'trust proxy' value for the public edge. */
+  gatewayTrustProxy: boolean | string;
+  logLevel: Env['FLOE_LOG_LEVEL'];
+  trustedIssuers: string[];
+  keyOverlapSeconds: number;
+  signerCacheSeconds: number;
+  /** Request body limit of control-plane routes: the spec's 1 MB. */
+  bodyLimitBytes: number;
+  /** The service's own short brand word, reserved wherever the spec reserves it. */
+  brandWord: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const local = (p: number) => `http://${e.FLOE_HOST}:${p}`;
+  return {
+    env: e.FLOE_ENV,
+    region: e.FLOE_REGION,
+    provider: e.FLOE_PROVIDER,
+    ports: {
+      gateway: e.FLOE_GATEWAY_PORT,
+      identity: e.FLOE_IDENTITY_PORT,
+      controlPlane: e.FLOE_CONTROL_PLANE_PORT,
+      ingest: e.FLOE_INGEST_PORT,
+      catalog: e.FLOE_CATALOG_PORT,
+      s3: e.FLOE_S3_PORT,
+    },
+    baseUrl: trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT)),
+    catalogUrl: trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
+    s3Url: trimSlash(e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
+    ingestUrl: trimSlash(e.FLOE_INGEST_URL ?? local(e.FLOE_INGEST_PORT)),
+    services: {
+      identity: trimSlash(e.FLOE_IDENTITY_URL ?? local(e.FLOE_IDENTITY_PORT)),
+      controlPlane: e.FLOE_CONTROL_PLANE_URL ? trimSlash(e.FLOE_CONTROL_PLANE_URL) : null,
+    },
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.FLOE_REDIS_PREFIX,
+    bootstrapSecret: e.FLOE_BOOTSTRAP_SECRET,
+    listenHost: e.FLOE_LISTEN_HOST,
+    gatewayTrustProxy: e.FLOE_TRUST_PROXY === 'false' ? false : e.FLOE_TRUST_PROXY === 'true' ? true : e.FLOE_TRUST_PROXY,
+    logLevel: e.FLOE_LOG_LEVEL,
+    trustedIssuers: e.FLOE_TRUSTED_ISSUERS.split(',').map((s) => s.trim()).filter(Boolean),
+    keyOverlapSeconds: e.FLOE_KEY_OVERLAP_SECONDS,
+    signerCacheSeconds: e.FLOE_SIGNER_CACHE_SECONDS,
+    bodyLimitBytes: 1_000_000,
+    brandWord: 'floe',
+  };
+}
+
+function trimSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}
+
+/** Words no handle, catalog name or other user-chosen public name may take. */
+export const RESERVED_WORDS: readonly string[] = [
+  'app', 'api', 'docs', 'legal', 'admin', 'www', 's3', 'catalog', 'auth', 'floe',
+];

@@ -1,0 +1,77 @@
+import request from 'supertest';
+import { z } from 'zod';
+import winston from 'winston';
+import { createApp, route } from './app';
+import { HttpError } from './errors';
+import { parse } from './validate';
+
+const lines: Array<Record<string, unknown>> = [];
+const logger = winston.createLogger({
+  level: 'debug',
+  transports: [new winston.transports.Console({ silent: true })],
+});
+logger.on('data', (info) => lines.push(info));
+
+const Body = z.object({ name: z.string().min(2), size: z.number().int().optional(), nested: z.object({ flag: z.boolean() }).optional() });
+
+const app = createApp({
+  service: 'test',
+  logger,
+  bodyLimitBytes: 1000,
+  mount: (a) => {
+    route(a, '/things', {
+      post: (req, res) => { res.status(201).json(parse(Body, req.body)); },
+      get: (_req, res) => { res.json({ ok: true }); },
+    });
+    route(a, '/teapot', { get: () => { throw new HttpError(418, 'teapot', 'short and stout', { remedy: 'coffee' }, { 'X-Extra': '1' }); } });
+    route(a, '/boom', { get: () => { throw new Error('kaboom secret detail'); } });
+    route(a, '/async-boom', { get: async () => { await Promise.resolve(); throw new Error('async kaboom'); } });
+  },
+});
+
+const envelope = (res: request.Response, status: number, code: string) => {
+  expect(res.status).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
+  return res.body.error;
+};
+
+describe('createApp', () => {
+  test('an absent required field is missing_field with field; a bad one invalid_value', async () => {
+    expect(envelope(await request(app).post('/things').send({}), 400, 'missing_field').field).toBe('name');
+    expect(envelope(await request(app).post('/things').send({ name: 'x' }), 400, 'invalid_value').field).toBe('name');
+    expect(envelope(await request(app).post('/things').send({ name: 'ok', size: 1.5 }), 400, 'invalid_value').field).toBe('size');
+    expect(envelope(await request(app).post('/things').send({ name: 'ok', nested: {} }), 400, 'missing_field').field).toBe('nested.flag');
+    expect((await request(app).post('/things').send({ name: 'ok' })).status).toBe(201);
+  });
+
+  test('HttpError renders status, code, extras and headers', async () => {
+    const res = await request(app).get('/teapot');
+    expect(envelope(res, 418, 'teapot')).toEqual({ code: 'teapot', message: 'short and stout', request_id: res.headers['x-request-id'], remedy: 'coffee' });
+    expect(res.headers['x-extra']).toBe('1');
+  });
+
+  test('an unexpected error is a 500 envelope without internals, logged with the request id', async () => {
+    for (const path of ['/boom', '/async-boom']) {
+      const res = await request(app).get(path).set('X-Request-Id', `rid-${path.slice(1)}-123`);
+      const err = envelope(res, 500, 'internal_error');
+      expect(JSON.stringify(err)).not.toContain('kaboom');
+      expect(lines.some((l) => l.level === 'error' && l.request_id === `rid-${path.slice(1)}-123`)).toBe(true);
+    }
+  });
+
+  test('unknown route 404, wrong method 405 with Allow, oversize body 413', async () => {
+    envelope(await request(app).get('/nope'), 404, 'not_found');
+    const r405 = await request(app).delete('/things');
+    expect(envelope(r405, 405, 'method_not_allowed').allowed).toEqual(['POST', 'GET', 'HEAD']);
+    expect(r405.headers.allow).toBe('POST, GET, HEAD');
+    expect(envelope(await request(app).post('/things').send({ name: 'x'.repeat(2000) }), 413, 'body_too_large').limit).toBe(1000);
+  });
+
+  test('each request gets a request id; a plain incoming one is kept', async () => {
+    const a = await request(app).get('/things');
+    expect(a.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+    const b = await request(app).get('/things').set('X-Request-Id', 'abc-123-def');
+    expect(b.headers['x-request-id']).toBe('abc-123-def');
+  });
+});

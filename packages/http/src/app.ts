@@ -1,0 +1,109 @@
+import express, { type Express, type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import { HttpError, errorBody } from './errors';
+import type { Logger } from './logger';
+import { requestId } from './request-id';
+
+export interface AppOptions {
+  service: string;
+  logger: Logger;
+  /** Body limit of JSON bodies in bytes (the spec's 1 MB for control-plane routes). */
+  bodyLimitBytes: number;
+  /** Parse JSON bodies (false for the gateway, which streams them through). */
+  parseJson?: boolean;
+  /** Express 'trust proxy'; services trust the loopback/private hop of the gateway. */
+  trustProxy?: boolean | string;
+  /** Adds the deployable's routes; runs after the common middleware, before 404/errors. */
+  mount: (app: Express) => void;
+}
+
+/**
+ * The Express app every HTTP deployable is built on: request id in and out,
+ * JSON bodies with the spec's limit, one log line per request, and the spec's
+ * error envelope for every failure including unknown routes and crashes.
+ */
+export function createApp(opts: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Deployables sit behind the gateway (or a load balancer); the caller's
+  // address comes from X-Forwarded-For set by those loopback/private hops.
+  app.set('trust proxy', opts.trustProxy ?? 'loopback, linklocal, uniquelocal');
+  app.use(requestId());
+  app.use(accessLog(opts.logger));
+  if (opts.parseJson !== false) {
+    app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  }
+  opts.mount(app);
+  app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));
+  app.use(errorHandler(opts.logger, opts.bodyLimitBytes));
+  return app;
+}
+
+function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.http('request', {
+        request_id: req.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10,
+      });
+    });
+    next();
+  };
+}
+
+/** Turns any error into the envelope; unexpected ones are 500 and logged with the request id. */
+export function errorHandler(logger: Logger, bodyLimitBytes: number): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const known = toHttpError(err, bodyLimitBytes);
+    if (!known) {
+      logger.error('unhandled error', { request_id: req.requestId, method: req.method, path: req.path, err });
+    }
+    const httpErr = known ?? new HttpError(500, 'internal_error', 'an unexpected error occurred; it has been logged with this request id');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(httpErr.status).set(httpErr.headers).json(errorBody(httpErr, req.requestId));
+  };
+}
+
+function toHttpError(err: unknown, bodyLimitBytes: number): HttpError | null {
+  if (err instanceof HttpError) return err;
+  const e = err as { type?: string; status?: number } | null;
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new HttpError(413, 'body_too_large', `request body is larger than ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes });
+    case 'entity.parse.failed':
+      return new HttpError(400, 'invalid_value', 'request body is not valid JSON', { field: 'body' });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpError(415, 'unsupported_media_type', 'request body encoding is not supported');
+    case 'request.aborted':
+      return new HttpError(400, 'invalid_value', 'request body was not fully received', { field: 'body' });
+    default:
+      return null;
+  }
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type RouteHandlers = Partial<Record<Method, RequestHandler | RequestHandler[]>>;
+
+/**
+ * Declares the methods a path answers; any other method on it is 405 with
+ * `Allow`, in the envelope.
+ */
+export function route(router: Router | Express, path: string, handlers: RouteHandlers): void {
+  const r = router.route(path);
+  const allowed: string[] = [];
+  for (const [method, h] of Object.entries(handlers) as [Method, RequestHandler | RequestHandler[]][]) {
+    r[method](...(Array.isArray(h) ? h : [h]));
+    allowed.push(method.toUpperCase());
+    if (method === 'get') allowed.push('HEAD');
+  }
+  r.all((req, res) => {
+    res.set('Allow', allowed.join(', '));
+    const err = new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`, { allowed });
+    res.status(405).json(errorBody(err, req.requestId));
+  });
+}

@@ -1,0 +1,31 @@
+import type { Request } from 'express';
+import type { SqlClient } from './sql';
+
+export interface AuditEvent {
+  action: string;
+  actorId?: string | null;
+  actorKind?: string | null;
+  orgId?: string | null;
+  targetType?: string | null;
+  targetId?: string | null;
+  data?: Record<string, unknown>;
+}
+
+/** Appends one event to the audit log; actor, request id and address come from the request when given. */
+export async function writeAudit(db: SqlClient, req: Request | null, event: AuditEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_events (action, actor_id, actor_kind, org_id, target_type, target_id, request_id, ip, data)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      event.action,
+      event.actorId ?? req?.caller?.principalId ?? null,
+      event.actorKind ?? req?.caller?.kind ?? null,
+      event.orgId ?? null,
+      event.targetType ?? null,
+      event.targetId ?? null,
+      req?.requestId ?? null,
+      req?.ip ?? null,
+      JSON.stringify(event.data ?? {}),
+    ],
+  );
+}

@@ -1,0 +1,11 @@
+/** The principal a request acts as, resolved from its credential by packages/auth. */
+export interface Caller {
+  principalId: string;
+  kind: 'human' | 'agent' | 'mcp' | 'operator';
+  email: string | null;
+  /** How the caller proved itself. */
+  via: 'api_key' | 'token';
+  /** The API key used directly, or the one a token was minted from. */
+  keyId: string | null;
+  sessionId: string | null;
+}

@@ -1,0 +1,46 @@
+// The spec's error envelope: every failure is {error:{code, message, request_id, ...}}.
+// Routes throw HttpError; the app's error handler renders it.
+
+export type ErrorExtras = Record<string, unknown>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extras: ErrorExtras = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export function errorBody(err: HttpError, requestId: string) {
+  return { error: { code: err.code, message: err.message, request_id: requestId, ...err.extras } };
+}
+
+export const notFound = (code: string, message: string, extras?: ErrorExtras) =>
+  new HttpError(404, code, message, extras);
+
+export const forbidden = (code: string, message: string, extras?: ErrorExtras) =>
+  new HttpError(403, code, message, extras);
+
+export const badRequest = (code: string, message: string, extras?: ErrorExtras) =>
+  new HttpError(400, code, message, extras);
+
+export const conflict = (code: string, message: string, extras?: ErrorExtras) =>
+  new HttpError(409, code, message, extras);
+
+/** 401 for a missing or unusable credential; says nothing about other surfaces. */
+export const unauthorized = (message = 'a valid credential is required', code = 'unauthorized') =>
+  new HttpError(401, code, message, {}, { 'WWW-Authenticate': 'Bearer' });
+
+export function rateLimited(retryAfterSeconds: number, message = 'too many attempts; try again later') {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new HttpError(429, 'rate_limited', message, { retry_after_seconds: seconds }, { 'Retry-After': String(seconds) });
+}
+
+/** For spec routes whose deployable or behaviour is not built yet; listed in the README. */
+export const notImplemented = (what: string) =>
+  new HttpError(501, 'not_implemented', `${what} is not available on this deployment yet`);

@@ -1,0 +1,11 @@
+export type {} from './express-augment';
+export * from './errors';
+export * from './app';
+export * from './logger';
+export * from './request-id';
+export * from './validate';
+export * from './caller';
+export * from './internal-auth';
+export * from './idempotency';
+export * from './audit';
+export * from './sql';

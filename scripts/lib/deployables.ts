@@ -1,0 +1,15 @@
+import type { FloeConfig } from '@floe/config';
+
+/** Every deployable the stack runs, in start order, with where its health answers. */
+export interface Deployable {
+  name: string;
+  entry: string;
+  port: (c: FloeConfig) => number;
+  health: string;
+}
+
+export const DEPLOYABLES: Deployable[] = [
+  { name: 'identity', entry: 'services/identity/src/main.ts', port: (c) => c.ports.identity, health: '/healthz' },
+  // The gateway's /healthz is answered through identity, so it passes only when routing works end to end.
+  { name: 'gateway', entry: 'services/gateway/src/main.ts', port: (c) => c.ports.gateway, health: '/healthz' },
+];

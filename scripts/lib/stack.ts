@@ -1,0 +1,94 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { applyMigrations, ensureDatabase } from '@floe/db';
+import type { FloeConfig } from '@floe/config';
+import { DEPLOYABLES } from './deployables';
+import { ensurePostgres, ensureRedis, redact } from './infra';
+import { alive, healthy, lastLines, startDeployable, stopPid, waitHealthy, type Running } from './processes';
+import { stackEnvironment, type StackPaths } from './stack-env';
+
+/** `.data/stack.json`: how tools outside the code find a running stack. */
+export interface StackState {
+  base_url: string;
+  catalog_url: string;
+  s3_url: string;
+  ingest_url: string;
+  bootstrap_secret: string;
+  database_url: string;
+  redis_prefix: string;
+  started_at: string;
+  services: Record<string, { url: string; pid: number; log: string }>;
+}
+
+const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
+
+export function readState(paths: StackPaths): StackState | null {
+  if (!existsSync(paths.stateFile)) return null;
+  return JSON.parse(readFileSync(paths.stateFile, 'utf8')) as StackState;
+}
+
+/** Postgres and Redis answer, the database exists and is migrated. */
+export async function prepareData(config: FloeConfig): Promise<void> {
+  await ensurePostgres(config.databaseUrl);
+  await ensureRedis(config.redisUrl);
+  if (await ensureDatabase(config.databaseUrl)) say(`created database ${redact(config.databaseUrl)}`);
+  const { applied } = await applyMigrations(config.databaseUrl);
+  say(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+}
+
+/**
+ * Starts every deployable and returns when all answer their health route. On
+ * a failure it stops what it started and throws with the failing service's
+ * last log lines.
+ */
+export async function startStack(paths: StackPaths, opts: { detached: boolean; baseEnv?: NodeJS.ProcessEnv }): Promise<{ state: StackState; running: Running[] }> {
+  const { env, config } = stackEnvironment(paths, opts.baseEnv);
+  mkdirSync(paths.dataDir, { recursive: true });
+  await prepareData(config);
+  const running: Running[] = [];
+  for (const d of DEPLOYABLES) {
+    const r = startDeployable(d, config, env, paths, opts.detached);
+    running.push(r);
+    say(`started ${d.name} (pid ${r.pid}) on ${r.url}`);
+    try {
+      await waitHealthy(r, d.health);
+    } catch (err) {
+      await Promise.all(running.map((x) => stopPid(x.pid)));
+      throw new Error(`${(err as Error).message}\n--- last lines of ${r.log} ---\n${lastLines(r.log)}`);
+    }
+  }
+  const state: StackState = {
+    base_url: config.baseUrl,
+    catalog_url: config.catalogUrl,
+    s3_url: config.s3Url,
+    ingest_url: config.ingestUrl,
+    bootstrap_secret: env.FLOE_BOOTSTRAP_SECRET!,
+    database_url: config.databaseUrl,
+    redis_prefix: config.redisPrefix,
+    started_at: new Date().toISOString(),
+    services: Object.fromEntries(running.map((r) => [r.name, { url: r.url, pid: r.pid, log: r.log }])),
+  };
+  writeFileSync(paths.stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  return { state, running };
+}
+
+export async function stopStack(paths: StackPaths): Promise<string[]> {
+  const state = readState(paths);
+  if (!state) return [];
+  const names = Object.keys(state.services).reverse();
+  await Promise.all(names.map((n) => stopPid(state.services[n].pid)));
+  rmSync(paths.stateFile, { force: true });
+  return names;
+}
+
+/** Whether the recorded stack is running and healthy, per service. */
+export async function stackStatus(paths: StackPaths): Promise<Record<string, { pid: number; alive: boolean; healthy: boolean }> | null> {
+  const state = readState(paths);
+  if (!state) return null;
+  const out: Record<string, { pid: number; alive: boolean; healthy: boolean }> = {};
+  for (const d of DEPLOYABLES) {
+    const s = state.services[d.name];
+    if (!s) continue;
+    out[d.name] = { pid: s.pid, alive: alive(s.pid), healthy: await healthy(s.url + d.health) };
+  }
+  return out;
+}

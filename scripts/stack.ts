@@ -1,0 +1,108 @@
+// npm start            → start (foreground; Ctrl-C stops everything it started)
+// npm run stack:up     → up (background; pids and logs under .data/, state in .data/stack.json)
+// npm run stack:down   → down
+// npm run stack:status → status
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { lastLines, stopPid } from './lib/processes';
+import { readState, stackStatus, startStack, stopStack, type StackState } from './lib/stack';
+import { ROOT, stackPaths } from './lib/stack-env';
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const paths = stackPaths();
+
+function firstStep(state: StackState): void {
+  const secretFile = join(paths.dataDir, 'bootstrap-secret');
+  const secret = process.env.FLOE_BOOTSTRAP_SECRET ? '$FLOE_BOOTSTRAP_SECRET' : `$(cat ${relative(process.cwd(), secretFile) || secretFile})`;
+  say('');
+  say('Floe is up.');
+  say(`  base_url     ${state.base_url}`);
+  say(`  catalog_url  ${state.catalog_url}   (not part of this stack yet)`);
+  say(`  s3_url       ${state.s3_url}   (not part of this stack yet)`);
+  say(`  ingest_url   ${state.ingest_url}   (not part of this stack yet)`);
+  for (const [name, s] of Object.entries(state.services)) say(`  ${name.padEnd(12)} ${s.url}  pid ${s.pid}  log ${relative(process.cwd(), s.log)}`);
+  say('');
+  say('First step: make yourself a principal and its first API key (internal route, identity port):');
+  say(`  curl -s -X POST ${state.services.identity.url}/internal/principals \\`);
+  say(`    -H "Authorization: Bearer ${secret}" -H 'Content-Type: application/json' \\`);
+  say(`    -d '{"email":"you@example.com","label":"laptop"}'`);
+  say('Then use the api_key it prints:');
+  say(`  curl -s ${state.base_url}/v1/api-keys -H "Authorization: Bearer <api_key>"`);
+  say(`  curl -s -X POST ${state.base_url}/v1/tokens -H 'Content-Type: application/json' -d '{"api_key":"<api_key>"}'`);
+  say('');
+}
+
+async function up(): Promise<void> {
+  const current = await stackStatus(paths);
+  if (current && Object.values(current).every((s) => s.healthy)) {
+    say('[stack] already up');
+    firstStep(readState(paths)!);
+    return;
+  }
+  if (current) await stopStack(paths);
+  const { state } = await startStack(paths, { detached: true });
+  firstStep(state);
+}
+
+async function start(): Promise<void> {
+  if (existsSync(paths.stateFile)) {
+    const current = await stackStatus(paths);
+    if (current && Object.values(current).some((s) => s.alive)) {
+      throw new Error('a background stack is running (npm run stack:down stops it)');
+    }
+  }
+  const { state, running } = await startStack(paths, { detached: false });
+  firstStep(state);
+  say('Ctrl-C stops everything.');
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    say('\n[stack] stopping');
+    await Promise.all(running.map((r) => stopPid(r.pid)));
+    await stopStack(paths);
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  for (const r of running) {
+    r.child?.on('exit', (code, signal) => {
+      if (stopping) return;
+      say(`[stack] ${r.name} exited (${code ?? signal}); last lines of its log:\n${lastLines(r.log)}`);
+      void stop();
+    });
+  }
+}
+
+async function main(): Promise<void> {
+  const cmd = process.argv[2];
+  switch (cmd) {
+    case 'start':
+      return start();
+    case 'up':
+      return up();
+    case 'down': {
+      const stopped = await stopStack(paths);
+      say(stopped.length ? `[stack] stopped ${stopped.join(', ')}` : '[stack] nothing was running');
+      return;
+    }
+    case 'status': {
+      const s = await stackStatus(paths);
+      if (!s) {
+        say('[stack] not running');
+        return;
+      }
+      for (const [name, v] of Object.entries(s)) say(`${name.padEnd(12)} pid ${v.pid}  ${v.alive ? 'alive' : 'dead'}  ${v.healthy ? 'healthy' : 'unhealthy'}`);
+      return;
+    }
+    default:
+      say('usage: tsx scripts/stack.ts start|up|down|status');
+      process.exitCode = 2;
+  }
+}
+
+process.chdir(ROOT);
+main().catch((err) => {
+  process.stderr.write(`[stack] ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+import { isInternalPath, upstreamFor } from './route-table';
+
+test.each([
+  ['/healthz', 'identity'],
+  ['/jwks.json', 'identity'],
+  ['/.well-known/jwks.json', 'identity'],
+  ['/v1/tokens', 'identity'],
+  ['/v1/api-keys/abc', 'identity'],
+  ['/v1/table', 'control-plane'],
+  ['/v1/tables', 'control-plane'],
+  ['/v1/warehouses/lake/grants/p_1', 'control-plane'],
+])('%s goes to %s', (path, upstream) => {
+  expect(upstreamFor(path)).toBe(upstream);
+});
+
+test.each(['/', '/v1', '/v1/tokensx', '/v1/api-keysfoo', '/jwks.jsonx', '/internal/selftest/error'])('%s has no upstream', (path) => {
+  expect(upstreamFor(path)).toBeNull();
+});
+
+test('internal paths are recognised by whole segment', () => {
+  expect(isInternalPath('/internal')).toBe(true);
+  expect(isInternalPath('/internal/principals')).toBe(true);
+  expect(isInternalPath('/internals')).toBe(false);
+});

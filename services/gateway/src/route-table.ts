@@ -1,0 +1,52 @@
+// Which deployable answers which public path. Matching is by whole path
+// segments, so `/v1/table` does not swallow `/v1/tables/...` by accident.
+
+export type Upstream = 'identity' | 'control-plane';
+
+const TABLE: Array<[string, Upstream]> = [
+  // identity: health and identity, keys, sign-in, OAuth, terms, account
+  ['/healthz', 'identity'],
+  ['/.well-known', 'identity'],
+  ['/jwks.json', 'identity'],
+  ['/oauth', 'identity'],
+  ['/v1/tokens', 'identity'],
+  ['/v1/api-keys', 'identity'],
+  ['/v1/auth', 'identity'],
+  ['/v1/oauth', 'identity'],
+  ['/v1/config/formats', 'identity'],
+  ['/v1/signup', 'identity'],
+  ['/v1/recover', 'identity'],
+  ['/v1/handles', 'identity'],
+  ['/v1/terms', 'identity'],
+  ['/v1/me', 'identity'],
+  // control plane: organisations, projects, catalogs, tables, sinks, usage, audit, operator
+  ['/v1/onboard', 'control-plane'],
+  ['/v1/orgs', 'control-plane'],
+  ['/v1/projects', 'control-plane'],
+  ['/v1/warehouses', 'control-plane'],
+  ['/v1/namespaces', 'control-plane'],
+  ['/v1/namespace', 'control-plane'],
+  ['/v1/tables', 'control-plane'],
+  ['/v1/table', 'control-plane'],
+  ['/v1/credentials', 'control-plane'],
+  ['/v1/connection', 'control-plane'],
+  ['/v1/sinks', 'control-plane'],
+  ['/v1/usage', 'control-plane'],
+  ['/v1/audit', 'control-plane'],
+  ['/v1/admin', 'control-plane'],
+  ['/v1/query', 'control-plane'],
+  ['/v1/object', 'control-plane'],
+  ['/v1/indexes', 'control-plane'],
+  ['/v1/public', 'control-plane'],
+];
+
+export function upstreamFor(path: string): Upstream | null {
+  for (const [prefix, upstream] of TABLE) {
+    if (path === prefix || path.startsWith(`${prefix}/`)) return upstream;
+  }
+  return null;
+}
+
+export function isInternalPath(path: string): boolean {
+  return path === '/internal' || path.startsWith('/internal/');
+}

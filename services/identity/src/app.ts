@@ -1,0 +1,23 @@
+import type { Express } from 'express';
+import { createApp } from '@floe/http';
+import type { IdentityDeps } from './deps';
+import { mountApiKeys } from './routes/api-keys';
+import { mountDiscovery } from './routes/discovery';
+import { mountInternal } from './routes/internal';
+import { mountTokens } from './routes/tokens';
+import { mountUnbuilt } from './routes/unbuilt';
+
+export function buildIdentityApp(d: IdentityDeps): Express {
+  return createApp({
+    service: 'identity',
+    logger: d.logger,
+    bodyLimitBytes: d.config.bodyLimitBytes,
+    mount: (app) => {
+      mountDiscovery(app, d);
+      mountTokens(app, d);
+      mountApiKeys(app, d);
+      mountInternal(app, d);
+      mountUnbuilt(app);
+    },
+  });
+}

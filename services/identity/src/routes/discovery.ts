@@ -1,0 +1,57 @@
+import type { Express } from 'express';
+import { route } from '@floe/http';
+import type { IdentityDeps } from '../deps';
+import { formatsDocument } from '../domain/formats';
+import { createHealthCheck } from './health-check';
+
+// Spec: Health and identity.
+export function mountDiscovery(app: Express, d: IdentityDeps): void {
+  const { baseUrl } = d.config;
+  const health = createHealthCheck(d);
+
+  route(app, '/healthz', {
+    get: async (_req, res) => {
+      const h = await health();
+      res.status(h.ok ? 200 : 503).json(h);
+    },
+  });
+
+  route(app, '/.well-known/openid-configuration', {
+    get: (_req, res) => {
+      res.json({
+        issuer: baseUrl,
+        jwks_uri: `${baseUrl}/jwks.json`,
+        token_endpoint: `${baseUrl}/v1/tokens`,
+        grant_types_supported: ['client_credentials'],
+        response_types_supported: ['token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        token_endpoint_auth_methods_supported: ['none'],
+        claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'kind', 'email', 'sid'],
+      });
+    },
+  });
+
+  const jwks = async (_req: unknown, res: import('express').Response) => {
+    res.set('Cache-Control', 'public, max-age=60').json(await d.signingKeys.jwks());
+  };
+  route(app, '/jwks.json', { get: jwks });
+  route(app, '/.well-known/jwks.json', { get: jwks });
+
+  route(app, '/v1/auth/config', {
+    get: (_req, res) => {
+      res.json({
+        issuer: baseUrl,
+        password_login: false,
+        signup: false,
+        device_authorization: false,
+        api_keys: true,
+        token_endpoint: `${baseUrl}/v1/tokens`,
+        trusted_issuers: d.config.trustedIssuers.map((issuer) => ({ issuer })),
+        note: 'Password login, sign-up and device login are not served by this deployment yet; use an API key.',
+      });
+    },
+  });
+
+  route(app, '/v1/config/formats', { get: (_req, res) => res.json(formatsDocument()) });
+}

@@ -1,0 +1,35 @@
+import type { IdentityDeps } from '../deps';
+
+const CATALOG_PROBE_TTL_MS = 5_000;
+const CATALOG_PROBE_TIMEOUT_MS = 500;
+
+/**
+ * Liveness per the spec: the state database answers and the catalog answers
+ * its config route. The catalog probe is cached briefly so a busy health
+ * endpoint never fans out to the catalog on every call.
+ */
+export function createHealthCheck(d: IdentityDeps) {
+  let catalog = { ok: false, at: 0 };
+
+  async function probeCatalog(): Promise<boolean> {
+    if (Date.now() - catalog.at < CATALOG_PROBE_TTL_MS) return catalog.ok;
+    let ok = false;
+    try {
+      const res = await fetch(`${d.config.catalogUrl}/v1/config`, { signal: AbortSignal.timeout(CATALOG_PROBE_TIMEOUT_MS) });
+      ok = res.status < 500;
+    } catch {
+      ok = false;
+    }
+    catalog = { ok, at: Date.now() };
+    return ok;
+  }
+
+  return async () => {
+    const [dbOk, catalogOk, signer] = await Promise.all([
+      d.db.query('SELECT 1').then(() => true, () => false),
+      probeCatalog(),
+      d.signingKeys.currentSigner().then((s) => s.kid, () => null),
+    ]);
+    return { ok: dbOk && signer !== null, catalog_ok: catalogOk, issuer: d.config.baseUrl, kid: signer };
+  };
+}

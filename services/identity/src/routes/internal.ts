@@ -1,0 +1,75 @@
+import type { Express } from 'express';
+import { z } from 'zod';
+import { bumpCredentialEpoch } from '@floe/auth';
+import { notFound, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
+import type { IdentityDeps } from '../deps';
+import { issueApiKey, keyView, revokeApiKey, iso } from '../domain/api-keys';
+import { insertPrincipal, suspendPrincipal } from '../domain/principals';
+import { Label } from './api-keys';
+
+const CreatePrincipal = z.object({
+  kind: z.enum(['human', 'agent', 'operator']).default('human'),
+  email: z.string().trim().toLowerCase().email().max(320).optional(),
+  display_name: z.string().trim().min(1).max(200).optional(),
+  label: Label.default('first key'),
+});
+
+// Spec: Internal routes. Reachable on the service's own port with the
+// deployment's bootstrap secret; the public gateway answers 404 for /internal/*.
+export function mountInternal(app: Express, d: IdentityDeps): void {
+  app.use('/internal', requireBootstrapSecret(d.config.bootstrapSecret));
+
+  route(app, '/internal/principals', {
+    post: async (req, res) => {
+      const body = parse(CreatePrincipal, req.body);
+      const principal = await insertPrincipal(d.db, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null });
+      const key = await issueApiKey(d.db, principal.principal_id, body.label);
+      await writeAudit(d.db, req, {
+        action: 'api_key.create', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: key.key_id,
+        data: { label: key.label, principal_id: principal.principal_id, via: 'internal' },
+      });
+      res.status(201).json({
+        principal_id: principal.principal_id,
+        kind: principal.kind,
+        email: principal.email,
+        display_name: principal.display_name,
+        status: principal.status,
+        created_at: iso(principal.created_at),
+        api_key: key.api_key,
+        key_id: key.key_id,
+      });
+    },
+  });
+
+  route(app, '/internal/principals/:principal_id/suspend', {
+    post: async (req, res) => {
+      const id = String(req.params.principal_id);
+      const p = await suspendPrincipal(d.db, id);
+      if (!p) throw notFound('principal_not_found', `no principal ${id}`);
+      await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+      res.json({ principal_id: p.principal_id, kind: p.kind, status: p.status, suspended_at: iso(p.suspended_at) });
+    },
+  });
+
+  route(app, '/internal/api-keys/:key_id/revoke', {
+    post: async (req, res) => {
+      const keyId = String(req.params.key_id);
+      const result = await revokeApiKey(d.db, keyId, null);
+      if (!result) throw notFound('api_key_not_found', `no API key ${keyId}`);
+      if (!result.alreadyRevoked) {
+        await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+        await writeAudit(d.db, req, {
+          action: 'api_key.revoke', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: keyId,
+          data: { principal_id: result.row.principal_id, via: 'internal' },
+        });
+      }
+      res.json({ ...keyView(result.row), principal_id: result.row.principal_id, revoked: true, already_revoked: result.alreadyRevoked });
+    },
+  });
+
+  route(app, '/internal/selftest/error', {
+    post: () => {
+      throw new Error('selftest: a deliberate unhandled error');
+    },
+  });
+}

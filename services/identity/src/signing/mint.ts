@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Caller } from '@floe/http';
+import { CONTROL_TOKEN_AUDIENCE_OF, CONTROL_TOKEN_LIFETIME_SECONDS } from '@floe/auth';
+import type { SigningKeys } from './signing-keys';
+
+/** A control-plane access token for the caller: RS256, 900 s, with the key it was exchanged for. */
+export async function mintControlToken(keys: SigningKeys, baseUrl: string, caller: Caller): Promise<{ token: string; expiresIn: number }> {
+  const signer = await keys.currentSigner();
+  const claims: Record<string, unknown> = { kind: caller.kind };
+  if (caller.email) claims.email = caller.email;
+  if (caller.keyId) claims.key_id = caller.keyId;
+  const token = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+    .setIssuer(baseUrl)
+    .setSubject(caller.principalId)
+    .setAudience(CONTROL_TOKEN_AUDIENCE_OF(baseUrl))
+    .setIssuedAt()
+    .setExpirationTime(`${CONTROL_TOKEN_LIFETIME_SECONDS}s`)
+    .setJti(randomUUID())
+    .sign(signer.key);
+  return { token, expiresIn: CONTROL_TOKEN_LIFETIME_SECONDS };
+}

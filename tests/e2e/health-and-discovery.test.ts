@@ -1,0 +1,75 @@
+import { expectError, gateway, stack } from './helpers';
+
+describe('health and identity discovery (through the gateway)', () => {
+  test('GET /healthz reports ok, catalog_ok false (no catalog yet), the issuer and a published kid', async () => {
+    const res = await gateway().get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, catalog_ok: false, issuer: stack().base_url, kid: expect.any(String) });
+    const jwks = await gateway().get('/jwks.json');
+    expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toContain(res.body.kid);
+  });
+
+  test('the gateway answers its own liveness', async () => {
+    const res = await gateway().get('/livez');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, service: 'gateway' });
+  });
+
+  test('GET /.well-known/openid-configuration names issuer, jwks_uri, token endpoint and grants', async () => {
+    const base = stack().base_url;
+    const res = await gateway().get('/.well-known/openid-configuration');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      issuer: base,
+      jwks_uri: `${base}/jwks.json`,
+      token_endpoint: `${base}/v1/tokens`,
+      grant_types_supported: ['client_credentials'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
+  });
+
+  test('GET /jwks.json and /.well-known/jwks.json serve the same RS256 keys with kid', async () => {
+    const a = await gateway().get('/jwks.json');
+    const b = await gateway().get('/.well-known/jwks.json');
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect(a.body.keys.length).toBeGreaterThanOrEqual(1);
+    for (const key of a.body.keys) {
+      expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256' });
+    }
+  });
+
+  test('GET /v1/auth/config tells what sign-in is served and which issuers are trusted', async () => {
+    const res = await gateway().get('/v1/auth/config');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ issuer: stack().base_url, password_login: false, api_keys: true, trusted_issuers: [] });
+  });
+
+  test('GET /v1/config/formats lists versions 2 and 3 with machine-parseable engine strings', async () => {
+    const res = await gateway().get('/v1/config/formats');
+    expect(res.status).toBe(200);
+    expect(res.body.default_format_version).toBe(2);
+    expect(res.body.versions.map((v: { format_version: number }) => v.format_version)).toEqual([2, 3]);
+    const grammar = /^[a-z][a-z0-9-]*(>=\d+(\.\d+)*(\+[a-z][a-z0-9-]*-\d+(\.\d+)*)?)?$/;
+    for (const v of res.body.versions) {
+      expect(v.default).toBe(v.format_version === 2);
+      expect(v.writers.length).toBeGreaterThan(0);
+      for (const s of [...v.writers, ...v.readers]) expect(s).toMatch(grammar);
+      expect(typeof v.note).toBe('string');
+    }
+  });
+
+  test('health and discovery need no credential, and a wrong one does not matter there', async () => {
+    const res = await gateway().get('/jwks.json').set('Authorization', 'Bearer nonsense');
+    expect(res.status).toBe(200);
+  });
+
+  test('a method a route does not answer is 405 with Allow, in the envelope', async () => {
+    const res = await gateway().delete('/v1/tokens');
+    const err = expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toBe('POST');
+    expect(err.allowed).toEqual(['POST']);
+  });
+});

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import type { StackState } from '../../scripts/lib/stack';
+
+export function stack(): StackState {
+  const file = process.env.FLOE_E2E_STATE;
+  if (!file) throw new Error('FLOE_E2E_STATE is unset: run through `npm test` (the e2e global setup starts the stack)');
+  return JSON.parse(readFileSync(file, 'utf8')) as StackState;
+}
+
+/** supertest against the public gateway. */
+export const gateway = () => request(stack().base_url);
+/** supertest against the identity service's own port (internal routes). */
+export const identity = () => request(stack().services.identity.url);
+
+export interface NewPrincipal {
+  principal_id: string;
+  api_key: string;
+  key_id: string;
+  email: string | null;
+}
+
+let counter = 0;
+export async function newPrincipal(kind: 'human' | 'agent' = 'human'): Promise<NewPrincipal> {
+  counter += 1;
+  const email = kind === 'human' ? `person${counter}.${process.pid}.${Date.now()}@example.com` : undefined;
+  const res = await identity()
+    .post('/internal/principals')
+    .set('Authorization', `Bearer ${stack().bootstrap_secret}`)
+    .send({ kind, email, label: 'e2e' });
+  if (res.status !== 201) throw new Error(`creating a principal failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as NewPrincipal;
+}
+
+/** Asserts the spec's error envelope: status, code, and a request_id equal to the X-Request-Id header. */
+export function expectError(res: request.Response, status: number, code: string): Record<string, unknown> {
+  if (res.status !== status || res.body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  const err = res.body.error as Record<string, unknown>;
+  expect(typeof err.message).toBe('string');
+  expect(err.request_id).toBe(res.headers['x-request-id']);
+  expect(String(err.request_id).length).toBeGreaterThanOrEqual(8);
+  return err;
+}
+
+export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
+
+export function db(): pg.Pool {
+  return new pg.Pool({ connectionString: stack().database_url, max: 2 });
+}
+
+export function redis(): Redis {
+  return new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+}
