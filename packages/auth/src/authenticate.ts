@@ -8,6 +8,8 @@ import { KeySet } from './key-set';
 import { WrongSecretLimiter } from './wrong-secret-limiter';
 import { CONTROL_TOKEN_AUDIENCE_OF, type ControlTokenClaims } from './token-claims';
 
+const VERIFIED_TOKENS_MAX = 20_000;
+
 type PrincipalStatus = 'active' | 'suspended' | 'deleted';
 type Kind = Caller['kind'];
 
@@ -47,6 +49,8 @@ export class Authenticator {
   private readonly keyCache: CredentialCache<KeyRecord | null>;
   private readonly principalCache: CredentialCache<PrincipalRecord | null>;
   private readonly lastUseWritten = new Map<string, number>();
+  /** Tokens whose signature was checked, by their exact text. Standing is still checked on every request. */
+  private readonly verified = new Map<string, ControlTokenClaims>();
 
   constructor(private readonly opts: AuthenticatorOptions) {
     this.keys = new KeySet(opts.db);
@@ -59,11 +63,12 @@ export class Authenticator {
   async apiKey(token: string, ip: string): Promise<Caller> {
     const parsed = parseApiKey(token);
     if (!parsed) throw invalidApiKey();
-    const [blocked, epoch] = await Promise.all([
-      this.limiter.blockedFor(parsed.keyId, ip),
-      this.keyCache.currentEpoch(),
-    ]);
-    if (blocked !== null) throw rateLimited(blocked, 'too many wrong secrets for this key from this address; try again later');
+    // One round trip for both the credential epoch and this key's wrong-secret count.
+    const [epochValue, failures] = await this.opts.redis.mget(this.keyCache.epochKey(), this.limiter.counterKey(parsed.keyId, ip));
+    const epoch = epochValue ?? '0';
+    if (WrongSecretLimiter.isBlocked(failures)) {
+      throw rateLimited(await this.limiter.retryAfterSeconds(parsed.keyId, ip), 'too many wrong secrets for this key from this address; try again later');
+    }
 
     let rec = this.keyCache.get(parsed.keyId, epoch);
     if (rec === undefined) {
@@ -84,12 +89,7 @@ export class Authenticator {
   async token(token: string): Promise<Caller> {
     let claims: ControlTokenClaims;
     try {
-      const verified = await jwtVerify<ControlTokenClaims>(token, this.keys.getKey, {
-        issuer: this.opts.baseUrl,
-        audience: CONTROL_TOKEN_AUDIENCE_OF(this.opts.baseUrl),
-        algorithms: ['RS256'],
-      });
-      claims = verified.payload;
+      claims = await this.verifyToken(token);
     } catch (err) {
       const expired = err instanceof joseErrors.JWTExpired;
       throw new HttpError(401, 'unauthorized', expired ? 'the access token has expired' : 'the access token is not valid here', {},
@@ -130,23 +130,39 @@ export class Authenticator {
     };
   }
 
+  /** Signature, issuer, audience and expiry; a token already verified is remembered until it expires. */
+  private async verifyToken(token: string): Promise<ControlTokenClaims> {
+    const known = this.verified.get(token);
+    if (known && known.exp * 1000 > Date.now()) return known;
+    const { payload } = await jwtVerify<ControlTokenClaims>(token, this.keys.getKey, {
+      issuer: this.opts.baseUrl,
+      audience: CONTROL_TOKEN_AUDIENCE_OF(this.opts.baseUrl),
+      algorithms: ['RS256'],
+    });
+    if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.clear();
+    this.verified.set(token, payload);
+    return payload;
+  }
+
   private async loadKey(keyId: string): Promise<KeyRecord | null> {
-    const { rows } = await this.opts.db.query(
-      `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, p.id, p.kind, p.email, p.status
+    const { rows } = await this.opts.db.query({
+      name: 'auth_api_key',
+      text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, p.id, p.kind, p.email, p.status
          FROM api_keys k JOIN principals p ON p.id = k.principal_id WHERE k.key_id = $1`,
-      [keyId],
-    );
+      values: [keyId],
+    });
     const r = rows[0];
     if (!r) return null;
     return { secretHash: r.secret_hash, revoked: r.revoked, principalId: r.id, kind: r.kind, email: r.email, status: r.status };
   }
 
   private async loadPrincipal(principalId: string, keyId: string | null): Promise<PrincipalRecord | null> {
-    const { rows } = await this.opts.db.query(
-      `SELECT p.kind, p.email, p.status, (k.revoked_at IS NOT NULL) AS key_revoked
+    const { rows } = await this.opts.db.query({
+      name: 'auth_principal',
+      text: `SELECT p.kind, p.email, p.status, (k.revoked_at IS NOT NULL) AS key_revoked
          FROM principals p LEFT JOIN api_keys k ON k.key_id = $2 AND k.principal_id = p.id WHERE p.id = $1`,
-      [principalId, keyId],
-    );
+      values: [principalId, keyId],
+    });
     const r = rows[0];
     if (!r) return null;
     return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.key_revoked) };

@@ -19,11 +19,23 @@ export class WrongSecretLimiter {
     });
   }
 
-  /** Seconds until this key id may be tried again from this address, or null when not blocked. */
-  async blockedFor(keyId: string, ip: string): Promise<number | null> {
+  /**
+   * The Redis key holding the count of wrong secrets (an integer, as the
+   * library stores points), so a caller can read it in the same round trip as
+   * other keys on the hot path.
+   */
+  counterKey(keyId: string, ip: string): string {
+    return this.limiter.getKey(subject(keyId, ip));
+  }
+
+  static isBlocked(counterValue: string | null): boolean {
+    return Number(counterValue ?? 0) >= WRONG_SECRETS_ALLOWED;
+  }
+
+  /** Seconds until this key id may be tried again from this address (only asked once blocked). */
+  async retryAfterSeconds(keyId: string, ip: string): Promise<number> {
     const res = await this.limiter.get(subject(keyId, ip));
-    if (!res || res.consumedPoints < WRONG_SECRETS_ALLOWED) return null;
-    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    return Math.max(1, Math.ceil((res?.msBeforeNext ?? 1000) / 1000));
   }
 
   async recordFailure(keyId: string, ip: string): Promise<void> {

@@ -27,10 +27,11 @@ export async function issueApiKey(db: SqlClient, principalId: string, label: str
 }
 
 export async function listApiKeys(db: SqlClient, principalId: string): Promise<ApiKeyRow[]> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${COLUMNS} FROM api_keys WHERE principal_id = $1 ORDER BY created_at DESC, key_id`,
-    [principalId],
-  );
+  const { rows } = await db.query<ApiKeyRow>({
+    name: 'list_api_keys',
+    text: `SELECT ${COLUMNS} FROM api_keys WHERE principal_id = $1 ORDER BY created_at DESC, key_id`,
+    values: [principalId],
+  });
   return rows;
 }
 
