@@ -17,7 +17,8 @@ export interface Running {
 export function startDeployable(d: Deployable, config: FloeConfig, env: NodeJS.ProcessEnv, paths: StackPaths, detached: boolean): Running {
   mkdirSync(paths.logDir, { recursive: true });
   const log = join(paths.logDir, `${d.name}.log`);
-  const fd = openSync(log, 'a');
+  // A fresh log per start, so the last lines shown on a failure are this start's.
+  const fd = openSync(log, 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', d.entry], {
     cwd: ROOT,
     env,

@@ -9,3 +9,4 @@ export * from './internal-auth';
 export * from './idempotency';
 export * from './audit';
 export * from './sql';
+export * from './serve';

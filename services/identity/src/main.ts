@@ -1,5 +1,5 @@
 import { loadConfig } from '@floe/config';
-import { createLogger } from '@floe/http';
+import { createLogger, serve } from '@floe/http';
 import { buildIdentityApp } from './app';
 import { closeDeps, createDeps } from './deps';
 
@@ -11,15 +11,11 @@ const deps = createDeps(config, logger);
 const kid = await deps.signingKeys.ensure();
 await deps.auth.keys.reload();
 
-const server = buildIdentityApp(deps).listen(config.ports.identity, config.listenHost, () => {
-  logger.info('identity listening', { port: config.ports.identity, issuer: config.baseUrl, kid });
+serve(buildIdentityApp(deps), {
+  name: 'identity',
+  port: config.ports.identity,
+  host: config.listenHost,
+  logger,
+  details: { issuer: config.baseUrl, kid },
+  onClose: () => closeDeps(deps),
 });
-server.keepAliveTimeout = 65_000;
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    logger.info('identity stopping', { signal });
-    server.close(() => void closeDeps(deps).then(() => process.exit(0)));
-    setTimeout(() => process.exit(0), 5_000).unref();
-  });
-}

@@ -1,0 +1,34 @@
+import { ConfigError, RESERVED_WORDS, loadConfig } from './index';
+
+describe('loadConfig', () => {
+  test('defaults make one machine work and derive every public URL from host and ports', () => {
+    const c = loadConfig({});
+    expect(c.baseUrl).toBe('http://127.0.0.1:8080');
+    expect(c.catalogUrl).toBe('http://127.0.0.1:8181');
+    expect(c.s3Url).toBe('http://127.0.0.1:7480');
+    expect(c.ingestUrl).toBe('http://127.0.0.1:8083');
+    expect(c.services).toEqual({ identity: 'http://127.0.0.1:8081', controlPlane: null });
+    expect(c.bodyLimitBytes).toBe(1_000_000);
+    expect(c.listenHost).toBe('127.0.0.1');
+    expect(c.gatewayTrustProxy).toBe(false);
+  });
+
+  test('explicit URLs win and lose their trailing slash; ports move derived URLs', () => {
+    const c = loadConfig({ FLOE_BASE_URL: 'https://api.example.com/', FLOE_IDENTITY_PORT: '9001', FLOE_TRUSTED_ISSUERS: 'https://a.example, https://b.example' });
+    expect(c.baseUrl).toBe('https://api.example.com');
+    expect(c.services.identity).toBe('http://127.0.0.1:9001');
+    expect(c.trustedIssuers).toEqual(['https://a.example', 'https://b.example']);
+  });
+
+  test('a bad environment fails loudly, naming the variable', () => {
+    expect(() => loadConfig({ FLOE_GATEWAY_PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ FLOE_BASE_URL: 'not a url' })).toThrow(/FLOE_BASE_URL/);
+    expect(() => loadConfig({ FLOE_BOOTSTRAP_SECRET: 'short' })).toThrow(/FLOE_BOOTSTRAP_SECRET/);
+  });
+
+  test('the brand word is reserved beside the spec\'s reserved words', () => {
+    const c = loadConfig({});
+    expect(RESERVED_WORDS).toContain(c.brandWord);
+    for (const w of ['app', 'api', 'docs', 'legal', 'admin', 'www', 's3', 'catalog', 'auth']) expect(RESERVED_WORDS).toContain(w);
+  });
+});
