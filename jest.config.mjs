@@ -32,5 +32,12 @@ export default {
       globalSetup: '<rootDir>/tests/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/tests/e2e/global-teardown.ts',
     },
+    {
+      // Tests that stop or restart parts of the stack; `npm test` runs them alone, after the rest.
+      ...common,
+      displayName: 'fault',
+      testTimeout: 120_000,
+      testMatch: ['<rootDir>/tests/fault/**/*.test.ts'],
+    },
   ],
 };

@@ -18,7 +18,7 @@ function firstStep(state: StackState): void {
   say('Floe is up.');
   say(`  base_url     ${state.base_url}`);
   say(`  catalog_url  ${state.catalog_url}   (not part of this stack yet)`);
-  say(`  s3_url       ${state.s3_url}   (not part of this stack yet)`);
+  say(`  s3_url       ${state.s3_url}   (Ceph RGW, state under .data/ceph)`);
   say(`  ingest_url   ${state.ingest_url}   (not part of this stack yet)`);
   for (const [name, s] of Object.entries(state.services)) say(`  ${name.padEnd(12)} ${s.url}  pid ${s.pid}  log ${relative(process.cwd(), s.log)}`);
   say('');
@@ -47,7 +47,7 @@ async function up(): Promise<void> {
 async function start(): Promise<void> {
   if (existsSync(paths.stateFile)) {
     const current = await stackStatus(paths);
-    if (current && Object.values(current).some((s) => s.alive)) {
+    if (current && Object.entries(current).some(([name, s]) => name !== 'rgw' && s.alive)) {
       throw new Error('a background stack is running (npm run stack:down stops it)');
     }
   }
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
         say('[stack] not running');
         return;
       }
-      for (const [name, v] of Object.entries(s)) say(`${name.padEnd(12)} pid ${v.pid}  ${v.alive ? 'alive' : 'dead'}  ${v.healthy ? 'healthy' : 'unhealthy'}`);
+      for (const [name, v] of Object.entries(s)) say(`${name.padEnd(12)} ${v.pid ? `pid ${v.pid}  ` : ''}${v.alive ? 'alive' : 'dead'}  ${v.healthy ? 'healthy' : 'unhealthy'}`);
       return;
     }
     default:

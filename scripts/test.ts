@@ -1,13 +1,18 @@
-// `npm test`: typecheck, then every jest project (unit + integration against
-// the real Postgres and Redis, and end-to-end against a stack the e2e project
-// starts and stops itself). Extra arguments go to jest.
+// `npm test`: typecheck, then every jest project: unit and integration tests
+// against the real Postgres, Redis and Ceph RGW, end-to-end tests against a
+// stack the e2e project starts and stops itself, and last, alone, the fault
+// tests that restart parts of the stack. Extra arguments go to jest.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig } from '@floe/config';
+import { ensureCeph } from './lib/ceph';
+import { ensureDebianTools } from './lib/debian-tools';
 import { ensurePostgres, ensureRedis } from './lib/infra';
 import { ROOT } from './lib/stack-env';
 
 const say = (line: string) => process.stdout.write(`[test] ${line}\n`);
+// A lifecycle day lasts this many seconds on the test cluster.
+const LC_DEBUG_INTERVAL = 10;
 
 function run(label: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
   say(label);
@@ -23,9 +28,30 @@ function run(label: string, cmd: string, args: string[], env: NodeJS.ProcessEnv 
 const config = loadConfig();
 await ensurePostgres(config.databaseUrl);
 await ensureRedis(config.redisUrl);
+ensureDebianTools(say);
+const started = Date.now();
+const ceph = await ensureCeph({ lcDebugIntervalSeconds: LC_DEBUG_INTERVAL });
+say(`Ceph RGW ready at ${ceph.endpoint} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  FLOE_LOG_LEVEL: process.env.FLOE_LOG_LEVEL ?? 'warn',
+  FLOE_S3_URL: ceph.endpoint,
+  FLOE_S3_REGION: ceph.region,
+  FLOE_S3_ADMIN_ACCESS_KEY: ceph.accessKey,
+  FLOE_S3_ADMIN_SECRET_KEY: ceph.secretKey,
+  FLOE_TEST_LC_DEBUG_INTERVAL: String(LC_DEBUG_INTERVAL),
+};
+const jest = (args: string[]) => [
+  '--experimental-vm-modules', '--no-warnings=ExperimentalWarning',
+  join(ROOT, 'node_modules/jest/bin/jest.js'), '--ci', ...args,
+];
+const extra = process.argv.slice(2);
 
 run('typecheck', process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']);
-run('jest', process.execPath, [
-  '--experimental-vm-modules', '--no-warnings=ExperimentalWarning',
-  join(ROOT, 'node_modules/jest/bin/jest.js'), '--ci', ...process.argv.slice(2),
-], { ...process.env, FLOE_LOG_LEVEL: process.env.FLOE_LOG_LEVEL ?? 'warn' });
+if (extra.length) {
+  run('jest', process.execPath, jest(extra), env);
+} else {
+  run('jest: unit, integration, end-to-end', process.execPath, jest(['--selectProjects', 'unit', 'e2e']), env);
+  run('jest: fault tests (one at a time)', process.execPath, jest(['--selectProjects', 'fault', '--runInBand']), env);
+}

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { applyMigrations, ensureDatabase } from '@floe/db';
 import type { FloeConfig } from '@floe/config';
+import { cephInfo, ensureCeph, stopCeph } from './ceph';
 import { DEPLOYABLES } from './deployables';
 import { ensurePostgres, ensureRedis, redact } from './infra';
 import { alive, healthy, lastLines, startDeployable, stopPid, waitHealthy, type Running } from './processes';
@@ -15,6 +16,8 @@ export interface StackState {
   bootstrap_secret: string;
   database_url: string;
   redis_prefix: string;
+  /** Whether this stack started the local Ceph (and so stops it on the way down). */
+  started_ceph: boolean;
   started_at: string;
   services: Record<string, { url: string; pid: number; log: string }>;
 }
@@ -24,6 +27,28 @@ const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
 export function readState(paths: StackPaths): StackState | null {
   if (!existsSync(paths.stateFile)) return null;
   return JSON.parse(readFileSync(paths.stateFile, 'utf8')) as StackState;
+}
+
+/**
+ * The object store: the one named by FLOE_S3_ADMIN_* when set (an operator's
+ * Ceph, or the cluster `npm test` already started), otherwise this clone's
+ * single-node Ceph under .data/ceph, started if needed.
+ */
+async function withObjectStore(base: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; startedCeph: boolean }> {
+  if (base.FLOE_S3_ADMIN_ACCESS_KEY && base.FLOE_S3_ADMIN_SECRET_KEY) return { env: base, startedCeph: false };
+  const known = cephInfo();
+  const wasUp = known !== null && (await healthy(known.endpoint));
+  const lc = base.FLOE_RGW_LC_DEBUG_INTERVAL ? Number(base.FLOE_RGW_LC_DEBUG_INTERVAL) : undefined;
+  const ceph = await ensureCeph({ lcDebugIntervalSeconds: lc });
+  say(`Ceph RGW answers at ${ceph.endpoint}`);
+  const env = {
+    ...base,
+    FLOE_S3_URL: ceph.endpoint,
+    FLOE_S3_REGION: ceph.region,
+    FLOE_S3_ADMIN_ACCESS_KEY: ceph.accessKey,
+    FLOE_S3_ADMIN_SECRET_KEY: ceph.secretKey,
+  };
+  return { env, startedCeph: !wasUp };
 }
 
 /** Postgres and Redis answer, the database exists and is migrated. */
@@ -41,7 +66,8 @@ export async function prepareData(config: FloeConfig): Promise<void> {
  * last log lines.
  */
 export async function startStack(paths: StackPaths, opts: { detached: boolean; baseEnv?: NodeJS.ProcessEnv }): Promise<{ state: StackState; running: Running[] }> {
-  const { env, config } = stackEnvironment(paths, opts.baseEnv);
+  const store = await withObjectStore(opts.baseEnv ?? process.env);
+  const { env, config } = stackEnvironment(paths, store.env);
   mkdirSync(paths.dataDir, { recursive: true });
   await prepareData(config);
   const running: Running[] = [];
@@ -53,6 +79,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
       await waitHealthy(r, d.health);
     } catch (err) {
       await Promise.all(running.map((x) => stopPid(x.pid)));
+      if (store.startedCeph) await stopCeph();
       throw new Error(`${(err as Error).message}\n--- last lines of ${r.log} ---\n${lastLines(r.log)}`);
     }
   }
@@ -64,6 +91,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     bootstrap_secret: env.FLOE_BOOTSTRAP_SECRET!,
     database_url: config.databaseUrl,
     redis_prefix: config.redisPrefix,
+    started_ceph: store.startedCeph,
     started_at: new Date().toISOString(),
     services: Object.fromEntries(running.map((r) => [r.name, { url: r.url, pid: r.pid, log: r.log }])),
   };
@@ -76,6 +104,10 @@ export async function stopStack(paths: StackPaths): Promise<string[]> {
   if (!state) return [];
   const names = Object.keys(state.services).reverse();
   await Promise.all(names.map((n) => stopPid(state.services[n].pid)));
+  if (state.started_ceph) {
+    await stopCeph();
+    names.push('ceph');
+  }
   rmSync(paths.stateFile, { force: true });
   return names;
 }
@@ -85,6 +117,9 @@ export async function stackStatus(paths: StackPaths): Promise<Record<string, { p
   const state = readState(paths);
   if (!state) return null;
   const out: Record<string, { pid: number; alive: boolean; healthy: boolean }> = {};
+  // RGW answers an anonymous GET / with 200 (an empty bucket list).
+  const rgwUp = await healthy(state.s3_url);
+  out.rgw = { pid: 0, alive: rgwUp, healthy: rgwUp };
   for (const d of DEPLOYABLES) {
     const s = state.services[d.name];
     if (!s) continue;

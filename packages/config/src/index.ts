@@ -32,6 +32,12 @@ const EnvSchema = z.object({
   FLOE_IDENTITY_URL: url.optional(),
   FLOE_CONTROL_PLANE_URL: url.optional(),
 
+  // The object store's admin user (owner of every bucket) and the region it answers to.
+  FLOE_S3_ADMIN_ACCESS_KEY: z.string().optional(),
+  FLOE_S3_ADMIN_SECRET_KEY: z.string().optional(),
+  FLOE_S3_REGION: z.string().default('us-east-1'),
+  // Where services reach the object store (defaults to the public s3_url).
+  FLOE_S3_INTERNAL_URL: url.optional(),
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/floe'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   // Every Redis key a stack writes starts with this, so two stacks on one Redis never collide.
@@ -59,6 +65,8 @@ export interface FloeConfig {
   s3Url: string;
   ingestUrl: string;
   services: { identity: string; controlPlane: string | null };
+  /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
+  s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
   redisUrl: string;
   redisPrefix: string;
@@ -105,6 +113,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     services: {
       identity: trimSlash(e.FLOE_IDENTITY_URL ?? local(e.FLOE_IDENTITY_PORT)),
       controlPlane: e.FLOE_CONTROL_PLANE_URL ? trimSlash(e.FLOE_CONTROL_PLANE_URL) : null,
+    },
+    s3: {
+      endpoint: trimSlash(e.FLOE_S3_INTERNAL_URL ?? e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
+      region: e.FLOE_S3_REGION,
+      adminAccessKey: e.FLOE_S3_ADMIN_ACCESS_KEY,
+      adminSecretKey: e.FLOE_S3_ADMIN_SECRET_KEY,
     },
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

@@ -1,0 +1,24 @@
+import { fromS3Rule, toS3Rule } from './lifecycle';
+
+test('a rule round-trips through its S3 form and is expressible', () => {
+  const s3 = toS3Rule({ id: 'logs', prefix: 'logs/', expire_days: 7, abort_incomplete_multipart_days: 2 }, 0);
+  expect(s3).toEqual({ ID: 'logs', Status: 'Enabled', Filter: { Prefix: 'logs/' }, Expiration: { Days: 7 }, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 2 } });
+  expect(fromS3Rule(s3)).toEqual({ id: 'logs', prefix: 'logs/', enabled: true, expire_days: 7, expire_date: null, abort_incomplete_multipart_days: 2, expressible: true });
+});
+
+test('a date expiry is midnight UTC and reads back as a date', () => {
+  const s3 = toS3Rule({ expire_date: '2027-01-31', enabled: false }, 2);
+  expect(s3.ID).toBe('rule-3');
+  expect(s3.Status).toBe('Disabled');
+  expect((s3.Expiration!.Date as Date).toISOString()).toBe('2027-01-31T00:00:00.000Z');
+  expect(fromS3Rule(s3)).toMatchObject({ expire_date: '2027-01-31', enabled: false, expressible: true });
+});
+
+test('rules made elsewhere are reported with what the model cannot express', () => {
+  const view = fromS3Rule({
+    ID: 'odd', Status: 'Enabled',
+    Filter: { And: { Prefix: 'a/', Tags: [{ Key: 'k', Value: 'v' }], ObjectSizeGreaterThan: 10 } },
+    Transitions: [{ Days: 3, StorageClass: 'GLACIER' }],
+  });
+  expect(view).toMatchObject({ id: 'odd', prefix: 'a/', expressible: false, tags: { k: 'v' }, size_greater_than: 10, other: ['transitions'] });
+});

@@ -1,0 +1,95 @@
+import type { StoreCredentials } from './clients';
+import type { LifecycleRule, LifecycleRuleView } from './lifecycle';
+import type { PolicyDocument } from './policies';
+
+// Everything Floe asks of its object store. Every operation is idempotent, so
+// a retried job does no harm: creating what exists returns it, removing what
+// is gone succeeds and says so.
+
+export interface IdentitySpec {
+  uid: string;
+  displayName: string;
+  /** The only buckets it may touch. */
+  buckets: string[];
+  access: 'read' | 'write';
+  /** The warehouse role it may assume to vend sessions. */
+  assumableRole?: string;
+}
+
+export interface IdentityKeys extends StoreCredentials {
+  uid: string;
+  /** False when the identity existed already (a retry). */
+  created: boolean;
+}
+
+export interface UploaderSpec {
+  uid: string;
+  displayName: string;
+  bucket: string;
+  prefix: string;
+  list: boolean;
+}
+
+export type StepResult = 'deleted' | 'absent';
+
+export interface UploaderRevocation {
+  access_keys: StepResult;
+  user_policy: StepResult;
+  user: StepResult;
+  /** How many writes to the store's identity system the revocation made. */
+  writes: number;
+}
+
+export interface BucketMeasure {
+  bytes: number;
+  objects: number;
+  pages: number;
+  page_cap: number;
+  partial: boolean;
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  seconds: number;
+  buckets: Array<{ bucket: string; ok: boolean; error?: string }>;
+}
+
+export interface StorageProvider {
+  ensureBucket(bucket: string): Promise<{ created: boolean }>;
+  bucketExists(bucket: string): Promise<boolean>;
+  /** Empties (objects and unfinished uploads) and removes a bucket. */
+  removeBucket(bucket: string): Promise<{ removed: boolean; objectsDeleted: number }>;
+
+  ensureIdentity(spec: IdentitySpec): Promise<IdentityKeys>;
+  deleteIdentity(uid: string): Promise<{ user: StepResult; user_policy: StepResult }>;
+  addAccessKey(uid: string): Promise<StoreCredentials>;
+  deleteAccessKey(uid: string, accessKeyId: string): Promise<StepResult>;
+  /** New key first, then every older key deleted. */
+  rotateKeys(uid: string): Promise<{ key: StoreCredentials; retired: string[] }>;
+
+  ensureRole(spec: { roleName: string; trustedUids: string[]; buckets: string[] }): Promise<{ arn: string }>;
+  deleteRole(roleName: string): Promise<StepResult>;
+  /** A session (at most `durationSeconds`, 900 by default) narrowed to one object prefix. */
+  assumeSession(spec: { roleArn: string; as: StoreCredentials; bucket: string; prefix: string; access: 'read' | 'write'; durationSeconds?: number }): Promise<Required<Pick<StoreCredentials, 'accessKeyId' | 'secretAccessKey' | 'sessionToken' | 'expiration'>>>;
+
+  createUploader(spec: UploaderSpec): Promise<IdentityKeys & { policy: PolicyDocument }>;
+  revokeUploader(uid: string): Promise<UploaderRevocation>;
+
+  setPublicRead(bucket: string, on: boolean): Promise<{ changed: boolean; policy: Record<string, unknown> | null }>;
+  /** Hard quota in bytes; null removes it. */
+  setBucketQuota(bucket: string, maxBytes: number | null): Promise<void>;
+  getBucketQuota(bucket: string): Promise<{ enabled: boolean; maxBytes: number | null }>;
+  /** Read-only flip: a quota at the bucket's current size, so reads work and the next write is refused. */
+  freezeBucket(bucket: string): Promise<{ maxBytes: number }>;
+
+  putLifecycle(bucket: string, rules: LifecycleRule[]): Promise<void>;
+  getLifecycle(bucket: string): Promise<{ configured: boolean; rules: LifecycleRuleView[] }>;
+  deleteLifecycle(bucket: string): Promise<{ hadRules: number }>;
+
+  /** Lists up to `pageCap` pages (50 of 1,000 by default); beyond that `partial` and `bytes` is a lower bound. */
+  measureByListing(bucket: string, pageCap?: number, pageSize?: number): Promise<BucketMeasure>;
+  bucketStats(bucket: string): Promise<{ bytes: number; objects: number }>;
+
+  /** As the tenant: PUT then DELETE an empty object in each bucket. */
+  probe(as: StoreCredentials, buckets: string[]): Promise<ProbeResult>;
+}
