@@ -40,6 +40,6 @@ ENV FLOE_LISTEN_HOST=0.0.0.0 \
 # Numeric, so Kubernetes' runAsNonRoot can verify it (1000 is the image's `node` user).
 USER 1000:1000
 
-EXPOSE 8080 8081
+EXPOSE 8080 8081 8181
 ENTRYPOINT ["/usr/bin/tini", "-g", "--"]
 CMD ["pnpm", "--filter", "@floe/gateway", "start"]

@@ -1,10 +1,10 @@
 import { expectError, gateway, stack } from './helpers';
 
 describe('health and identity discovery (through the gateway)', () => {
-  test('GET /healthz reports ok, catalog_ok false (no catalog yet), the issuer and a published kid', async () => {
+  test('GET /healthz reports ok, catalog_ok (the catalog answers its config route), the issuer and a published kid', async () => {
     const res = await gateway().get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, catalog_ok: false, issuer: stack().base_url, kid: expect.any(String) });
+    expect(res.body).toEqual({ ok: true, catalog_ok: true, issuer: stack().base_url, kid: expect.any(String) });
     const jwks = await gateway().get('/jwks.json');
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toContain(res.body.kid);
   });

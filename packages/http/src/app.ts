@@ -12,6 +12,8 @@ export interface AppOptions {
   parseJson?: boolean;
   /** Express 'trust proxy'; services trust the loopback/private hop of the gateway. */
   trustProxy?: boolean | string;
+  /** Renders a failure; the spec's envelope unless a surface has its own model (the Iceberg catalog). */
+  renderError?: (err: HttpError, requestId: string) => unknown;
   /** Adds the deployable's routes; runs after the common middleware, before 404/errors. */
   mount: (app: Express) => void;
 }
@@ -35,7 +37,7 @@ export function createApp(opts: AppOptions): Express {
   }
   opts.mount(app);
   app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));
-  app.use(errorHandler(opts.logger, opts.bodyLimitBytes));
+  app.use(errorHandler(opts.logger, opts.bodyLimitBytes, opts.renderError));
   return app;
 }
 
@@ -53,7 +55,11 @@ function accessLog(logger: Logger): RequestHandler {
 }
 
 /** Turns any error into the envelope; unexpected ones are 500 and logged with the request id. */
-export function errorHandler(logger: Logger, bodyLimitBytes: number): ErrorRequestHandler {
+export function errorHandler(
+  logger: Logger,
+  bodyLimitBytes: number,
+  render: (err: HttpError, requestId: string) => unknown = errorBody,
+): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const known = toHttpError(err, bodyLimitBytes);
     if (!known) {
@@ -64,7 +70,7 @@ export function errorHandler(logger: Logger, bodyLimitBytes: number): ErrorReque
       res.end();
       return;
     }
-    res.status(httpErr.status).set(httpErr.headers).json(errorBody(httpErr, req.requestId));
+    res.status(httpErr.status).set(httpErr.headers).json(render(httpErr, req.requestId));
   };
 }
 
@@ -101,9 +107,8 @@ export function route(router: Router | Express, path: string, handlers: RouteHan
     allowed.push(method.toUpperCase());
     if (method === 'get') allowed.push('HEAD');
   }
-  r.all((req, res) => {
-    res.set('Allow', allowed.join(', '));
-    const err = new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`, { allowed });
-    res.status(405).json(errorBody(err, req.requestId));
+  r.all((req, _res, next) => {
+    next(new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`,
+      { allowed }, { Allow: allowed.join(', ') }));
   });
 }

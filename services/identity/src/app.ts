@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '@floe/http';
 import type { IdentityDeps } from './deps';
 import { mountApiKeys } from './routes/api-keys';
+import { mountCatalogTokens } from './routes/catalog-tokens';
 import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
 import { mountTokens } from './routes/tokens';
@@ -17,6 +18,7 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountTokens(app, d);
       mountApiKeys(app, d);
       mountInternal(app, d);
+      mountCatalogTokens(app, d);
       mountUnbuilt(app);
     },
   });

@@ -1,0 +1,25 @@
+import type { Express } from 'express';
+import { createApp } from '@floe/http';
+import type { CatalogDeps } from './deps';
+import { icebergErrorBody } from './errors';
+import { mountConfig } from './routes/config';
+import { mountNamespaces } from './routes/namespaces';
+import { mountOAuth } from './routes/oauth';
+
+export function buildCatalogApp(d: CatalogDeps): Express {
+  return createApp({
+    service: 'catalog',
+    logger: d.logger,
+    bodyLimitBytes: d.config.bodyLimitBytes,
+    renderError: icebergErrorBody,
+    mount: (app) => {
+      app.get('/healthz', async (_req, res) => {
+        const ok = await d.db.query('SELECT 1').then(() => true, () => false);
+        res.status(ok ? 200 : 503).json({ ok, service: 'catalog' });
+      });
+      mountOAuth(app, d);
+      mountConfig(app, d);
+      mountNamespaces(app, d);
+    },
+  });
+}

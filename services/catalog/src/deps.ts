@@ -1,0 +1,26 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import type { FloeConfig } from '@floe/config';
+import type { Logger } from '@floe/http';
+import { CatalogAuth } from './auth';
+
+export interface CatalogDeps {
+  config: FloeConfig;
+  logger: Logger;
+  db: pg.Pool;
+  redis: Redis;
+  auth: CatalogAuth;
+}
+
+export function createDeps(config: FloeConfig, logger: Logger): CatalogDeps {
+  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+  redis.on('error', (err) => logger.error('redis error', { err: err.message }));
+  const auth = new CatalogAuth({ db, redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });
+  return { config, logger, db, redis, auth };
+}
+
+export async function closeDeps(d: CatalogDeps): Promise<void> {
+  await Promise.allSettled([d.db.end(), d.redis.quit()]);
+}

@@ -1,0 +1,18 @@
+import { loadConfig } from '@floe/config';
+import { createLogger, serve } from '@floe/http';
+import { buildCatalogApp } from './app';
+import { closeDeps, createDeps } from './deps';
+
+const config = loadConfig();
+const logger = createLogger('catalog', config.logLevel);
+const deps = createDeps(config, logger);
+await deps.auth.keys.reload();
+
+serve(buildCatalogApp(deps), {
+  name: 'catalog',
+  port: config.ports.catalog,
+  host: config.listenHost,
+  logger,
+  details: { catalog_url: config.catalogUrl },
+  onClose: () => closeDeps(deps),
+});

@@ -1,0 +1,41 @@
+import type { Express } from 'express';
+import { route } from '@floe/http';
+import type { CatalogDeps } from '../deps';
+import { IcebergError } from '../errors';
+import { warehouseById } from '../store/warehouses';
+
+/** What this catalog implements, as the `endpoints` list of GET /v1/config. */
+export const IMPLEMENTED_ENDPOINTS = [
+  'GET /v1/{prefix}/namespaces',
+  'POST /v1/{prefix}/namespaces',
+  'GET /v1/{prefix}/namespaces/{namespace}',
+  'HEAD /v1/{prefix}/namespaces/{namespace}',
+  'DELETE /v1/{prefix}/namespaces/{namespace}',
+  'POST /v1/{prefix}/namespaces/{namespace}/properties',
+];
+
+// GET /v1/config?warehouse=<id or name>: the prefix that selects the
+// warehouse, and the settings an engine needs to reach its bucket.
+export function mountConfig(app: Express, d: CatalogDeps): void {
+  route(app, '/v1/config', {
+    get: [d.auth.requireCaller(), async (req, res) => {
+      const caller = req.catalogCaller!;
+      const wh = await warehouseById(d.db, caller.warehouseId);
+      const asked = typeof req.query.warehouse === 'string' ? req.query.warehouse : null;
+      // A token is bound to one warehouse; naming another never reveals whether it exists.
+      if (!wh || (asked !== null && asked !== wh.id && asked !== wh.name)) {
+        throw new IcebergError(404, 'NoSuchWarehouseException', `Warehouse ${asked ?? caller.warehouseId} not found for this credential`);
+      }
+      res.json({
+        defaults: {
+          's3.endpoint': d.config.s3Url,
+          's3.path-style-access': 'true',
+          's3.region': d.config.s3.region,
+          'client.region': d.config.s3.region,
+        },
+        overrides: { prefix: wh.id, warehouse: `s3://${wh.table_bucket}/` },
+        endpoints: IMPLEMENTED_ENDPOINTS,
+      });
+    }],
+  });
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import { SignJWT } from 'jose';
+import { z } from 'zod';
+import { secretMatches, WrongSecretLimiter } from '@floe/auth';
+import { HttpError, parse, rateLimited, route } from '@floe/http';
+import type { IdentityDeps } from '../deps';
+
+// Catalog tokens: the catalog's POST /v1/oauth/tokens forwards the client
+// credentials here, because identity alone signs tokens. The audience is the
+// catalog_url, so the control plane refuses these tokens, and the catalog
+// refuses control-plane ones.
+
+export const CATALOG_TOKEN_LIFETIME_SECONDS = 3600;
+
+const Exchange = z.object({
+  client_id: z.string().min(1).max(100),
+  client_secret: z.string().min(1).max(200),
+  /** The caller's address as the catalog saw it, for the wrong-secret limit. */
+  ip: z.string().max(64).default('unknown'),
+});
+
+export function mountCatalogTokens(app: Express, d: IdentityDeps): void {
+  const limiter = new WrongSecretLimiter(d.redis, `${d.config.redisPrefix}catalog:`);
+
+  route(app, '/internal/catalog-tokens', {
+    post: async (req, res) => {
+      const body = parse(Exchange, req.body);
+      const counter = await d.redis.get(limiter.counterKey(body.client_id, body.ip));
+      if (WrongSecretLimiter.isBlocked(counter)) throw rateLimited(await limiter.retryAfterSeconds(body.client_id, body.ip));
+      const { rows } = await d.db.query<{ secret_hash: string; access: string; warehouse_id: string; revoked: boolean; live: boolean }>(
+        `SELECT c.secret_hash, c.access, c.warehouse_id, c.revoked_at IS NOT NULL AS revoked,
+                (w.deleted_at IS NULL AND w.status <> 'deleting') AS live
+           FROM catalog_credentials c JOIN warehouses w ON w.id = c.warehouse_id WHERE c.client_id = $1`,
+        [body.client_id],
+      );
+      const cred = rows[0];
+      if (!cred || !secretMatches(body.client_secret, cred.secret_hash)) {
+        await limiter.recordFailure(body.client_id, body.ip);
+        throw new HttpError(401, 'invalid_client', 'unknown client or wrong secret');
+      }
+      if (cred.revoked || !cred.live) throw new HttpError(401, 'invalid_client', 'this catalog credential is no longer valid');
+      const signer = await d.signingKeys.currentSigner();
+      const token = await new SignJWT({ kind: 'catalog', warehouse_id: cred.warehouse_id, access: cred.access })
+        .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+        .setIssuer(d.config.baseUrl)
+        .setSubject(body.client_id)
+        .setAudience(d.config.catalogUrl)
+        .setIssuedAt()
+        .setExpirationTime(`${CATALOG_TOKEN_LIFETIME_SECONDS}s`)
+        .setJti(randomUUID())
+        .sign(signer.key);
+      res.set('Cache-Control', 'no-store').json({
+        access_token: token,
+        token_type: 'bearer',
+        expires_in: CATALOG_TOKEN_LIFETIME_SECONDS,
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        warehouse_id: cred.warehouse_id,
+        access: cred.access,
+      });
+    },
+  });
+}
