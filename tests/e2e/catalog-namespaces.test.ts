@@ -171,3 +171,22 @@ describe('namespaces through iceberg-js', () => {
     expect(seen.filter((n) => n[0].startsWith('pg_'))).toEqual([['pg_a'], ['pg_b'], ['pg_c']]);
   });
 });
+
+describe('routes not built yet', () => {
+  test('answer 501 NotImplementedException after authentication, and are not advertised in endpoints', async () => {
+    const t = await token(wh.rw.clientId, wh.rw.clientSecret);
+    icebergError(await catalog().get(`/v1/${wh.id}/namespaces/sales/tables`).set(bearer(t)), 501, 'NotImplementedException');
+    icebergError(await catalog().post(`/v1/${wh.id}/transactions/commit`).set(bearer(t)).send({}), 501, 'NotImplementedException');
+    icebergError(await catalog().get(`/v1/${wh.id}/namespaces/sales/tables`), 401, 'NotAuthorizedException');
+    const config = await catalog().get('/v1/config').set(bearer(t));
+    expect(config.body.endpoints.some((e: string) => e.includes('/tables'))).toBe(false);
+  });
+
+  test('an unknown path and a wrong method answer in the Iceberg error model', async () => {
+    const t = await token(wh.rw.clientId, wh.rw.clientSecret);
+    icebergError(await catalog().get('/v2/nothing').set(bearer(t)), 404, 'NotFoundException');
+    const r405 = await catalog().put(`/v1/${wh.id}/namespaces`).set(bearer(t)).send({});
+    icebergError(r405, 405, 'BadRequestException');
+    expect(r405.headers.allow).toBe('GET, HEAD, POST');
+  });
+});

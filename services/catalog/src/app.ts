@@ -5,6 +5,7 @@ import { icebergErrorBody } from './errors';
 import { mountConfig } from './routes/config';
 import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
+import { mountUnbuilt } from './routes/unbuilt';
 
 export function buildCatalogApp(d: CatalogDeps): Express {
   return createApp({
@@ -20,6 +21,7 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       mountOAuth(app, d);
       mountConfig(app, d);
       mountNamespaces(app, d);
+      mountUnbuilt(app, d);
     },
   });
 }

@@ -1,0 +1,42 @@
+import type { Express } from 'express';
+import { route, type RouteHandlers } from '@floe/http';
+import type { CatalogDeps } from '../deps';
+import { IcebergError } from '../errors';
+import { requirePrefix } from './prefix';
+
+// Routes of the Iceberg REST OpenAPI document that later work builds. Until
+// then each answers 501 NotImplementedException (listed in the README and
+// left out of the config route's `endpoints`), never a fake.
+const UNBUILT: Array<[string, Array<keyof RouteHandlers>]> = [
+  ['/v1/:prefix/namespaces/:namespace/tables', ['get', 'post']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table', ['get', 'post', 'delete']],
+  ['/v1/:prefix/namespaces/:namespace/register', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/unregister', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/credentials', ['get']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/metrics', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/plan', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/plan/:planId', ['get', 'delete']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/tasks', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/tables/:table/sign', ['post']],
+  ['/v1/:prefix/tables/rename', ['post']],
+  ['/v1/:prefix/transactions/commit', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/views', ['get', 'post']],
+  ['/v1/:prefix/namespaces/:namespace/views/:view', ['get', 'post', 'delete']],
+  ['/v1/:prefix/views/rename', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/register-view', ['post']],
+  ['/v1/:prefix/namespaces/:namespace/functions', ['get']],
+  ['/v1/:prefix/namespaces/:namespace/functions/:function', ['get']],
+];
+
+export function mountUnbuilt(app: Express, d: CatalogDeps): void {
+  const auth = d.auth.requireCaller();
+  for (const [path, methods] of UNBUILT) {
+    const handlers: RouteHandlers = {};
+    for (const m of methods) {
+      handlers[m] = [auth, requirePrefix, (req) => {
+        throw new IcebergError(501, 'NotImplementedException', `${req.method} ${req.route?.path ?? req.path} is not implemented by this catalog yet`);
+      }];
+    }
+    route(app, path, handlers);
+  }
+}
