@@ -16,6 +16,8 @@ export interface TestWarehouse {
   blobBucket: string;
   rw: { clientId: string; clientSecret: string };
   ro: { clientId: string; clientSecret: string };
+  /** The read/write storage identity's keys (what the catalog acts as). */
+  storage: { accessKeyId: string; secretAccessKey: string };
 }
 
 export async function createTestWarehouse(databaseUrl: string, name = `wh_${randomBytes(3).toString('hex')}`): Promise<TestWarehouse> {
@@ -47,7 +49,8 @@ export async function createTestWarehouse(databaseUrl: string, name = `wh_${rand
   } finally {
     await pool.end();
   }
-  return { id, name, tableBucket, blobBucket, rw: { clientId: uid, clientSecret: rwSecret.secret }, ro: { clientId: `${uid}-ro`, clientSecret: roSecret.secret } };
+  return { id, name, tableBucket, blobBucket, rw: { clientId: uid, clientSecret: rwSecret.secret }, ro: { clientId: `${uid}-ro`, clientSecret: roSecret.secret },
+    storage: { accessKeyId: rwKeys.accessKeyId, secretAccessKey: rwKeys.secretAccessKey } };
 }
 
 export async function removeTestWarehouse(w: TestWarehouse): Promise<void> {

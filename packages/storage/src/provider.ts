@@ -87,6 +87,9 @@ export interface StorageProvider {
   deleteLifecycle(bucket: string): Promise<{ hadRules: number }>;
 
   /** Lists up to `pageCap` pages (50 of 1,000 by default); beyond that `partial` and `bytes` is a lower bound. */
+  /** Deletes every object under a prefix (as the bucket owner); returns how many. */
+  deletePrefix(bucket: string, prefix: string): Promise<{ objectsDeleted: number }>;
+
   measureByListing(bucket: string, pageCap?: number, pageSize?: number): Promise<BucketMeasure>;
   bucketStats(bucket: string): Promise<{ bytes: number; objects: number }>;
 

@@ -279,7 +279,10 @@ describe('measuring', () => {
     expect(capped).toMatchObject({ objects: 4, pages: 2, page_cap: 2, partial: true });
     expect(capped.bytes).toBeLessThan(total);
     expect(await store.bucketStats(bucket)).toEqual({ bytes: total, objects: 5 });
-    expect(await store.removeBucket(bucket)).toEqual({ removed: true, objectsDeleted: 5 });
+    await put(store.s3, bucket, 'other/keep', 'k');
+    expect(await store.deletePrefix(bucket, 'm/')).toEqual({ objectsDeleted: 5 });
+    expect((await list(store.s3, bucket)).Contents?.map((o) => o.Key)).toEqual(['other/keep']);
+    expect(await store.removeBucket(bucket)).toEqual({ removed: true, objectsDeleted: 1 });
     expect(await store.removeBucket(bucket)).toEqual({ removed: false, objectsDeleted: 0 });
   });
 });

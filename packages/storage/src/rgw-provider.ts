@@ -87,17 +87,27 @@ export class RgwStorage implements StorageProvider {
     }
   }
 
-  async removeBucket(bucket: string): Promise<{ removed: boolean; objectsDeleted: number }> {
-    if (!(await this.bucketExists(bucket))) return { removed: false, objectsDeleted: 0 };
+  async deletePrefix(bucket: string, prefix: string): Promise<{ objectsDeleted: number }> {
     let objectsDeleted = 0;
     try {
       for (;;) {
-        const page = await this.s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
+        const page = await this.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1000 }));
         const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
         if (keys.length === 0) break;
         await this.s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
         objectsDeleted += keys.length;
       }
+    } catch (err) {
+      throw toStorageError('delete prefix', err);
+    }
+    return { objectsDeleted };
+  }
+
+  async removeBucket(bucket: string): Promise<{ removed: boolean; objectsDeleted: number }> {
+    if (!(await this.bucketExists(bucket))) return { removed: false, objectsDeleted: 0 };
+    let objectsDeleted = 0;
+    try {
+      objectsDeleted = (await this.deletePrefix(bucket, '')).objectsDeleted;
       const uploads = await this.s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
       for (const u of uploads.Uploads ?? []) {
         await this.s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! }));

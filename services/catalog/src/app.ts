@@ -5,6 +5,7 @@ import { icebergErrorBody } from './errors';
 import { mountConfig } from './routes/config';
 import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
+import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
 
 export function buildCatalogApp(d: CatalogDeps): Express {
@@ -21,6 +22,7 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       mountOAuth(app, d);
       mountConfig(app, d);
       mountNamespaces(app, d);
+      mountTables(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -2,11 +2,13 @@ import { loadConfig } from '@floe/config';
 import { createLogger, serve } from '@floe/http';
 import { buildCatalogApp } from './app';
 import { closeDeps, createDeps } from './deps';
+import { startPurgeLoop } from './purge';
 
 const config = loadConfig();
 const logger = createLogger('catalog', config.logLevel);
 const deps = createDeps(config, logger);
 await deps.auth.keys.reload();
+const stopPurging = startPurgeLoop(deps.db, deps.storage, logger);
 
 serve(buildCatalogApp(deps), {
   name: 'catalog',
@@ -14,5 +16,8 @@ serve(buildCatalogApp(deps), {
   host: config.listenHost,
   logger,
   details: { catalog_url: config.catalogUrl },
-  onClose: () => closeDeps(deps),
+  onClose: async () => {
+    stopPurging();
+    await closeDeps(deps);
+  },
 });

@@ -12,6 +12,12 @@ export const IMPLEMENTED_ENDPOINTS = [
   'HEAD /v1/{prefix}/namespaces/{namespace}',
   'DELETE /v1/{prefix}/namespaces/{namespace}',
   'POST /v1/{prefix}/namespaces/{namespace}/properties',
+  'GET /v1/{prefix}/namespaces/{namespace}/tables',
+  'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+  'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+  'DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+  'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials',
+  'POST /v1/{prefix}/tables/rename',
 ];
 
 // GET /v1/config?warehouse=<id or name>: the prefix that selects the
@@ -33,7 +39,7 @@ export function mountConfig(app: Express, d: CatalogDeps): void {
           's3.region': d.config.s3.region,
           'client.region': d.config.s3.region,
         },
-        overrides: { prefix: wh.id, warehouse: `s3://${wh.table_bucket}/` },
+        overrides: { prefix: wh.id, warehouse: `s3://${wh.tableBucket}/` },
         endpoints: IMPLEMENTED_ENDPOINTS,
       });
     }],

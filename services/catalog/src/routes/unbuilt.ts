@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { route, type RouteHandlers } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { IcebergError } from '../errors';
@@ -8,17 +8,13 @@ import { requirePrefix } from './prefix';
 // then each answers 501 NotImplementedException (listed in the README and
 // left out of the config route's `endpoints`), never a fake.
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>]> = [
-  ['/v1/:prefix/namespaces/:namespace/tables', ['get', 'post']],
-  ['/v1/:prefix/namespaces/:namespace/tables/:table', ['get', 'post', 'delete']],
   ['/v1/:prefix/namespaces/:namespace/register', ['post']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/unregister', ['post']],
-  ['/v1/:prefix/namespaces/:namespace/tables/:table/credentials', ['get']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/metrics', ['post']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/plan', ['post']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/plan/:planId', ['get', 'delete']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/tasks', ['post']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/sign', ['post']],
-  ['/v1/:prefix/tables/rename', ['post']],
   ['/v1/:prefix/transactions/commit', ['post']],
   ['/v1/:prefix/namespaces/:namespace/views', ['get', 'post']],
   ['/v1/:prefix/namespaces/:namespace/views/:view', ['get', 'post', 'delete']],
@@ -28,15 +24,16 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>]> = [
   ['/v1/:prefix/namespaces/:namespace/functions/:function', ['get']],
 ];
 
+/** Answers 501 for a route (or one method of a route) that is not built yet. */
+export const notBuiltYet: RequestHandler = (req) => {
+  throw new IcebergError(501, 'NotImplementedException', `${req.method} ${req.route?.path ?? req.path} is not implemented by this catalog yet`);
+};
+
 export function mountUnbuilt(app: Express, d: CatalogDeps): void {
   const auth = d.auth.requireCaller();
   for (const [path, methods] of UNBUILT) {
     const handlers: RouteHandlers = {};
-    for (const m of methods) {
-      handlers[m] = [auth, requirePrefix, (req) => {
-        throw new IcebergError(501, 'NotImplementedException', `${req.method} ${req.route?.path ?? req.path} is not implemented by this catalog yet`);
-      }];
-    }
+    for (const m of methods) handlers[m] = [auth, requirePrefix, notBuiltYet];
     route(app, path, handlers);
   }
 }

@@ -1,0 +1,24 @@
+// Floe's Iceberg data and manifest files: the one implementation used by the
+// ingest roller (appends) and the catalog (row counting, purge).
+export type {
+  FormatVersion, IcebergSchema, IcebergType, ListType, MapType, NestedField, PartitionField, PartitionSpec, StructType,
+} from './types.js';
+export { decimalRequiredBytes, parsePrimitive, partitionResultType, partitionType } from './types.js';
+export type { IcebergValue } from './values.js';
+export { compareValues, fromBinary, toBinary, toInternal } from './values.js';
+export type { AvroCodec, AvroContainer } from './avro.js';
+export { avroType, bigintLongType, readAvroContainer, readAvroHeader, writeAvroContainer } from './avro.js';
+export type { PartitionData } from './partition.js';
+export type {
+  DataFile, ManifestContentName, ManifestEntry, ManifestMetadata, ReadManifest, WriteManifestOptions, WrittenManifest,
+} from './manifest.js';
+export { EntryStatus, FileContent, manifestEntryAvroSchema, readManifest, writeManifest } from './manifest.js';
+export type { FieldSummary, ManifestFile, ReadManifestList, WriteManifestListOptions, WrittenManifestList } from './manifest-list.js';
+export { ManifestContent, manifestFileAvroSchema, readManifestList, writeManifestList } from './manifest-list.js';
+export type { DataFileStats, ParquetCodec, WriteParquetOptions, WrittenParquet } from './parquet.js';
+export { parquetDataFile, writeParquetDataFile } from './parquet.js';
+export type { ReadFile, RowCount, RowsSource, SnapshotLike } from './row-count.js';
+export { countRows } from './row-count.js';
+export type { AppendOptions, AppendResult, Snapshot } from './append.js';
+export { buildAppend } from './append.js';
+export { stringifyJson } from './json.js';

@@ -1,0 +1,259 @@
+// Iceberg data files in Parquet (Appendix A "Parquet"), written with hyparquet-writer,
+// plus the per-column metrics the manifest needs.
+import { gzipSync } from 'node:zlib';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { SchemaElement } from 'hyparquet';
+import type { DataFile } from './manifest.js';
+import type { PartitionData } from './partition.js';
+import { decimalRequiredBytes, parsePrimitive, type IcebergSchema, type IcebergType, type NestedField } from './types.js';
+import {
+  compareValues, toBinary, toInternal, truncateBinaryLower, truncateBinaryUpper, truncateStringLower,
+  truncateStringUpper, DEFAULT_TRUNCATE_LENGTH, type IcebergValue,
+} from './values.js';
+
+export type ParquetCodec = 'SNAPPY' | 'GZIP' | 'UNCOMPRESSED';
+
+export interface WriteParquetOptions {
+  /** Table schema as in table metadata: `{type:'struct', fields:[{id,name,required,type}]}`. */
+  schema: IcebergSchema;
+  /** Rows keyed by top-level field name; nested structs as objects, lists as arrays, maps as Map/object/[k,v][]. */
+  rows: Record<string, unknown>[];
+  codec?: ParquetCodec;
+  rowGroupSize?: number;
+  /** Code points (strings) / bytes (binary) kept in bounds; the reference default is 16. */
+  truncateLength?: number;
+}
+
+/** Metrics for the manifest's data_file, keyed by Iceberg field id. */
+export interface DataFileStats {
+  record_count: bigint;
+  file_size_in_bytes: bigint;
+  column_sizes: Map<number, bigint>;
+  value_counts: Map<number, bigint>;
+  null_value_counts: Map<number, bigint>;
+  nan_value_counts: Map<number, bigint>;
+  lower_bounds: Map<number, Uint8Array>;
+  upper_bounds: Map<number, Uint8Array>;
+  split_offsets: bigint[];
+}
+
+export interface WrittenParquet {
+  bytes: Uint8Array;
+  stats: DataFileStats;
+}
+
+/** Per-leaf accumulator. Leaves under a list or map get no metrics (omitting metrics is always valid). */
+interface Leaf {
+  id: number;
+  type: string;
+  inRepeated: boolean;
+  values: bigint;
+  nulls: bigint;
+  nans: bigint;
+  min?: IcebergValue;
+  max?: IcebergValue;
+}
+
+export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet {
+  const { schema, rows } = opts;
+  const elements: SchemaElement[] = [{ name: 'table', num_children: 0 }];
+  const leafByPath = new Map<string, Leaf>();
+  const topLevel = schema.fields.filter((f) => f.type !== 'unknown'); // unknown: omitted from data files
+  elements[0].num_children = topLevel.length;
+  for (const f of topLevel) addElements(elements, leafByPath, f, [], false);
+
+  const leaves = new Map<number, Leaf>([...leafByPath.values()].map((l) => [l.id, l]));
+  const columnData = topLevel.map((f) => ({
+    name: f.name,
+    data: rows.map((r) => normalize(f.type, f.required, r?.[f.name], leaves, false, f.name, f.id)),
+  }));
+
+  const writer = new ByteWriter();
+  const codec = opts.codec ?? 'SNAPPY';
+  const pq = new ParquetWriter({
+    writer,
+    schema: elements,
+    codec,
+    compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) },
+    kvMetadata: [{ key: 'iceberg.schema', value: JSON.stringify(schema) }],
+    createdBy: 'floe (hyparquet-writer)',
+  });
+  pq.write({ columnData, rowGroupSize: opts.rowGroupSize ?? 100_000 });
+  pq.finish();
+  const bytes = writer.getBytes().slice();
+
+  const stats: DataFileStats = {
+    record_count: BigInt(rows.length),
+    file_size_in_bytes: BigInt(bytes.length),
+    column_sizes: new Map(),
+    value_counts: new Map(),
+    null_value_counts: new Map(),
+    nan_value_counts: new Map(),
+    lower_bounds: new Map(),
+    upper_bounds: new Map(),
+    split_offsets: [],
+  };
+  for (const rg of pq.row_groups) {
+    let start: bigint | undefined;
+    for (const chunk of rg.columns) {
+      const md = chunk.meta_data!;
+      const leaf = leafByPath.get(md.path_in_schema.join('\u0000'));
+      if (leaf) stats.column_sizes.set(leaf.id, (stats.column_sizes.get(leaf.id) ?? 0n) + md.total_compressed_size);
+      const offset = md.dictionary_page_offset ?? md.data_page_offset;
+      if (start === undefined || offset < start) start = offset;
+    }
+    if (start !== undefined) stats.split_offsets.push(start);
+  }
+  const truncate = opts.truncateLength ?? DEFAULT_TRUNCATE_LENGTH;
+  for (const leaf of leaves.values()) {
+    if (leaf.inRepeated) continue;
+    stats.value_counts.set(leaf.id, leaf.values);
+    stats.null_value_counts.set(leaf.id, leaf.nulls);
+    const kind = parsePrimitive(leaf.type).kind;
+    if (kind === 'float' || kind === 'double') stats.nan_value_counts.set(leaf.id, leaf.nans);
+    if (leaf.min === undefined || leaf.max === undefined) continue;
+    const [lower, upper] = truncateBounds(kind, leaf.min, leaf.max, truncate);
+    if (lower !== undefined) stats.lower_bounds.set(leaf.id, toBinary(leaf.type, lower));
+    if (upper !== undefined) stats.upper_bounds.set(leaf.id, toBinary(leaf.type, upper));
+  }
+  return { bytes, stats };
+}
+
+function truncateBounds(kind: string, min: IcebergValue, max: IcebergValue, n: number): [IcebergValue?, IcebergValue?] {
+  if (kind === 'string') return [truncateStringLower(min as string, n), truncateStringUpper(max as string, n)];
+  if (kind === 'binary') return [truncateBinaryLower(min as Uint8Array, n), truncateBinaryUpper(max as Uint8Array, n)];
+  return [min, max];
+}
+
+/** The manifest data_file for a written Parquet file (content DATA, inherited lineage fields left null). */
+export function parquetDataFile(path: string, stats: DataFileStats, partition: PartitionData = {}, sortOrderId?: number): DataFile {
+  return {
+    content: 0,
+    file_path: path,
+    file_format: 'parquet',
+    partition,
+    ...stats,
+    sort_order_id: sortOrderId ?? null,
+  };
+}
+
+// ---- Iceberg schema -> Parquet schema elements ----
+
+function addElements(out: SchemaElement[], leaves: Map<string, Leaf>, f: NestedField, path: string[], inRepeated: boolean): void {
+  addType(out, leaves, f.name, f.id, f.type, f.required, path, inRepeated);
+}
+
+function addType(
+  out: SchemaElement[], leaves: Map<string, Leaf>, name: string, id: number, type: IcebergType,
+  required: boolean, path: string[], inRepeated: boolean,
+): void {
+  const repetition_type = required ? 'REQUIRED' : 'OPTIONAL';
+  const here = [...path, name];
+  if (typeof type === 'string') {
+    out.push({ name, repetition_type, field_id: id, ...primitiveElement(type) });
+    leaves.set(here.join('\u0000'), { id, type, inRepeated, values: 0n, nulls: 0n, nans: 0n });
+  } else if (type.type === 'struct') {
+    out.push({ name, repetition_type, field_id: id, num_children: type.fields.length });
+    for (const c of type.fields) addType(out, leaves, c.name, c.id, c.type, c.required, here, inRepeated);
+  } else if (type.type === 'list') {
+    // 3-level list (required by the spec): <name> LIST { repeated group list { element } }
+    out.push({ name, repetition_type, field_id: id, num_children: 1, converted_type: 'LIST', logical_type: { type: 'LIST' } });
+    out.push({ name: 'list', repetition_type: 'REPEATED', num_children: 1 });
+    addType(out, leaves, 'element', type['element-id'], type.element, type['element-required'], [...here, 'list'], true);
+  } else {
+    out.push({ name, repetition_type, field_id: id, num_children: 1, converted_type: 'MAP', logical_type: { type: 'MAP' } });
+    out.push({ name: 'key_value', repetition_type: 'REPEATED', num_children: 2 });
+    addType(out, leaves, 'key', type['key-id'], type.key, true, [...here, 'key_value'], true);
+    addType(out, leaves, 'value', type['value-id'], type.value, type['value-required'], [...here, 'key_value'], true);
+  }
+}
+
+/** Physical and logical Parquet type for an Iceberg primitive (Appendix A table). */
+function primitiveElement(type: string): Partial<SchemaElement> {
+  const p = parsePrimitive(type);
+  switch (p.kind) {
+    case 'boolean': return { type: 'BOOLEAN' };
+    case 'int': return { type: 'INT32' };
+    case 'long': return { type: 'INT64' };
+    case 'float': return { type: 'FLOAT' };
+    case 'double': return { type: 'DOUBLE' };
+    case 'date': return { type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } };
+    // Converted TIME_MICROS/TIMESTAMP_MICROS imply UTC adjustment, so only the tz-aware type gets one.
+    case 'time': return { type: 'INT64', logical_type: { type: 'TIME', isAdjustedToUTC: false, unit: 'MICROS' } };
+    case 'timestamp': return { type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' } };
+    case 'timestamptz':
+      return { type: 'INT64', converted_type: 'TIMESTAMP_MICROS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' } };
+    case 'timestamp_ns': return { type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'NANOS' } };
+    case 'timestamptz_ns': return { type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'NANOS' } };
+    case 'string': return { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
+    case 'uuid': return { type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, logical_type: { type: 'UUID' } };
+    case 'fixed': return { type: 'FIXED_LEN_BYTE_ARRAY', type_length: p.length };
+    case 'binary': return { type: 'BYTE_ARRAY' };
+    case 'decimal': {
+      const { precision, scale } = p;
+      const physical: Partial<SchemaElement> =
+        precision <= 9 ? { type: 'INT32' } : precision <= 18 ? { type: 'INT64' }
+          : { type: 'FIXED_LEN_BYTE_ARRAY', type_length: decimalRequiredBytes(precision) };
+      return { ...physical, converted_type: 'DECIMAL', precision, scale, logical_type: { type: 'DECIMAL', precision, scale } };
+    }
+    default:
+      throw new Error(`writing ${type} columns to Parquet is not supported`);
+  }
+}
+
+// ---- row values -> hyparquet-writer values, collecting metrics on the way ----
+
+function normalize(
+  type: IcebergType, required: boolean, v: unknown, leaves: Map<number, Leaf>, inRepeated: boolean, name: string, id: number,
+): unknown {
+  if (typeof type === 'string') {
+    const leaf = leaves.get(id)!;
+    const internal = toInternal(type, v);
+    leaf.values++;
+    if (internal === null) {
+      if (required) throw new Error(`required field ${name} is null`);
+      leaf.nulls++;
+      return null;
+    }
+    if (typeof internal === 'number' && Number.isNaN(internal)) leaf.nans++;
+    else if (!inRepeated) {
+      if (leaf.min === undefined || compareValues(internal, leaf.min) < 0) leaf.min = internal;
+      if (leaf.max === undefined || compareValues(internal, leaf.max) > 0) leaf.max = internal;
+    }
+    if (parsePrimitive(type).kind === 'uuid') return toBinary('uuid', internal);
+    return internal;
+  }
+  if (v === null || v === undefined) {
+    if (required) throw new Error(`required field ${name} is null`);
+    if (type.type === 'struct') countNullStruct(type, leaves); // children of a null struct are null
+    return null;
+  }
+  if (type.type === 'struct') {
+    const obj = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const c of type.fields) out[c.name] = normalize(c.type, c.required, obj[c.name], leaves, inRepeated, `${name}.${c.name}`, c.id);
+    return out;
+  }
+  if (type.type === 'list') {
+    if (!Array.isArray(v)) throw new TypeError(`list field ${name} must be an array`);
+    return v.map((e) => normalize(type.element, type['element-required'], e, leaves, true, `${name}.element`, type['element-id']));
+  }
+  const entries: [unknown, unknown][] =
+    v instanceof Map ? [...v] : Array.isArray(v) ? v.map((e) => (Array.isArray(e) ? e : [e.key, e.value])) as [unknown, unknown][]
+      : Object.entries(v as object);
+  return entries.map(([k, val]) => ({
+    key: normalize(type.key, true, k, leaves, true, `${name}.key`, type['key-id']),
+    value: normalize(type.value, type['value-required'], val, leaves, true, `${name}.value`, type['value-id']),
+  }));
+}
+
+function countNullStruct(type: IcebergType, leaves: Map<number, Leaf>): void {
+  if (typeof type === 'string' || type.type !== 'struct') return;
+  for (const c of type.fields) {
+    if (typeof c.type === 'string') {
+      const leaf = leaves.get(c.id)!;
+      leaf.values++;
+      leaf.nulls++;
+    } else countNullStruct(c.type, leaves);
+  }
+}

@@ -1,0 +1,269 @@
+// Iceberg values in one in-memory representation, and the spec's binary
+// single-value serialization (Appendix D) used for bounds and partition summaries.
+//
+// Representation (what readers of this module get back):
+//   boolean -> boolean; int, date -> number (date = days since epoch);
+//   long, time, timestamp[tz][_ns] -> bigint (micros / nanos);
+//   float, double -> number; decimal(P,S) -> bigint unscaled value;
+//   string -> string; uuid -> lowercase canonical string; fixed, binary -> Uint8Array.
+import { parsePrimitive, type Primitive } from './types.js';
+
+export type IcebergValue = boolean | number | bigint | string | Uint8Array;
+
+const DAY_MS = 86_400_000;
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/**
+ * Converts a caller's value to the representation above. Accepts the obvious
+ * alternatives (Date for dates/timestamps, ISO strings, numbers for longs,
+ * decimal strings) so rows from JSON can be written without a mapping layer.
+ */
+export function toInternal(type: string | Primitive, v: unknown): IcebergValue | null {
+  if (v === null || v === undefined) return null;
+  const p = typeof type === 'string' ? parsePrimitive(type) : type;
+  switch (p.kind) {
+    case 'boolean':
+      if (typeof v !== 'boolean') throw new TypeError(`expected boolean, got ${typeof v}`);
+      return v;
+    case 'int':
+      return toInt32(v);
+    case 'date':
+      if (v instanceof Date) return Math.floor(v.getTime() / DAY_MS);
+      if (typeof v === 'string') return Math.floor(Date.parse(`${v.slice(0, 10)}T00:00:00Z`) / DAY_MS);
+      return toInt32(v);
+    case 'long':
+      return toInt64(v);
+    case 'time':
+      if (typeof v === 'string') return parseTimeMicros(v);
+      return toInt64(v);
+    case 'timestamp': case 'timestamptz':
+      if (v instanceof Date) return BigInt(v.getTime()) * 1000n;
+      if (typeof v === 'string') return parseTimestamp(v, p.kind === 'timestamptz', 6);
+      return toInt64(v);
+    case 'timestamp_ns': case 'timestamptz_ns':
+      if (v instanceof Date) return BigInt(v.getTime()) * 1_000_000n;
+      if (typeof v === 'string') return parseTimestamp(v, p.kind === 'timestamptz_ns', 9);
+      return toInt64(v);
+    case 'float': case 'double':
+      if (typeof v !== 'number') throw new TypeError(`expected number, got ${typeof v}`);
+      return v;
+    case 'decimal':
+      return toUnscaled(v, p.scale);
+    case 'string':
+      if (typeof v !== 'string') throw new TypeError(`expected string, got ${typeof v}`);
+      return v;
+    case 'uuid':
+      if (v instanceof Uint8Array) return uuidFromBytes(v);
+      if (typeof v === 'string' && /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v)) {
+        return uuidFromBytes(hexBytes(v.replace(/-/g, '')));
+      }
+      throw new TypeError(`expected uuid, got ${String(v)}`);
+    case 'fixed': case 'binary': case 'geometry': case 'geography':
+      if (!(v instanceof Uint8Array)) throw new TypeError(`expected Uint8Array, got ${typeof v}`);
+      if (p.kind === 'fixed' && v.length !== p.length) throw new RangeError(`fixed[${p.length}] got ${v.length} bytes`);
+      return v;
+    default:
+      throw new Error(`cannot convert values of type ${p.kind}`);
+  }
+}
+
+function toInt32(v: unknown): number {
+  const n = typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+    throw new RangeError(`expected 32-bit integer, got ${String(v)}`);
+  }
+  return n;
+}
+
+function toInt64(v: unknown): bigint {
+  if (typeof v === 'bigint') return BigInt.asIntN(64, v) === v ? v : fail();
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return toInt64(BigInt(v));
+  return fail();
+  function fail(): never {
+    throw new RangeError(`expected 64-bit integer, got ${String(v)}`);
+  }
+}
+
+function toUnscaled(v: unknown, scale: number): bigint {
+  if (typeof v === 'bigint') return v; // already unscaled
+  if (typeof v === 'number') return BigInt(Math.round(v * 10 ** scale));
+  if (typeof v === 'string') {
+    const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(v.trim());
+    if (!m) throw new TypeError(`invalid decimal ${v}`);
+    const frac = (m[3] ?? '').padEnd(scale, '0');
+    if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw new RangeError(`decimal ${v} exceeds scale ${scale}`);
+    const digits = BigInt((m[2] || '0') + frac.slice(0, scale));
+    return m[1] === '-' ? -digits : digits;
+  }
+  throw new TypeError(`expected decimal, got ${typeof v}`);
+}
+
+function parseTimeMicros(s: string): bigint {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(s);
+  if (!m) throw new TypeError(`invalid time ${s}`);
+  const secs = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
+  return BigInt(secs) * 1_000_000n + BigInt((m[4] ?? '').padEnd(6, '0'));
+}
+
+/** ISO timestamp to micros (digits=6) or nanos (digits=9); Date.parse alone would drop sub-millisecond digits. */
+function parseTimestamp(s: string, withZone: boolean, digits: number): bigint {
+  const m = /^(.*?T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim().replace(' ', 'T'));
+  if (!m) throw new TypeError(`invalid timestamp ${s}`);
+  const zone = m[3] ?? 'Z';
+  if (!withZone && m[3] && m[3] !== 'Z' && !/^[+-]00:?00$/.test(m[3])) {
+    throw new RangeError(`timestamp without zone must not carry an offset: ${s}`);
+  }
+  const ms = Date.parse(`${m[1]}${zone}`);
+  if (Number.isNaN(ms)) throw new TypeError(`invalid timestamp ${s}`);
+  const frac = BigInt((m[2] ?? '').slice(0, digits).padEnd(digits, '0'));
+  return BigInt(ms) * 10n ** BigInt(digits - 3) + frac;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+export function uuidFromBytes(b: Uint8Array): string {
+  if (b.length !== 16) throw new RangeError('uuid must be 16 bytes');
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export function uuidToBytes(s: string): Uint8Array {
+  return hexBytes(s.replace(/-/g, ''));
+}
+
+/** Two's complement big-endian, minimum bytes (Appendix D decimal); `size` pads to a fixed width. */
+export function bigintToBytes(v: bigint, size?: number): Uint8Array {
+  const bytes: number[] = [];
+  let x = v;
+  for (;;) {
+    const byte = Number(x & 0xffn);
+    bytes.unshift(byte);
+    x >>= 8n;
+    if (size !== undefined) {
+      if (bytes.length >= size) break;
+    } else if ((x === 0n && !(byte & 0x80)) || (x === -1n && byte & 0x80)) {
+      break;
+    }
+  }
+  return new Uint8Array(bytes);
+}
+
+export function bytesToBigint(b: Uint8Array): bigint {
+  let x = 0n;
+  for (const byte of b) x = (x << 8n) | BigInt(byte);
+  return b.length && b[0] & 0x80 ? x - (1n << BigInt(8 * b.length)) : x;
+}
+
+/** Appendix D binary single-value serialization. */
+export function toBinary(type: string | Primitive, value: IcebergValue): Uint8Array {
+  const p = typeof type === 'string' ? parsePrimitive(type) : type;
+  const v = toInternal(p, value);
+  if (v === null) throw new TypeError('null has no single-value serialization');
+  const fixed = (n: number, set: (d: DataView) => void) => {
+    const out = new Uint8Array(n);
+    set(new DataView(out.buffer));
+    return out;
+  };
+  switch (p.kind) {
+    case 'boolean': return new Uint8Array([v ? 1 : 0]);
+    case 'int': case 'date': return fixed(4, (d) => d.setInt32(0, v as number, true));
+    case 'long': case 'time': case 'timestamp': case 'timestamptz': case 'timestamp_ns': case 'timestamptz_ns':
+      return fixed(8, (d) => d.setBigInt64(0, v as bigint, true));
+    case 'float': return fixed(4, (d) => d.setFloat32(0, v as number, true));
+    case 'double': return fixed(8, (d) => d.setFloat64(0, v as number, true));
+    case 'string': return utf8.encode(v as string);
+    case 'uuid': return uuidToBytes(v as string);
+    case 'decimal': return bigintToBytes(v as bigint);
+    default: return v as Uint8Array;
+  }
+}
+
+/** Inverse of toBinary. */
+export function fromBinary(type: string | Primitive, b: Uint8Array): IcebergValue {
+  const p = typeof type === 'string' ? parsePrimitive(type) : type;
+  const d = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  switch (p.kind) {
+    case 'boolean': return b[0] !== 0;
+    case 'int': case 'date': return d.getInt32(0, true);
+    case 'long': case 'time': case 'timestamp': case 'timestamptz': case 'timestamp_ns': case 'timestamptz_ns':
+      return d.getBigInt64(0, true);
+    case 'float': return d.getFloat32(0, true);
+    case 'double': return d.getFloat64(0, true);
+    case 'string': return utf8Decoder.decode(b);
+    case 'uuid': return uuidFromBytes(b);
+    case 'decimal': return bytesToBigint(b);
+    default: return new Uint8Array(b);
+  }
+}
+
+/**
+ * Orders two non-null internal values of one type the way Iceberg bounds do:
+ * strings by code point (UTF-8 byte order, not JS UTF-16 order), bytes
+ * unsigned lexicographically, -0.0 before +0.0.
+ */
+export function compareValues(a: IcebergValue, b: IcebergValue): number {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (a === 0 && b === 0) return Object.is(a, -0) === Object.is(b, -0) ? 0 : Object.is(a, -0) ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return compareBytes(utf8.encode(a), utf8.encode(b));
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+/** Default metrics mode of the reference implementation: truncate(16). */
+export const DEFAULT_TRUNCATE_LENGTH = 16;
+
+/** Lower bound of a string cut to `length` code points: any prefix is <= the value. */
+export function truncateStringLower(s: string, length = DEFAULT_TRUNCATE_LENGTH): string {
+  const cps = Array.from(s);
+  return cps.length <= length ? s : cps.slice(0, length).join('');
+}
+
+/**
+ * Upper bound of a string cut to `length` code points: the prefix with its last
+ * incrementable code point bumped by one; undefined when none can be (the
+ * bound is then omitted, which the spec allows).
+ */
+export function truncateStringUpper(s: string, length = DEFAULT_TRUNCATE_LENGTH): string | undefined {
+  const cps = Array.from(s);
+  if (cps.length <= length) return s;
+  const prefix = cps.slice(0, length).map((c) => c.codePointAt(0)!);
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    let next = prefix[i] + 1;
+    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000; // skip surrogates: not valid code points
+    if (next > 0x10ffff) continue;
+    return String.fromCodePoint(...prefix.slice(0, i), next);
+  }
+  return undefined;
+}
+
+export function truncateBinaryLower(b: Uint8Array, length = DEFAULT_TRUNCATE_LENGTH): Uint8Array {
+  return b.length <= length ? b : b.slice(0, length);
+}
+
+export function truncateBinaryUpper(b: Uint8Array, length = DEFAULT_TRUNCATE_LENGTH): Uint8Array | undefined {
+  if (b.length <= length) return b;
+  const prefix = b.slice(0, length);
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    if (prefix[i] < 0xff) {
+      const out = prefix.slice(0, i + 1);
+      out[i] += 1;
+      return out;
+    }
+  }
+  return undefined;
+}

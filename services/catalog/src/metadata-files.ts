@@ -1,0 +1,49 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { StorageError, toStorageError } from '@floe/storage';
+
+// Metadata JSON files live in the table bucket and never change once written,
+// so parsed reads are cached by location: loading a table is one database
+// query plus, usually, no store round trip at all.
+
+const CACHE_MAX = 2_000;
+
+export function parseS3Location(location: string): { bucket: string; key: string } {
+  const m = /^s3a?:\/\/([^/]+)\/(.+)$/.exec(location);
+  if (!m) throw new StorageError('invalid', 'read metadata', `not an s3 location: ${location}`);
+  return { bucket: m[1], key: m[2] };
+}
+
+export class MetadataFiles {
+  private readonly cache = new Map<string, string>();
+
+  /** The file's text; the store is asked only the first time. */
+  async read(s3: S3Client, location: string): Promise<string> {
+    const hit = this.cache.get(location);
+    if (hit !== undefined) return hit;
+    const { bucket, key } = parseS3Location(location);
+    try {
+      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const text = await out.Body!.transformToString('utf8');
+      this.remember(location, text);
+      return text;
+    } catch (err) {
+      throw toStorageError('read metadata', err);
+    }
+  }
+
+  /** Writes a new metadata file; refuses to overwrite one (a lost race must never clobber a winner's file). */
+  async write(s3: S3Client, location: string, text: string): Promise<void> {
+    const { bucket, key } = parseS3Location(location);
+    try {
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text, ContentType: 'application/json', IfNoneMatch: '*' }));
+    } catch (err) {
+      throw toStorageError('write metadata', err);
+    }
+    this.remember(location, text);
+  }
+
+  private remember(location: string, text: string): void {
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(location, text);
+  }
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { Express, Request } from 'express';
+import { route } from '@floe/http';
+import type { CatalogDeps } from '../deps';
+import { alreadyExists, badRequest, IcebergError, noSuchNamespace, noSuchTable } from '../errors';
+import { getNamespace, joinNamespace, splitNamespace } from '../store/namespaces';
+import { deleteTable, findTable, listTables, nameTaken, renameTable, type TableRow } from '../store/tables';
+import { warehouseById, type WarehouseRow } from '../store/warehouses';
+import { recordDropWithPurge } from '../purge';
+import { vendTableCredentials } from '../vended-credentials';
+import { requirePrefix, requireWrite } from './prefix';
+import { notBuiltYet } from './unbuilt';
+
+const DEFAULT_PAGE = 1000;
+
+// Spec: the table routes of the Iceberg REST catalog that need no metadata
+// engine: list, exists, load, drop, rename, load credentials.
+
+export function namespaceOf(req: Request): string[] {
+  const levels = splitNamespace(String(req.params.namespace));
+  if (levels.some((l) => l.length === 0)) throw badRequest('Invalid namespace: empty level');
+  return levels;
+}
+
+export async function warehouseOf(d: CatalogDeps, req: Request): Promise<WarehouseRow> {
+  const wh = await warehouseById(d.db, req.catalogCaller!.warehouseId);
+  if (!wh) throw new IcebergError(404, 'NoSuchWarehouseException', 'Warehouse not found for this credential');
+  return wh;
+}
+
+export async function existingTable(d: CatalogDeps, req: Request, ns: string[], name: string): Promise<TableRow> {
+  const t = await findTable(d.db, req.catalogCaller!.warehouseId, ns, name);
+  if (!t || !t.metadataLocation) {
+    if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
+    throw noSuchTable(ns, name);
+  }
+  return t;
+}
+
+/** A weak validator of one metadata version: the location changes with every commit. */
+export const etagOf = (metadataLocation: string) => `W/"${createHash('sha256').update(metadataLocation).digest('base64url').slice(0, 27)}"`;
+
+/** The table's location, read from its metadata text without a full parse. */
+function locationOf(metadataText: string): string {
+  const m = /"location"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(metadataText);
+  if (!m) throw new IcebergError(500, 'InternalServerError', 'table metadata has no location');
+  return JSON.parse(`"${m[1]}"`);
+}
+
+export function mountTables(app: Express, d: CatalogDeps): void {
+  const auth = d.auth.requireCaller();
+
+  route(app, '/v1/:prefix/namespaces/:namespace/tables', {
+    get: [auth, requirePrefix, async (req, res) => {
+      const ns = namespaceOf(req);
+      if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
+      const pageSize = req.query.pageSize === undefined ? DEFAULT_PAGE : Number(req.query.pageSize);
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > DEFAULT_PAGE) throw badRequest(`pageSize must be 1-${DEFAULT_PAGE}`);
+      const after = typeof req.query.pageToken === 'string' && req.query.pageToken ? Buffer.from(req.query.pageToken, 'base64url').toString() : null;
+      const names = await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'table', after, pageSize + 1);
+      const page = names.slice(0, pageSize);
+      const body: Record<string, unknown> = { identifiers: page.map((name) => ({ namespace: ns, name })) };
+      if (names.length > pageSize) body['next-page-token'] = Buffer.from(page[page.length - 1]).toString('base64url');
+      res.json(body);
+    }],
+    // Create (including stage-create) comes with packages/iceberg's metadata engine.
+    post: [auth, requirePrefix, notBuiltYet],
+  });
+
+  route(app, '/v1/:prefix/namespaces/:namespace/tables/:table', {
+    get: [auth, requirePrefix, async (req, res) => {
+      const ns = namespaceOf(req);
+      const t = await existingTable(d, req, ns, String(req.params.table));
+      const etag = etagOf(t.metadataLocation!);
+      if (req.method === 'HEAD') return void res.status(204).end();
+      if (req.get('if-none-match') === etag) return void res.status(304).set('ETag', etag).end();
+      const wh = await warehouseOf(d, req);
+      const text = await d.metadata.read(d.storage.s3As(wh.rw), t.metadataLocation!);
+      const config: Record<string, string> = {};
+      let credentials = '';
+      if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
+        const cred = await vendTableCredentials(d.storage, wh, locationOf(text), req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+        Object.assign(config, cred.config);
+        credentials = `,"storage-credentials":${JSON.stringify([cred])}`;
+      }
+      // The stored text is spliced in as it is: 64-bit ids stay exact and nothing is re-serialised.
+      res.status(200).set('ETag', etag).type('application/json')
+        .send(`{"metadata-location":${JSON.stringify(t.metadataLocation)},"metadata":${text},"config":${JSON.stringify(config)}${credentials}}`);
+    }],
+    delete: [auth, requirePrefix, requireWrite, async (req, res) => {
+      const ns = namespaceOf(req);
+      const t = await existingTable(d, req, ns, String(req.params.table));
+      if (req.query.purgeRequested === 'true') {
+        const wh = await warehouseOf(d, req);
+        const text = await d.metadata.read(d.storage.s3As(wh.rw), t.metadataLocation!);
+        await recordDropWithPurge(d.db, t.id, wh.id, locationOf(text));
+      } else {
+        await deleteTable(d.db, t.id);
+      }
+      res.status(204).end();
+    }],
+    // Commit comes with packages/iceberg's metadata engine.
+    post: [auth, requirePrefix, notBuiltYet],
+  });
+
+  route(app, '/v1/:prefix/namespaces/:namespace/tables/:table/credentials', {
+    get: [auth, requirePrefix, async (req, res) => {
+      const ns = namespaceOf(req);
+      const t = await existingTable(d, req, ns, String(req.params.table));
+      const wh = await warehouseOf(d, req);
+      const text = await d.metadata.read(d.storage.s3As(wh.rw), t.metadataLocation!);
+      const cred = await vendTableCredentials(d.storage, wh, locationOf(text), req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+      res.json({ 'storage-credentials': [cred] });
+    }],
+  });
+
+  route(app, '/v1/:prefix/tables/rename', {
+    post: [auth, requirePrefix, requireWrite, async (req, res) => {
+      const body = req.body as { source?: { namespace?: string[]; name?: string }; destination?: { namespace?: string[]; name?: string } };
+      const src = body?.source;
+      const dst = body?.destination;
+      if (!src?.namespace || !src.name || !dst?.namespace || !dst.name) throw badRequest('source and destination identifiers are required');
+      const wh = req.catalogCaller!.warehouseId;
+      const t = await findTable(d.db, wh, src.namespace, src.name);
+      if (!t) throw noSuchTable(src.namespace, src.name);
+      if (!(await getNamespace(d.db, wh, dst.namespace))) throw noSuchNamespace(dst.namespace);
+      if (await nameTaken(d.db, wh, dst.namespace, dst.name)) throw alreadyExists(`Table ${joinNamespace(dst.namespace)}.${dst.name}`);
+      if (!(await renameTable(d.db, t.id, dst.namespace, dst.name))) throw alreadyExists(`Table ${dst.namespace.join('.')}.${dst.name}`);
+      res.status(204).end();
+    }],
+  });
+}
