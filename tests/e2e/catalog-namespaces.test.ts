@@ -175,13 +175,12 @@ describe('namespaces through iceberg-js', () => {
 describe('routes not built yet', () => {
   test('answer 501 NotImplementedException after authentication, and are not advertised in endpoints', async () => {
     const t = await token(wh.rw.clientId, wh.rw.clientSecret);
-    icebergError(await catalog().post(`/v1/${wh.id}/namespaces/sales/tables`).set(bearer(t)).send({}), 501, 'NotImplementedException');
-    icebergError(await catalog().post(`/v1/${wh.id}/transactions/commit`).set(bearer(t)).send({}), 501, 'NotImplementedException');
+    icebergError(await catalog().post(`/v1/${wh.id}/namespaces/sales/register`).set(bearer(t)).send({}), 501, 'NotImplementedException');
     icebergError(await catalog().get(`/v1/${wh.id}/namespaces/sales/views`).set(bearer(t)), 501, 'NotImplementedException');
-    icebergError(await catalog().post(`/v1/${wh.id}/namespaces/sales/tables`), 401, 'NotAuthorizedException');
+    icebergError(await catalog().post(`/v1/${wh.id}/namespaces/sales/register`), 401, 'NotAuthorizedException');
     const config = await catalog().get('/v1/config').set(bearer(t));
-    expect(config.body.endpoints).not.toContain('POST /v1/{prefix}/namespaces/{namespace}/tables');
-    expect(config.body.endpoints).not.toContain('POST /v1/{prefix}/transactions/commit');
+    expect(config.body.endpoints).not.toContain('POST /v1/{prefix}/namespaces/{namespace}/register');
+    expect(config.body.endpoints).toContain('POST /v1/{prefix}/transactions/commit');
   });
 
   test('an unknown path and a wrong method answer in the Iceberg error model', async () => {

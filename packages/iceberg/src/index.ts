@@ -1,3 +1,5 @@
-// The single implementation of Iceberg data and manifest files (files/) and,
-// once landed, of table metadata and its update/requirement engine (metadata/).
-export * from './files/index';
+// The single implementation of Iceberg table metadata and its update and
+// requirement engine (metadata/), and of data and manifest files (files/,
+// under `files` until its type names are unified with metadata's).
+export * from './metadata/index';
+export * as files from './files/index';

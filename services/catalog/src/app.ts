@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '@floe/http';
 import type { CatalogDeps } from './deps';
 import { icebergErrorBody } from './errors';
+import { losslessJson } from './lossless-json';
 import { mountConfig } from './routes/config';
 import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
@@ -14,7 +15,9 @@ export function buildCatalogApp(d: CatalogDeps): Express {
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
     renderError: icebergErrorBody,
+    parseJson: false,
     mount: (app) => {
+      app.use(losslessJson(d.config.bodyLimitBytes));
       app.get('/healthz', async (_req, res) => {
         const ok = await d.db.query('SELECT 1').then(() => true, () => false);
         res.status(ok ? 200 : 503).json({ ok, service: 'catalog' });

@@ -9,7 +9,7 @@ import { warehouseById, type WarehouseRow } from '../store/warehouses';
 import { recordDropWithPurge } from '../purge';
 import { vendTableCredentials } from '../vended-credentials';
 import { requirePrefix, requireWrite } from './prefix';
-import { notBuiltYet } from './unbuilt';
+import { mountCommits } from './commits';
 
 const DEFAULT_PAGE = 1000;
 
@@ -49,6 +49,7 @@ function locationOf(metadataText: string): string {
 
 export function mountTables(app: Express, d: CatalogDeps): void {
   const auth = d.auth.requireCaller();
+  const writes = mountCommits(app, d);
 
   route(app, '/v1/:prefix/namespaces/:namespace/tables', {
     get: [auth, requirePrefix, async (req, res) => {
@@ -63,8 +64,7 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       if (names.length > pageSize) body['next-page-token'] = Buffer.from(page[page.length - 1]).toString('base64url');
       res.json(body);
     }],
-    // Create (including stage-create) comes with packages/iceberg's metadata engine.
-    post: [auth, requirePrefix, notBuiltYet],
+    post: writes.create,
   });
 
   route(app, '/v1/:prefix/namespaces/:namespace/tables/:table', {
@@ -99,8 +99,7 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       }
       res.status(204).end();
     }],
-    // Commit comes with packages/iceberg's metadata engine.
-    post: [auth, requirePrefix, notBuiltYet],
+    post: writes.commit,
   });
 
   route(app, '/v1/:prefix/namespaces/:namespace/tables/:table/credentials', {
