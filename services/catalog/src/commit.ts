@@ -9,6 +9,7 @@ import {
 import { badRequest, IcebergError } from './errors';
 import { MetadataFiles, parseS3Location } from './metadata-files';
 import type { TableRow } from './store/tables';
+import { withTransaction } from './store/transaction';
 
 // One table commit: check the requirements against the current metadata,
 // apply the updates, write the new metadata file, then swap the pointer with
@@ -59,9 +60,7 @@ export async function prepareCommit(
 export async function swapAll(
   pool: Pool, warehouseId: string, commits: Array<PreparedCommit & { namespace: string[]; name: string }>,
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     for (const c of commits) {
       if (!c.nextLocation) continue;
       if (c.row) {
@@ -79,13 +78,7 @@ export async function swapAll(
         if (r.rowCount !== 1) throw commitFailed(`Commit failed: ${[...c.namespace, c.name].join('.')} was created concurrently`);
       }
     }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**

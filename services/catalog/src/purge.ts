@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '@floe/http';
 import type { RgwStorage } from '@floe/storage';
 import { parseS3Location } from './metadata-files';
+import { withTransaction } from './store/transaction';
 
 // DELETE …/tables/{table}?purgeRequested=true records the table's location
 // with the drop, in one transaction; this loop then removes every file under
@@ -11,18 +12,10 @@ import { parseS3Location } from './metadata-files';
 const EVERY_MS = 2_000;
 
 export async function recordDropWithPurge(pool: Pool, tableId: string, warehouseId: string, location: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     await client.query(`DELETE FROM catalog_tables WHERE id = $1`, [tableId]);
     await client.query(`INSERT INTO catalog_purges (warehouse_id, location) VALUES ($1, $2)`, [warehouseId, location]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** One pass: claims and finishes at most one purge; true when it did one. */

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
+import { withTransaction } from './transaction';
 
 // Namespaces are stored by their levels joined with U+001F, the separator the
 // REST spec uses in paths, so a parent's children are a prefix match.
@@ -64,17 +65,12 @@ export interface PropertyChange {
 export async function changeNamespaceProperties(
   pool: Pool, warehouseId: string, levels: string[], removals: string[], updates: Record<string, string>,
 ): Promise<PropertyChange | null> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{ properties: Record<string, string> }>(
       `SELECT properties FROM catalog_namespaces WHERE warehouse_id = $1 AND name = $2 FOR UPDATE`,
       [warehouseId, joinNamespace(levels)],
     );
-    if (!rows[0]) {
-      await client.query('ROLLBACK');
-      return null;
-    }
+    if (!rows[0]) return null;
     const props = { ...rows[0].properties };
     const removed = removals.filter((k) => k in props);
     const missing = removals.filter((k) => !(k in props));
@@ -82,12 +78,6 @@ export async function changeNamespaceProperties(
     Object.assign(props, updates);
     await client.query(`UPDATE catalog_namespaces SET properties = $3 WHERE warehouse_id = $1 AND name = $2`,
       [warehouseId, joinNamespace(levels), JSON.stringify(props)]);
-    await client.query('COMMIT');
     return { updated: Object.keys(updates), removed, missing };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
