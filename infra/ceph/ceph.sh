@@ -557,13 +557,44 @@ lock() {
   fi
 }
 
+# Brings an existing cluster's daemons back and waits for them; run in a
+# subshell, so a failure (die) returns non-zero instead of ending the script.
+restart_existing() {
+  load_cluster_env
+  write_conf
+  local n
+  for n in mon.a mgr.x osd.0; do
+    if [[ -z "$(daemon_pid "$n")" ]]; then
+      [[ "$n" == mon.a ]] && check_mon_ports_free
+      start_daemon "$n"
+      say "started $n"
+    fi
+  done
+  wait_mon
+  wait_osd
+}
+
+# A single-node development cluster that cannot come back (seen here: after a
+# clean stop, Pacific's OSD may abort at start on a map epoch it never stored)
+# is set aside, never deleted, and a fresh one is bootstrapped in its place.
+set_aside_and_rebuild() {
+  local aside n
+  aside="${DIR}.broken-$(date -u +%Y%m%dT%H%M%SZ)"
+  say "WARNING: the cluster in $DIR did not come back; moving it to $aside and bootstrapping a fresh one (objects of the old cluster stay in $aside)"
+  for n in "${DAEMONS_STOP[@]}"; do stop_daemon "$n" 10; done
+  mv "$DIR" "$aside"
+  mkdir -p "$LOG" "$RUN" "$DIR/crash"
+  check_mon_ports_free
+  bootstrap
+}
+
 cmd_start() {
   cmd_install
   lock
   mkdir -p "$LOG" "$RUN" "$DIR/crash"
   resolve_mon_ports
   resolve_lc_interval
-  local fresh=0 n started=()
+  local fresh=0 n
   if [[ ! -f "$CLUSTER_ENV" ]]; then
     # Never wipe a cluster that only lost its cluster.env; an interrupted
     # bootstrap (marker file) or an empty dir is fine to (re)do.
@@ -574,19 +605,13 @@ cmd_start() {
     check_mon_ports_free
     bootstrap
     fresh=1
-  else
-    load_cluster_env
-    write_conf
-    for n in mon.a mgr.x osd.0; do
-      if [[ -z "$(daemon_pid "$n")" ]]; then
-        [[ "$n" == mon.a ]] && check_mon_ports_free
-        start_daemon "$n"
-        started+=("$n")
-      fi
-    done
-    if ((${#started[@]})); then say "started ${started[*]}"; fi
+  elif ! ( restart_existing ); then
+    [[ "${FLOE_CEPH_REBUILD_ON_FAILURE:-1}" == 1 ]] || die "the cluster in $DIR did not come back (FLOE_CEPH_REBUILD_ON_FAILURE=0 keeps it as it is)"
+    set_aside_and_rebuild
+    fresh=1
   fi
-  if ((fresh)) || ((${#started[@]})); then wait_mon; fi
+  load_cluster_env
+  wait_mon
   wait_osd
   local rpid
   rpid=$(daemon_pid client.rgw.gw)
@@ -739,7 +764,7 @@ case "${1:-}" in
   destroy) cmd_destroy ;;
   *)
     echo "usage: $0 install|start|stop|status|restart-rgw|destroy|start-shifted-rgw PORT OFFSET|stop-shifted-rgw PORT" >&2
-    echo "env: FLOE_CEPH_DIR FLOE_S3_PORT FLOE_CEPH_MON_PORT FLOE_CEPH_MON_V1_PORT FLOE_RGW_LC_DEBUG_INTERVAL" >&2
+    echo "env: FLOE_CEPH_DIR FLOE_S3_PORT FLOE_CEPH_MON_PORT FLOE_CEPH_MON_V1_PORT FLOE_RGW_LC_DEBUG_INTERVAL FLOE_CEPH_REBUILD_ON_FAILURE" >&2
     exit 2
     ;;
 esac
