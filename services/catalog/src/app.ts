@@ -6,6 +6,7 @@ import { losslessJson } from './lossless-json';
 import { mountConfig } from './routes/config';
 import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
+import { mountRegisterAndMetrics } from './routes/register';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
 
@@ -26,6 +27,7 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       mountConfig(app, d);
       mountNamespaces(app, d);
       mountTables(app, d);
+      mountRegisterAndMetrics(app, d);
       mountUnbuilt(app, d);
     },
   });

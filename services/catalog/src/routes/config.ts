@@ -21,6 +21,8 @@ export const IMPLEMENTED_ENDPOINTS = [
   'DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}',
   'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials',
   'POST /v1/{prefix}/tables/rename',
+  'POST /v1/{prefix}/namespaces/{namespace}/register',
+  'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics',
 ];
 
 // GET /v1/config?warehouse=<id or name>: the prefix that selects the

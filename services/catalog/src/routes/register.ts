@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import { MetadataParseError, parseTableMetadata } from '@floe/iceberg';
+import { route } from '@floe/http';
+import type { CatalogDeps } from '../deps';
+import { alreadyExists, badRequest, noSuchNamespace } from '../errors';
+import { getNamespace } from '../store/namespaces';
+import { findTable, insertTable, swapMetadataLocation } from '../store/tables';
+import { commitFailed } from '../commit';
+import { requirePrefix, requireWrite } from './prefix';
+import { existingTable, namespaceOf, warehouseOf } from './tables';
+
+// POST …/register adopts a table whose metadata file already sits in the
+// warehouse's table bucket; POST …/metrics accepts an engine's scan/commit
+// report and logs it (Floe keeps no metrics store of its own yet).
+export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
+  const auth = d.auth.requireCaller();
+
+  route(app, '/v1/:prefix/namespaces/:namespace/register', {
+    post: [auth, requirePrefix, requireWrite, async (req, res) => {
+      const ns = namespaceOf(req);
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const name = body.name;
+      const location = body['metadata-location'];
+      if (typeof name !== 'string' || !name) throw badRequest('Invalid request: name is required');
+      if (typeof location !== 'string' || !location) throw badRequest('Invalid request: metadata-location is required');
+      const wh = await warehouseOf(d, req);
+      const root = `s3://${wh.tableBucket}/`;
+      if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
+      if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
+      let text: string;
+      try {
+        text = await d.metadata.read(d.storage.s3As(wh.rw), location);
+      } catch {
+        throw badRequest(`Cannot read table metadata at ${location}`);
+      }
+      let tableLocation: string;
+      try {
+        tableLocation = parseTableMetadata(text).location;
+      } catch (err) {
+        if (err instanceof MetadataParseError) throw badRequest(`Not valid table metadata: ${err.message}`);
+        throw err;
+      }
+      if (!tableLocation.startsWith(root)) throw badRequest(`The table's location must be under ${root}`);
+      const existing = await findTable(d.db, wh.id, ns, name);
+      if (existing) {
+        if (body.overwrite !== true) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
+        if (!(await swapMetadataLocation(d.db, existing.id, existing.version, location))) throw commitFailed('Commit failed: the table changed during registration');
+      } else if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'table', metadataLocation: location }))) {
+        throw alreadyExists(`Table ${[...ns, name].join('.')}`);
+      }
+      res.status(200).type('application/json').send(`{"metadata-location":${JSON.stringify(location)},"metadata":${text},"config":{}}`);
+    }],
+  });
+
+  route(app, '/v1/:prefix/namespaces/:namespace/tables/:table/metrics', {
+    post: [auth, requirePrefix, async (req, res) => {
+      const ns = namespaceOf(req);
+      await existingTable(d, req, ns, String(req.params.table));
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (typeof body['report-type'] !== 'string') throw badRequest('Invalid request: report-type is required');
+      d.logger.info('table metrics report', {
+        request_id: req.requestId, warehouse_id: req.catalogCaller!.warehouseId, table: [...ns, req.params.table].join('.'),
+        report_type: body['report-type'], snapshot_id: String(body['snapshot-id'] ?? ''),
+      });
+      res.status(204).end();
+    }],
+  });
+}
