@@ -6,20 +6,20 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
 import { IcebergRestCatalog } from 'iceberg-js';
 import { files } from '@floe/iceberg';
 import { adminStorage } from '../support/store';
+import { catalogRequest, validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { bearer, stack } from './helpers';
 
 let wh: TestWarehouse;
 let rw: string;
 const dir = mkdtempSync(join(tmpdir(), 'floe-append-'));
-const catalog = () => request(stack().catalog_url);
+const catalog = () => catalogRequest(stack().catalog_url);
 const schema = {
   type: 'struct', 'schema-id': 0,
   fields: [{ id: 1, name: 'id', required: true, type: 'long' }, { id: 2, name: 'name', required: false, type: 'string' }],
@@ -71,7 +71,7 @@ async function append(table: string, rows: Array<{ id: bigint; name: string | nu
     snapshotId, manifestPath: `${location}/metadata/${randomUUID()}-m0.avro`, manifestListPath: `${location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`, read,
   });
   for (const u of built.uploads) await s3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, u.path), Body: u.bytes }));
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, warehouse: wh.id, auth: { type: 'bearer', token: rw } });
+  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: rw } });
   try {
     await c.commitTable({ namespace: ['lake'], name: table }, {
       requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null }],
@@ -89,7 +89,7 @@ async function append(table: string, rows: Array<{ id: bigint; name: string | nu
 }
 
 test('append with vended credentials, commit with iceberg-js, read back with icebird and DuckDB', async () => {
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, warehouse: wh.id, auth: { type: 'bearer', token: rw } });
+  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: rw } });
   await c.createNamespace({ namespace: ['lake'] });
   await c.createTable({ namespace: ['lake'] }, { name: 'sales', schema: schema as never });
 
@@ -136,7 +136,7 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
 }, 60_000);
 
 test('20 concurrent appends to one table, retrying on 409, all land exactly once', async () => {
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, warehouse: wh.id, auth: { type: 'bearer', token: rw } });
+  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: rw } });
   await c.createTable({ namespace: ['lake'], }, { name: 'busy', schema: schema as never });
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => append('busy', [{ id: BigInt(i), name: `r${i}` }], 100)));
   expect(results.some((r) => r.tries > 1)).toBe(true);

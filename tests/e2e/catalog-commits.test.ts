@@ -1,5 +1,6 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { IcebergRestCatalog } from 'iceberg-js';
+import { catalogRequest, validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { bearer, stack } from './helpers';
 
@@ -9,7 +10,7 @@ import { bearer, stack } from './helpers';
 let wh: TestWarehouse;
 let rw: string;
 let ro: string;
-const catalog = () => request(stack().catalog_url);
+const catalog = () => catalogRequest(stack().catalog_url);
 const token = async (id: string, secret: string) =>
   (await catalog().post('/v1/oauth/tokens').type('form').send({ grant_type: 'client_credentials', client_id: id, client_secret: secret })).body.access_token as string;
 const icebergError = (res: request.Response, status: number, type: string) => {
@@ -34,7 +35,7 @@ afterAll(async () => {
 }, 60_000);
 
 test('iceberg-js creates v2 and v3 tables; the catalog assigns ids and writes metadata version 0', async () => {
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, warehouse: wh.name, auth: { type: 'bearer', token: rw } });
+  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.name, auth: { type: 'bearer', token: rw } });
   const v2 = await c.createTable({ namespace: ['lake'] }, { name: 'events', schema: schema as never });
   expect(v2['format-version']).toBe(2);
   expect(v2.location).toMatch(new RegExp(`^s3://${wh.tableBucket}/lake/events-[0-9a-f]{32}$`));

@@ -1,4 +1,5 @@
-import request from 'supertest';
+import type request from 'supertest';
+import { catalogRequest } from '../support/openapi';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { adminStorage } from '../support/store';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
@@ -9,7 +10,7 @@ import { bearer, stack } from './helpers';
 
 let wh: TestWarehouse;
 let rw: string;
-const catalog = () => request(stack().catalog_url);
+const catalog = () => catalogRequest(stack().catalog_url);
 const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
 
 beforeAll(async () => {

@@ -1,4 +1,5 @@
-import request from 'supertest';
+import type request from 'supertest';
+import { catalogRequest } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { bearer, stack } from './helpers';
 
@@ -7,7 +8,7 @@ import { bearer, stack } from './helpers';
 let wh: TestWarehouse;
 let rw: string;
 let ro: string;
-const catalog = () => request(stack().catalog_url);
+const catalog = () => catalogRequest(stack().catalog_url);
 const token = async (id: string, secret: string) =>
   (await catalog().post('/v1/oauth/tokens').type('form').send({ grant_type: 'client_credentials', client_id: id, client_secret: secret })).body.access_token as string;
 const icebergError = (res: request.Response, status: number, type: string) => {

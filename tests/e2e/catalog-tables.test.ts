@@ -1,8 +1,9 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { IcebergRestCatalog } from 'iceberg-js';
 import { adminStorage } from '../support/store';
 import { registerTestTable, type TestTable } from '../support/table';
+import { catalogRequest, validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { bearer, stack } from './helpers';
 
@@ -13,7 +14,7 @@ let wh: TestWarehouse;
 let orders: TestTable;
 let rwToken: string;
 let roToken: string;
-const catalog = () => request(stack().catalog_url);
+const catalog = () => catalogRequest(stack().catalog_url);
 
 async function token(clientId: string, clientSecret: string): Promise<string> {
   const res = await catalog().post('/v1/oauth/tokens').type('form').send({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
@@ -52,7 +53,7 @@ test('loadTable returns the stored metadata exactly (64-bit ids intact), its loc
 });
 
 test('iceberg-js loads the table and lists the namespace', async () => {
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, warehouse: wh.id, auth: { type: 'bearer', token: roToken } });
+  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: roToken } });
   const meta = await c.loadTable({ namespace: ['shop'], name: 'orders' });
   expect(meta['table-uuid']).toBe(orders.tableUuid);
   expect((await c.listTables({ namespace: ['shop'] })).identifiers.map((i) => i.name)).toEqual(['customers', 'orders']);
@@ -94,7 +95,7 @@ test('vended credentials reach the table\'s files only; read-only for the read-o
 });
 
 test('rename moves the table; the old name is gone; a taken or missing destination is refused', async () => {
-  await request(stack().catalog_url).post(`/v1/${wh.id}/namespaces`).set(bearer(rwToken)).send({ namespace: ['archive'] }).expect(200);
+  await catalogRequest(stack().catalog_url).post(`/v1/${wh.id}/namespaces`).set(bearer(rwToken)).send({ namespace: ['archive'] }).expect(200);
   const move = (source: object, destination: object, t = rwToken) => catalog().post(`/v1/${wh.id}/tables/rename`).set(bearer(t)).send({ source, destination });
   icebergError(await move({ namespace: ['shop'], name: 'customers' }, { namespace: ['archive'], name: 'customers' }, roToken), 403, 'ForbiddenException');
   icebergError(await move({ namespace: ['shop'], name: 'customers' }, { namespace: ['shop'], name: 'orders' }), 409, 'AlreadyExistsException');

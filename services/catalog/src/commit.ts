@@ -4,11 +4,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import {
   applyUpdates, checkRequirements, InvalidUpdateError, metadataFileLocation, metadataFileName, nextMetadataVersion,
-  parseTableMetadata, serializeTableMetadata, withMetadataLog, type TableMetadata, type TableRequirement, type TableUpdate,
+  serializeTableMetadata, withMetadataLog, type TableMetadata, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { badRequest, IcebergError } from './errors';
 import { MetadataFiles, parseS3Location } from './metadata-files';
-import type { TableRow } from './store/tables';
+import { swapMetadataLocation, type TableRow } from './store/tables';
 import { withTransaction } from './store/transaction';
 
 // One table commit: check the requirements against the current metadata,
@@ -34,7 +34,7 @@ export async function prepareCommit(
   files: MetadataFiles, s3: S3Client, row: TableRow | null, requirements: TableRequirement[], updates: TableUpdate[],
 ): Promise<PreparedCommit> {
   const currentLocation = row?.metadataLocation ?? null;
-  const current = currentLocation ? parseTableMetadata(await files.read(s3, currentLocation)) : null;
+  const current = currentLocation ? await files.readParsed(s3, currentLocation) : null;
   const failures = checkRequirements(current, requirements);
   if (failures.length) throw commitFailed(`Requirement failed: ${failures.map((f) => f.message).join('; ')}`);
   let next: TableMetadata;
@@ -60,6 +60,15 @@ export async function prepareCommit(
 export async function swapAll(
   pool: Pool, warehouseId: string, commits: Array<PreparedCommit & { namespace: string[]; name: string }>,
 ): Promise<void> {
+  const moving = commits.filter((c) => c.nextLocation);
+  // One existing table: a single compare-and-set statement is its own transaction.
+  if (moving.length === 1 && moving[0].row) {
+    const c = moving[0];
+    if (!(await swapMetadataLocation(pool, c.row!.id, c.row!.version, c.nextLocation!))) {
+      throw commitFailed(`Commit failed: ${[...c.namespace, c.name].join('.')} was changed by a concurrent commit`);
+    }
+    return;
+  }
   await withTransaction(pool, async (client) => {
     for (const c of commits) {
       if (!c.nextLocation) continue;

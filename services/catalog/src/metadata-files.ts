@@ -1,4 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { parseTableMetadata, type TableMetadata } from '@floe/iceberg';
 import { StorageError, toStorageError } from '@floe/storage';
 
 // Metadata JSON files live in the table bucket and never change once written,
@@ -15,6 +16,17 @@ export function parseS3Location(location: string): { bucket: string; key: string
 
 export class MetadataFiles {
   private readonly cache = new Map<string, string>();
+  private readonly parsed = new Map<string, TableMetadata>();
+
+  /** The file parsed; cached too (the engine never mutates the metadata it is given). */
+  async readParsed(s3: S3Client, location: string): Promise<TableMetadata> {
+    const hit = this.parsed.get(location);
+    if (hit) return hit;
+    const meta = parseTableMetadata(await this.read(s3, location));
+    if (this.parsed.size >= CACHE_MAX) this.parsed.delete(this.parsed.keys().next().value!);
+    this.parsed.set(location, meta);
+    return meta;
+  }
 
   /** The file's text; the store is asked only the first time. */
   async read(s3: S3Client, location: string): Promise<string> {

@@ -90,6 +90,11 @@ export function toWrittenShape(meta: NormalizedTableMetadata): TableMetadata {
     delete out['last-sequence-number'];
   }
   if (v < 3) delete out['next-row-id'];
-  if (meta['current-snapshot-id'] === null) out['current-snapshot-id'] = v < 3 ? -1n : null;
+  // No current snapshot: -1 before v3 (as Java writes it); from v3 the key is left out, since
+  // the REST document types it as an integer and readers treat absence as "none".
+  if (meta['current-snapshot-id'] === null) {
+    if (v < 3) out['current-snapshot-id'] = -1n;
+    else delete out['current-snapshot-id'];
+  }
   return out;
 }

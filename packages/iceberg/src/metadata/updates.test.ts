@@ -391,9 +391,10 @@ describe('v3 row lineage', () => {
     expect(json['next-row-id']).toBe(40);
   });
 
-  it('v3 writes null, not -1, for no current snapshot', () => {
+  it('v3 leaves current-snapshot-id out (not -1, not null) when there is no current snapshot', () => {
     const next = apply(v3(), { action: 'remove-snapshot-ref', 'ref-name': 'main' });
-    expect(next['current-snapshot-id']).toBeNull();
+    expect(next['current-snapshot-id'] ?? null).toBeNull();
+    expect(Object.prototype.hasOwnProperty.call(JSON.parse(serializeTableMetadata(next)), 'current-snapshot-id')).toBe(false);
   });
 });
 

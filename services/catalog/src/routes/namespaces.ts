@@ -52,7 +52,10 @@ export function mountNamespaces(app: Express, d: CatalogDeps): void {
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
       const body = parseBody(CreateNamespace, req.body);
       const levels = body.namespace;
-      if (levels.length > 1 && !(await getNamespace(d.db, wh(req), levels.slice(0, -1)))) throw noSuchNamespace(levels.slice(0, -1));
+      // The REST document declares no 404 for createNamespace: a missing parent is a bad request.
+      if (levels.length > 1 && !(await getNamespace(d.db, wh(req), levels.slice(0, -1)))) {
+        throw badRequest(`Parent namespace does not exist: ${levels.slice(0, -1).join('.')}`);
+      }
       if (!(await insertNamespace(d.db, wh(req), levels, body.properties ?? {}))) throw alreadyExists(`Namespace ${levels.join('.')}`);
       res.json({ namespace: levels, properties: body.properties ?? {} });
     }],

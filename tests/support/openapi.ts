@@ -1,0 +1,284 @@
+// Validates catalog responses against the Iceberg REST catalog OpenAPI document.
+//
+// `validateCatalogResponse` checks one response (status and JSON body) against the operation the
+// document declares for its method and path; `catalogRequest` is a drop-in for
+// `request(stack().catalog_url)` (supertest) and `validatingFetch` a `fetch` for iceberg-js, both of
+// which fail the request with an Error naming the path and each violation.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import request from 'supertest';
+import { parse } from 'yaml';
+
+type Json = Record<string, any>;
+
+export const OPENAPI_SPEC_PATH = process.env.FLOE_OPENAPI_SPEC
+  ?? fileURLToPath(new URL('../../../shared/spec/iceberg-rest-catalog-open-api.yaml', import.meta.url));
+
+const DOC_ID = 'iceberg-rest-catalog-openapi';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+interface PathTemplate {
+  template: string;
+  regex: RegExp;
+  params: number;
+  item: Json;
+}
+
+interface Loaded {
+  doc: Json;
+  ajv: Ajv2020;
+  paths: PathTemplate[];
+  validators: Map<string, ValidateFunction>;
+}
+
+let loaded: Loaded | undefined;
+
+/** Escapes one JSON-pointer segment for use in a `$ref` URI fragment. */
+const pointerSegment = (s: string) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'));
+
+function lookupPointer(doc: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) throw new Error(`unsupported $ref ${ref}`);
+  let node: any = doc;
+  for (const raw of ref.slice(2).split('/')) {
+    const seg = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    node = node?.[seg];
+  }
+  return node;
+}
+
+/**
+ * Adapts the OpenAPI dialect to what Ajv accepts, without loosening anything:
+ * - `discriminator.mapping` is dropped (Ajv derives the mapping from the `oneOf` branches' `const`/`enum`);
+ *   a discriminator Ajv cannot use (no `oneOf`, branches without a `const`/`enum` tag) is dropped,
+ *   which leaves the plain `oneOf`/`allOf` to decide;
+ * - `nullable: true` without `type` becomes `anyOf: [{type: null}, <the rest>]` (Ajv requires `type` beside it).
+ */
+function adapt(doc: Json): Json {
+  const deref = (s: any): any => (s && typeof s.$ref === 'string' && s.$ref.startsWith('#/') ? lookupPointer(doc, s.$ref) : s);
+
+  const discriminatorUsable = (node: Json): boolean => {
+    const tag = node.discriminator?.propertyName;
+    if (typeof tag !== 'string' || !Array.isArray(node.oneOf)) return false;
+    const topRequired = Array.isArray(node.required) && node.required.includes(tag);
+    const seen = new Set<string>();
+    for (const branch of node.oneOf) {
+      const sch = deref(branch);
+      const prop = sch?.properties?.[tag];
+      if (!prop || typeof prop !== 'object') return false;
+      if (!topRequired && !(Array.isArray(sch.required) && sch.required.includes(tag))) return false;
+      const values = prop.const !== undefined ? [prop.const] : Array.isArray(prop.enum) ? prop.enum : undefined;
+      if (!values) return false;
+      for (const v of values) {
+        if (typeof v !== 'string' || seen.has(v)) return false;
+        seen.add(v);
+      }
+    }
+    return true;
+  };
+
+  const walk = (node: any): any => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'examples' ? v : walk(v);
+    if (out.discriminator && typeof out.discriminator === 'object') {
+      if (discriminatorUsable(node)) out.discriminator = { propertyName: out.discriminator.propertyName };
+      else delete out.discriminator;
+    }
+    if (out.nullable === true && out.type === undefined) {
+      const { nullable: _n, description, ...rest } = out;
+      return { ...(description !== undefined ? { description } : {}), anyOf: [{ type: 'null' }, rest] };
+    }
+    return out;
+  };
+  return walk(doc);
+}
+
+function load(): Loaded {
+  if (loaded) return loaded;
+  const doc = parse(readFileSync(OPENAPI_SPEC_PATH, 'utf8')) as Json;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true, validateSchema: false, logger: false });
+  addFormats(ajv);
+  // The whole (adapted) document is one schema resource, so that the document's own
+  // `#/components/schemas/...` references resolve and any response schema is addressable by pointer.
+  const adapted = adapt(doc);
+  ajv.addSchema({ ...adapted, $id: DOC_ID }, DOC_ID);
+  const paths: PathTemplate[] = Object.entries(doc.paths ?? {}).map(([template, item]) => {
+    const parts = template.split(/(\{[^}]+\})/).filter(Boolean);
+    const params = parts.filter((p) => p.startsWith('{')).length;
+    const source = parts.map((p) => (p.startsWith('{') ? '([^/]+)' : p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+    return { template, regex: new RegExp(`^${source}$`), params, item: item as Json };
+  });
+  // Literal segments win over parameters when two templates match.
+  paths.sort((a, b) => a.params - b.params);
+  loaded = { doc, ajv, paths, validators: new Map() };
+  return loaded;
+}
+
+function formatError(e: ErrorObject): string {
+  const where = e.instancePath === '' ? '(root)' : e.instancePath;
+  let detail = e.message ?? 'is invalid';
+  if (e.keyword === 'additionalProperties') detail += ` '${(e.params as Json).additionalProperty}'`;
+  else if (e.keyword === 'enum') detail += ` ${JSON.stringify((e.params as Json).allowedValues)}`;
+  else if (e.keyword === 'const') detail += ` ${JSON.stringify((e.params as Json).allowedValue)}`;
+  return `${where} ${detail} (schema ${e.schemaPath})`;
+}
+
+/** Finds the response object declared for `status`: exact code, then its range (`4XX`), then `default`. */
+function declaredResponse(responses: Json, status: number): { key: string; response: Json } | undefined {
+  for (const key of [String(status), `${String(status)[0]}XX`, `${String(status)[0]}xx`, 'default']) {
+    if (responses[key] !== undefined) return { key, response: responses[key] as Json };
+  }
+  return undefined;
+}
+
+interface Resolved {
+  /** Names method, path and status (and the operation once found), for messages. */
+  where: string;
+  /** Violations found before looking at the body: unknown path or operation, undeclared status. */
+  violations: string[];
+  /** The declared application/json body schema, when there is one (never for HEAD). */
+  schema?: { pointer: string; name: string };
+}
+
+function resolve(method: string, urlPath: string, status: number): Resolved {
+  const { doc, paths } = load();
+  const m = method.toLowerCase();
+  const path = urlPath.split('?')[0].split('#')[0];
+  const label = `${method.toUpperCase()} ${path} -> ${status}`;
+
+  const match = paths.find((p) => p.regex.test(path));
+  if (!match) return { where: label, violations: [`${label}: the path matches no path in the OpenAPI document`] };
+  const op = (METHODS as readonly string[]).includes(m) ? (match.item[m] as Json | undefined) : undefined;
+  if (!op) return { where: label, violations: [`${label}: the OpenAPI document declares no ${method.toUpperCase()} operation for ${match.template}`] };
+  const where = `${label} (${op.operationId ?? match.template})`;
+  const found = declaredResponse(op.responses ?? {}, status);
+  if (!found) {
+    const declared = Object.keys(op.responses ?? {}).join(', ');
+    return { where, violations: [`${where}: status ${status} is not declared for this operation (declared: ${declared})`] };
+  }
+
+  let pointer = `#/paths/${pointerSegment(match.template)}/${m}/responses/${pointerSegment(found.key)}`;
+  let response = found.response;
+  for (let hops = 0; typeof response.$ref === 'string' && hops < 10; hops += 1) {
+    pointer = response.$ref as string;
+    response = lookupPointer(doc, pointer) as Json;
+    if (!response) return { where, violations: [`${where}: unresolvable response $ref ${pointer}`] };
+  }
+  if (m === 'head') return { where, violations: [] };
+  const content = response.content as Json | undefined;
+  const mediaKey = content && Object.keys(content).find((k) => k.split(';')[0].trim().toLowerCase() === 'application/json');
+  if (!mediaKey || !content![mediaKey].schema) return { where, violations: [] };
+  const schema = content![mediaKey].schema as Json;
+  const schemaPointer = `${pointer}/content/${pointerSegment(mediaKey)}/schema`;
+  return { where, violations: [], schema: { pointer: schemaPointer, name: typeof schema.$ref === 'string' ? schema.$ref : schemaPointer } };
+}
+
+function validateBody(r: Resolved, body: unknown): string[] {
+  if (!r.schema) return [];
+  const { ajv, validators } = load();
+  let validate = validators.get(r.schema.pointer);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${DOC_ID}${r.schema.pointer}` });
+    validators.set(r.schema.pointer, validate);
+  }
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => `${r.where}: body does not match ${r.schema!.name}: ${formatError(e)}`);
+}
+
+/**
+ * Validates one catalog response against the OpenAPI document. `urlPath` is the request path
+ * as the catalog serves it (without scheme and host; a query string is ignored). Returns the
+ * violations, each naming the method, path and status and, for the body, the JSON pointer of the
+ * offending value; an empty array means the response conforms. Responses the document declares
+ * without a JSON body (204, 304, HEAD) are checked only for a declared status.
+ */
+export function validateCatalogResponse(method: string, urlPath: string, status: number, body: unknown): string[] {
+  const r = resolve(method, urlPath, status);
+  return r.violations.length > 0 ? r.violations : validateBody(r, body);
+}
+
+/**
+ * Validates a response as seen on the wire: besides `validateCatalogResponse`, a declared JSON body
+ * must be present and typed as JSON. `text` is the raw body.
+ */
+function validateWireResponse(method: string, urlPath: string, status: number, contentType: string | null | undefined, text: string, body: unknown): string[] {
+  const r = resolve(method, urlPath, status);
+  if (r.violations.length > 0) return r.violations;
+  if (!r.schema) return [];
+  if (text.length === 0) return [`${r.where}: the document declares an application/json body (${r.schema.name}), the response has none`];
+  const typed = !!contentType && /^application\/([\w.-]+\+)?json\b/i.test(contentType.trim());
+  return [
+    ...(typed ? [] : [`${r.where}: the document declares an application/json body, the response's Content-Type is ${contentType ?? 'missing'}`]),
+    ...validateBody(r, body),
+  ];
+}
+
+function violationError(method: string, urlPath: string, status: number, violations: string[]): Error {
+  const err = new Error(`catalog response to ${method.toUpperCase()} ${urlPath} (${status}) violates the OpenAPI document:\n  - ${violations.join('\n  - ')}`);
+  err.name = 'OpenApiViolation';
+  return err;
+}
+
+function relativePath(baseUrl: string, url: string): string {
+  const base = new URL(baseUrl);
+  const target = new URL(url, base);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const path = prefix && target.pathname.startsWith(prefix) ? target.pathname.slice(prefix.length) || '/' : target.pathname;
+  return path;
+}
+
+type Agent = ReturnType<typeof request>;
+const AGENT_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options'] as const;
+
+/**
+ * A drop-in for `request(baseUrl)` (supertest) that validates every response against the OpenAPI
+ * document before the test sees it; a violation fails the request with an Error.
+ */
+export function catalogRequest(baseUrl: string): Agent {
+  const agent = request(baseUrl) as any;
+  const wrapped: any = Object.create(agent);
+  for (const name of AGENT_METHODS) {
+    if (typeof agent[name] !== 'function') continue;
+    const method = name === 'del' ? 'delete' : name;
+    wrapped[name] = (url: string, ...rest: unknown[]) => {
+      const test = agent[name](url, ...rest);
+      const path = relativePath(baseUrl, url);
+      // supertest runs assertions in the order they were added, on every `end`/`await`, so this one runs first.
+      test.expect((res: request.Response) => {
+        const text = typeof res.text === 'string' ? res.text : '';
+        const violations = validateWireResponse(method, path, res.status, res.headers['content-type'], text, res.body);
+        if (violations.length > 0) throw violationError(method, path, res.status, [...new Set(violations)]);
+      });
+      return test;
+    };
+  }
+  return wrapped as Agent;
+}
+
+/**
+ * A `fetch` for iceberg-js that validates every catalog response against the OpenAPI document and
+ * throws on a violation; otherwise it returns the untouched response.
+ */
+export function validatingFetch(baseUrl: string, realFetch: typeof fetch = globalThis.fetch): typeof fetch {
+  return async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const method = (init?.method ?? (typeof input === 'object' && !(input instanceof URL) ? input.method : undefined) ?? 'GET').toUpperCase();
+    const res = await realFetch(input, init);
+    const path = relativePath(baseUrl, url);
+    const text = method === 'HEAD' ? '' : await res.clone().text();
+    let body: unknown;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const violations = validateWireResponse(method, path, res.status, res.headers.get('content-type'), text, body);
+    if (violations.length > 0) throw violationError(method, path, res.status, [...new Set(violations)]);
+    return res;
+  };
+}
