@@ -1,6 +1,8 @@
 import type { IdentityDeps } from '../deps';
 
 const CATALOG_PROBE_TTL_MS = 5_000;
+// A failed probe is retried sooner: at stack start the catalog comes up just after identity.
+const CATALOG_PROBE_FAILED_TTL_MS = 1_000;
 const CATALOG_PROBE_TIMEOUT_MS = 500;
 
 /**
@@ -12,7 +14,7 @@ export function createHealthCheck(d: IdentityDeps) {
   let catalog = { ok: false, at: 0 };
 
   async function probeCatalog(): Promise<boolean> {
-    if (Date.now() - catalog.at < CATALOG_PROBE_TTL_MS) return catalog.ok;
+    if (Date.now() - catalog.at < (catalog.ok ? CATALOG_PROBE_TTL_MS : CATALOG_PROBE_FAILED_TTL_MS)) return catalog.ok;
     let ok = false;
     try {
       const res = await fetch(`${d.config.catalogUrl}/v1/config`, { signal: AbortSignal.timeout(CATALOG_PROBE_TIMEOUT_MS) });
