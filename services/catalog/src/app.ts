@@ -8,6 +8,7 @@ import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
 import { mountRegisterAndMetrics } from './routes/register';
 import { mountTables } from './routes/tables';
+import { mountViews } from './routes/views';
 import { mountUnbuilt } from './routes/unbuilt';
 
 export function buildCatalogApp(d: CatalogDeps): Express {
@@ -28,6 +29,7 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       mountNamespaces(app, d);
       mountTables(app, d);
       mountRegisterAndMetrics(app, d);
+      mountViews(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -13,10 +13,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>]> = [
   ['/v1/:prefix/namespaces/:namespace/tables/:table/plan/:planId', ['get', 'delete']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/tasks', ['post']],
   ['/v1/:prefix/namespaces/:namespace/tables/:table/sign', ['post']],
-  ['/v1/:prefix/namespaces/:namespace/views', ['get', 'post']],
-  ['/v1/:prefix/namespaces/:namespace/views/:view', ['get', 'post', 'delete']],
-  ['/v1/:prefix/views/rename', ['post']],
-  ['/v1/:prefix/namespaces/:namespace/register-view', ['post']],
   ['/v1/:prefix/namespaces/:namespace/functions', ['get']],
   ['/v1/:prefix/namespaces/:namespace/functions/:function', ['get']],
 ];
