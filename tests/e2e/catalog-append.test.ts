@@ -101,6 +101,11 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
   expect(loaded.snapshots).toHaveLength(2);
   const head = loaded.snapshots!.find((s) => BigInt(s['snapshot-id']) === second.snapshotId)!;
   expect(head.summary).toMatchObject({ operation: 'append', 'added-records': '2', 'total-records': '5', 'total-data-files': '2' });
+  // snapshots=refs: only what a branch or tag points at.
+  const refsOnly = await catalog().get(`/v1/${wh.id}/namespaces/lake/tables/sales`).query({ snapshots: 'refs' }).set(bearer(rw));
+  expect(refsOnly.status).toBe(200);
+  expect(refsOnly.body.metadata.snapshots.map((s: { 'snapshot-id': number }) => BigInt(s['snapshot-id']))).toEqual([second.snapshotId]);
+  expect((await catalog().get(`/v1/${wh.id}/namespaces/lake/tables/sales`).query({ snapshots: 'all' }).set(bearer(rw))).body.metadata.snapshots).toHaveLength(2);
 
   // icebird, an independent reader, over plain HTTP: the bucket is made public for the read.
   const store = adminStorage();

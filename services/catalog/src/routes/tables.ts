@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Express, Request } from 'express';
 import { route } from '@floe/http';
+import { serializeTableMetadata } from '@floe/iceberg';
 import type { CatalogDeps } from '../deps';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace, noSuchTable } from '../errors';
 import { getNamespace, joinNamespace, splitNamespace } from '../store/namespaces';
@@ -75,7 +76,16 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       if (req.method === 'HEAD') return void res.status(204).end();
       if (req.get('if-none-match') === etag) return void res.status(304).set('ETag', etag).end();
       const wh = await warehouseOf(d, req);
-      const text = await d.metadata.read(d.storage.s3As(wh.rw), t.metadataLocation!);
+      const s3 = d.storage.s3As(wh.rw);
+      const snapshotsMode = req.query.snapshots ?? 'all';
+      if (snapshotsMode !== 'all' && snapshotsMode !== 'refs') throw badRequest('snapshots must be all or refs');
+      let text = await d.metadata.read(s3, t.metadataLocation!);
+      if (snapshotsMode === 'refs') {
+        // Only the snapshots some branch or tag points at (history stays in snapshot-log).
+        const meta = await d.metadata.readParsed(s3, t.metadataLocation!);
+        const referenced = new Set(Object.values(meta.refs ?? {}).map((r) => String(r['snapshot-id'])));
+        text = serializeTableMetadata({ ...meta, snapshots: (meta.snapshots ?? []).filter((sn) => referenced.has(String(sn['snapshot-id']))) });
+      }
       const config: Record<string, string> = {};
       let credentials = '';
       if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
