@@ -7,6 +7,7 @@ import {
   changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, joinNamespace, listNamespaces,
   namespaceContents, SEP, splitNamespace,
 } from '../store/namespaces';
+import { pageOf, pageParams } from './paging';
 import { requirePrefix, requireWrite } from './prefix';
 
 const Level = z.string().min(1).max(255).refine((s) => !s.includes(SEP), 'a namespace level may not contain U+001F');
@@ -14,7 +15,6 @@ const Properties = z.record(z.string(), z.string());
 const CreateNamespace = z.object({ namespace: z.array(Level).min(1).max(16), properties: Properties.optional() });
 const UpdateProperties = z.object({ removals: z.array(z.string()).optional(), updates: Properties.optional() });
 
-const DEFAULT_PAGE = 1000;
 
 function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const r = schema.safeParse(body ?? {});
@@ -40,13 +40,10 @@ export function mountNamespaces(app: Express, d: CatalogDeps): void {
     get: [auth, requirePrefix, async (req, res) => {
       const parent = typeof req.query.parent === 'string' && req.query.parent !== '' ? splitNamespace(req.query.parent) : [];
       if (parent.length && !(await getNamespace(d.db, wh(req), parent))) throw noSuchNamespace(parent);
-      const pageSize = req.query.pageSize === undefined ? DEFAULT_PAGE : Number(req.query.pageSize);
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > DEFAULT_PAGE) throw badRequest(`pageSize must be 1-${DEFAULT_PAGE}`);
-      const after = typeof req.query.pageToken === 'string' && req.query.pageToken ? Buffer.from(req.query.pageToken, 'base64url').toString() : null;
-      const found = await listNamespaces(d.db, wh(req), parent, after, pageSize + 1);
-      const page = found.slice(0, pageSize);
+      const { after, pageSize } = pageParams(req);
+      const { page, next } = pageOf(await listNamespaces(d.db, wh(req), parent, after, pageSize + 1), pageSize, joinNamespace);
       const body: Record<string, unknown> = { namespaces: page };
-      if (found.length > pageSize) body['next-page-token'] = Buffer.from(joinNamespace(page[page.length - 1])).toString('base64url');
+      if (next) body['next-page-token'] = next;
       res.json(body);
     }],
     post: [auth, requirePrefix, requireWrite, async (req, res) => {

@@ -9,6 +9,18 @@ import { findTable, insertTable, swapMetadataLocation } from '../store/tables';
 import { commitFailed } from '../commit';
 import { requirePrefix, requireWrite } from './prefix';
 import { existingTable, namespaceOf, warehouseOf } from './tables';
+import type { WarehouseRow } from '../store/warehouses';
+
+/** A metadata file to register: it must lie in the warehouse's table bucket and be readable. */
+export async function readForRegistration(d: CatalogDeps, wh: WarehouseRow, location: string): Promise<string> {
+  const root = `s3://${wh.tableBucket}/`;
+  if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
+  try {
+    return await d.metadata.read(d.storage.s3As(wh.rw), location);
+  } catch {
+    throw badRequest(`Cannot read metadata at ${location}`);
+  }
+}
 
 // POST …/register adopts a table whose metadata file already sits in the
 // warehouse's table bucket; POST …/metrics accepts an engine's scan/commit
@@ -26,14 +38,9 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       if (typeof location !== 'string' || !location) throw badRequest('Invalid request: metadata-location is required');
       const wh = await warehouseOf(d, req);
       const root = `s3://${wh.tableBucket}/`;
-      if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
+      if (!location.startsWith(root)) throw badRequest(`metadata-location must be under ${root}`);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
-      let text: string;
-      try {
-        text = await d.metadata.read(d.storage.s3As(wh.rw), location);
-      } catch {
-        throw badRequest(`Cannot read table metadata at ${location}`);
-      }
+      const text = await readForRegistration(d, wh, location);
       let tableLocation: string;
       try {
         tableLocation = parseTableMetadata(text).location;

@@ -9,10 +9,10 @@ import { deleteTable, findTable, listTables, nameTaken, renameTable, type TableR
 import { warehouseById, type WarehouseRow } from '../store/warehouses';
 import { recordDropWithPurge } from '../purge';
 import { vendTableCredentials } from '../vended-credentials';
+import { pageOf, pageParams } from './paging';
 import { requirePrefix, requireWrite } from './prefix';
 import { mountCommits } from './commits';
 
-const DEFAULT_PAGE = 1000;
 
 // Spec: the table routes of the Iceberg REST catalog that need no metadata
 // engine: list, exists, load, drop, rename, load credentials.
@@ -56,13 +56,10 @@ export function mountTables(app: Express, d: CatalogDeps): void {
     get: [auth, requirePrefix, async (req, res) => {
       const ns = namespaceOf(req);
       if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
-      const pageSize = req.query.pageSize === undefined ? DEFAULT_PAGE : Number(req.query.pageSize);
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > DEFAULT_PAGE) throw badRequest(`pageSize must be 1-${DEFAULT_PAGE}`);
-      const after = typeof req.query.pageToken === 'string' && req.query.pageToken ? Buffer.from(req.query.pageToken, 'base64url').toString() : null;
-      const names = await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'table', after, pageSize + 1);
-      const page = names.slice(0, pageSize);
+      const { after, pageSize } = pageParams(req);
+      const { page, next } = pageOf(await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'table', after, pageSize + 1), pageSize, (n) => n);
       const body: Record<string, unknown> = { identifiers: page.map((name) => ({ namespace: ns, name })) };
-      if (names.length > pageSize) body['next-page-token'] = Buffer.from(page[page.length - 1]).toString('base64url');
+      if (next) body['next-page-token'] = next;
       res.json(body);
     }],
     post: writes.create,

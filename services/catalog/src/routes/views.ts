@@ -10,13 +10,14 @@ import { commitFailed, discardUnreferenced } from '../commit';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
 import { getNamespace } from '../store/namespaces';
 import { deleteTable, findTable, insertTable, listTables, nameTaken, renameTable, swapMetadataLocation, type TableRow } from '../store/tables';
+import { pageOf, pageParams } from './paging';
 import { requirePrefix, requireWrite } from './prefix';
+import { readForRegistration } from './register';
 import { namespaceOf, warehouseOf } from './tables';
 
 // Spec: the view routes of the Iceberg REST catalog. Views share the tables'
 // pointer store (kind = 'view') and their name space within a namespace.
 
-const DEFAULT_PAGE = 1000;
 const noSuchView = (ns: string[], name: string) => new IcebergError(404, 'NoSuchViewException', `View does not exist: ${[...ns, name].join('.')}`);
 
 function sendView(res: Response, location: string, text: string): void {
@@ -48,13 +49,10 @@ export function mountViews(app: Express, d: CatalogDeps): void {
     get: [auth, requirePrefix, async (req, res) => {
       const ns = namespaceOf(req);
       if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
-      const pageSize = req.query.pageSize === undefined ? DEFAULT_PAGE : Number(req.query.pageSize);
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > DEFAULT_PAGE) throw badRequest(`pageSize must be 1-${DEFAULT_PAGE}`);
-      const after = typeof req.query.pageToken === 'string' && req.query.pageToken ? Buffer.from(req.query.pageToken, 'base64url').toString() : null;
-      const names = await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'view', after, pageSize + 1);
-      const page = names.slice(0, pageSize);
+      const { after, pageSize } = pageParams(req);
+      const { page, next } = pageOf(await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'view', after, pageSize + 1), pageSize, (n) => n);
       const body: Record<string, unknown> = { identifiers: page.map((name) => ({ namespace: ns, name })) };
-      if (names.length > pageSize) body['next-page-token'] = Buffer.from(page[page.length - 1]).toString('base64url');
+      if (next) body['next-page-token'] = next;
       res.json(body);
     }],
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
@@ -146,15 +144,9 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const location = body['metadata-location'];
       if (typeof name !== 'string' || !name || typeof location !== 'string' || !location) throw badRequest('Invalid request: name and metadata-location are required');
       const wh = await warehouseOf(d, req);
-      const root = `s3://${wh.tableBucket}/`;
-      if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
+      if (!location.startsWith(`s3://${wh.tableBucket}/`)) throw badRequest(`metadata-location must be under s3://${wh.tableBucket}/`);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
-      let text: string;
-      try {
-        text = await d.metadata.read(d.storage.s3As(wh.rw), location);
-      } catch {
-        throw badRequest(`Cannot read view metadata at ${location}`);
-      }
+      const text = await readForRegistration(d, wh, location);
       asBadRequest(() => parseViewMetadata(text));
       if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
       if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'view', metadataLocation: location }))) {
