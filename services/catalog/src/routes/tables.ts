@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Express, Request } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import { route } from '@floe/http';
 import { serializeTableMetadata } from '@floe/iceberg';
 import type { CatalogDeps } from '../deps';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace, noSuchTable } from '../errors';
-import { getNamespace, joinNamespace, splitNamespace } from '../store/namespaces';
+import { getNamespace, splitNamespace } from '../store/namespaces';
 import { deleteTable, findTable, listTables, nameTaken, renameTable, type TableRow } from '../store/tables';
 import { warehouseById, type WarehouseRow } from '../store/warehouses';
 import { recordDropWithPurge } from '../purge';
@@ -48,20 +48,44 @@ function locationOf(metadataText: string): string {
   return JSON.parse(`"${m[1]}"`);
 }
 
+/** GET …/tables and GET …/views: the identifiers of one kind in a namespace, paged. */
+export function listIdentifiers(d: CatalogDeps, kind: 'table' | 'view'): RequestHandler {
+  return async (req, res) => {
+    const ns = namespaceOf(req);
+    if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
+    const { after, pageSize } = pageParams(req);
+    const { page, next } = pageOf(await listTables(d.db, req.catalogCaller!.warehouseId, ns, kind, after, pageSize + 1), pageSize, (n) => n);
+    const body: Record<string, unknown> = { identifiers: page.map((name) => ({ namespace: ns, name })) };
+    if (next) body['next-page-token'] = next;
+    res.json(body);
+  };
+}
+
+/** POST …/tables/rename and POST …/views/rename: move one table or view to another identifier. */
+export function renameHandler(d: CatalogDeps, kind: 'table' | 'view', missing: (ns: string[], name: string) => IcebergError): RequestHandler {
+  const noun = kind === 'table' ? 'Table' : 'View or table';
+  return async (req, res) => {
+    const body = req.body as { source?: { namespace?: string[]; name?: string }; destination?: { namespace?: string[]; name?: string } };
+    const src = body?.source;
+    const dst = body?.destination;
+    if (!src?.namespace || !src.name || !dst?.namespace || !dst.name) throw badRequest('source and destination identifiers are required');
+    const wh = req.catalogCaller!.warehouseId;
+    const found = await findTable(d.db, wh, src.namespace, src.name, kind);
+    if (!found) throw missing(src.namespace, src.name);
+    if (!(await getNamespace(d.db, wh, dst.namespace))) throw noSuchNamespace(dst.namespace);
+    if ((await nameTaken(d.db, wh, dst.namespace, dst.name)) || !(await renameTable(d.db, found.id, dst.namespace, dst.name))) {
+      throw alreadyExists(`${noun} ${[...dst.namespace, dst.name].join('.')}`);
+    }
+    res.status(204).end();
+  };
+}
+
 export function mountTables(app: Express, d: CatalogDeps): void {
   const auth = d.auth.requireCaller();
   const writes = mountCommits(app, d);
 
   route(app, '/v1/:prefix/namespaces/:namespace/tables', {
-    get: [auth, requirePrefix, async (req, res) => {
-      const ns = namespaceOf(req);
-      if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
-      const { after, pageSize } = pageParams(req);
-      const { page, next } = pageOf(await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'table', after, pageSize + 1), pageSize, (n) => n);
-      const body: Record<string, unknown> = { identifiers: page.map((name) => ({ namespace: ns, name })) };
-      if (next) body['next-page-token'] = next;
-      res.json(body);
-    }],
+    get: [auth, requirePrefix, listIdentifiers(d, 'table')],
     post: writes.create,
   });
 
@@ -121,18 +145,6 @@ export function mountTables(app: Express, d: CatalogDeps): void {
   });
 
   route(app, '/v1/:prefix/tables/rename', {
-    post: [auth, requirePrefix, requireWrite, async (req, res) => {
-      const body = req.body as { source?: { namespace?: string[]; name?: string }; destination?: { namespace?: string[]; name?: string } };
-      const src = body?.source;
-      const dst = body?.destination;
-      if (!src?.namespace || !src.name || !dst?.namespace || !dst.name) throw badRequest('source and destination identifiers are required');
-      const wh = req.catalogCaller!.warehouseId;
-      const t = await findTable(d.db, wh, src.namespace, src.name);
-      if (!t) throw noSuchTable(src.namespace, src.name);
-      if (!(await getNamespace(d.db, wh, dst.namespace))) throw noSuchNamespace(dst.namespace);
-      if (await nameTaken(d.db, wh, dst.namespace, dst.name)) throw alreadyExists(`Table ${joinNamespace(dst.namespace)}.${dst.name}`);
-      if (!(await renameTable(d.db, t.id, dst.namespace, dst.name))) throw alreadyExists(`Table ${dst.namespace.join('.')}.${dst.name}`);
-      res.status(204).end();
-    }],
+    post: [auth, requirePrefix, requireWrite, renameHandler(d, 'table', noSuchTable)],
   });
 }

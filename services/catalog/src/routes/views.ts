@@ -9,11 +9,10 @@ import type { CatalogDeps } from '../deps';
 import { commitFailed, discardUnreferenced } from '../commit';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
 import { getNamespace } from '../store/namespaces';
-import { deleteTable, findTable, insertTable, listTables, nameTaken, renameTable, swapMetadataLocation, type TableRow } from '../store/tables';
-import { pageOf, pageParams } from './paging';
+import { deleteTable, findTable, insertTable, nameTaken, swapMetadataLocation, type TableRow } from '../store/tables';
 import { requirePrefix, requireWrite } from './prefix';
 import { readForRegistration } from './register';
-import { namespaceOf, warehouseOf } from './tables';
+import { listIdentifiers, namespaceOf, renameHandler, warehouseOf } from './tables';
 
 // Spec: the view routes of the Iceberg REST catalog. Views share the tables'
 // pointer store (kind = 'view') and their name space within a namespace.
@@ -46,15 +45,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
   }
 
   route(app, '/v1/:prefix/namespaces/:namespace/views', {
-    get: [auth, requirePrefix, async (req, res) => {
-      const ns = namespaceOf(req);
-      if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
-      const { after, pageSize } = pageParams(req);
-      const { page, next } = pageOf(await listTables(d.db, req.catalogCaller!.warehouseId, ns, 'view', after, pageSize + 1), pageSize, (n) => n);
-      const body: Record<string, unknown> = { identifiers: page.map((name) => ({ namespace: ns, name })) };
-      if (next) body['next-page-token'] = next;
-      res.json(body);
-    }],
+    get: [auth, requirePrefix, listIdentifiers(d, 'view')],
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
       const ns = namespaceOf(req);
       const body = (req.body ?? {}) as Record<string, unknown>;
@@ -120,20 +111,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
   });
 
   route(app, '/v1/:prefix/views/rename', {
-    post: [auth, requirePrefix, requireWrite, async (req, res) => {
-      const body = req.body as { source?: { namespace?: string[]; name?: string }; destination?: { namespace?: string[]; name?: string } };
-      const src = body?.source;
-      const dst = body?.destination;
-      if (!src?.namespace || !src.name || !dst?.namespace || !dst.name) throw badRequest('source and destination identifiers are required');
-      const wh = req.catalogCaller!.warehouseId;
-      const v = await findTable(d.db, wh, src.namespace, src.name, 'view');
-      if (!v) throw noSuchView(src.namespace, src.name);
-      if (!(await getNamespace(d.db, wh, dst.namespace))) throw noSuchNamespace(dst.namespace);
-      if ((await nameTaken(d.db, wh, dst.namespace, dst.name)) || !(await renameTable(d.db, v.id, dst.namespace, dst.name))) {
-        throw alreadyExists(`View or table ${[...dst.namespace, dst.name].join('.')}`);
-      }
-      res.status(204).end();
-    }],
+    post: [auth, requirePrefix, requireWrite, renameHandler(d, 'view', noSuchView)],
   });
 
   route(app, '/v1/:prefix/namespaces/:namespace/register-view', {
