@@ -12,14 +12,14 @@ import { icebergRead } from 'icebird';
 import { IcebergRestCatalog } from 'iceberg-js';
 import { files } from '@floe/iceberg';
 import { adminStorage } from '../support/store';
-import { catalogRequest, validatingFetch } from '../support/openapi';
+import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { catalog } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
 let wh: TestWarehouse;
 let rw: string;
 const dir = mkdtempSync(join(tmpdir(), 'floe-append-'));
-const catalog = () => catalogRequest(stack().catalog_url);
 const schema = {
   type: 'struct', 'schema-id': 0,
   fields: [{ id: 1, name: 'id', required: true, type: 'long' }, { id: 2, name: 'name', required: false, type: 'string' }],

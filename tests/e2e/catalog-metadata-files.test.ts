@@ -1,8 +1,7 @@
-import type request from 'supertest';
-import { catalogRequest } from '../support/openapi';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { adminStorage } from '../support/store';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { catalog } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
 // write.metadata.previous-versions-max bounds the metadata-log;
@@ -10,7 +9,6 @@ import { bearer, stack } from './helpers';
 
 let wh: TestWarehouse;
 let rw: string;
-const catalog = () => catalogRequest(stack().catalog_url);
 const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
 
 beforeAll(async () => {

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { IcebergRestCatalog } from 'iceberg-js';
-import { catalogRequest, validatingFetch } from '../support/openapi';
+import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { catalog, icebergError, token } from './catalog-helpers';
 import { bearer, gateway, newPrincipal, stack } from './helpers';
 
 // The Iceberg REST catalog's token exchange, surface separation, config and
@@ -9,21 +10,9 @@ import { bearer, gateway, newPrincipal, stack } from './helpers';
 
 let wh: TestWarehouse;
 let other: TestWarehouse;
-const catalog = () => catalogRequest(stack().catalog_url);
-
-async function token(clientId: string, clientSecret: string): Promise<string> {
-  const res = await catalog().post('/v1/oauth/tokens').type('form')
-    .send({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'PRINCIPAL_ROLE:ALL' });
-  if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.access_token;
-}
 
 const client = (t: string, warehouse: string) => new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse, auth: { type: 'bearer', token: t } });
 
-const icebergError = (res: request.Response, status: number, type: string) => {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ type, code: status, message: expect.any(String), request_id: res.headers['x-request-id'] });
-};
 
 beforeAll(async () => {
   wh = await createTestWarehouse(stack().database_url);

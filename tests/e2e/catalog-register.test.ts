@@ -1,6 +1,5 @@
-import type request from 'supertest';
-import { catalogRequest } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { catalog, icebergError, token } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
 // Registering an existing metadata file as a table, and accepting metrics reports.
@@ -8,13 +7,6 @@ import { bearer, stack } from './helpers';
 let wh: TestWarehouse;
 let rw: string;
 let ro: string;
-const catalog = () => catalogRequest(stack().catalog_url);
-const token = async (id: string, secret: string) =>
-  (await catalog().post('/v1/oauth/tokens').type('form').send({ grant_type: 'client_credentials', client_id: id, client_secret: secret })).body.access_token as string;
-const icebergError = (res: request.Response, status: number, type: string) => {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ type, code: status, request_id: res.headers['x-request-id'] });
-};
 const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
 const base = () => `/v1/${wh.id}/namespaces/reg`;
 

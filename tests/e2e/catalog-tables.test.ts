@@ -1,10 +1,10 @@
-import type request from 'supertest';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { IcebergRestCatalog } from 'iceberg-js';
 import { adminStorage } from '../support/store';
 import { registerTestTable, type TestTable } from '../support/table';
-import { catalogRequest, validatingFetch } from '../support/openapi';
+import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { catalog, icebergError, token } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
 // Table routes that need no metadata engine: load (with ETag and vended
@@ -14,17 +14,7 @@ let wh: TestWarehouse;
 let orders: TestTable;
 let rwToken: string;
 let roToken: string;
-const catalog = () => catalogRequest(stack().catalog_url);
 
-async function token(clientId: string, clientSecret: string): Promise<string> {
-  const res = await catalog().post('/v1/oauth/tokens').type('form').send({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
-  return res.body.access_token;
-}
-
-const icebergError = (res: request.Response, status: number, type: string) => {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ type, code: status, request_id: res.headers['x-request-id'] });
-};
 
 beforeAll(async () => {
   wh = await createTestWarehouse(stack().database_url);
@@ -95,7 +85,7 @@ test('vended credentials reach the table\'s files only; read-only for the read-o
 });
 
 test('rename moves the table; the old name is gone; a taken or missing destination is refused', async () => {
-  await catalogRequest(stack().catalog_url).post(`/v1/${wh.id}/namespaces`).set(bearer(rwToken)).send({ namespace: ['archive'] }).expect(200);
+  await catalog().post(`/v1/${wh.id}/namespaces`).set(bearer(rwToken)).send({ namespace: ['archive'] }).expect(200);
   const move = (source: object, destination: object, t = rwToken) => catalog().post(`/v1/${wh.id}/tables/rename`).set(bearer(t)).send({ source, destination });
   icebergError(await move({ namespace: ['shop'], name: 'customers' }, { namespace: ['archive'], name: 'customers' }, roToken), 403, 'ForbiddenException');
   icebergError(await move({ namespace: ['shop'], name: 'customers' }, { namespace: ['shop'], name: 'orders' }), 409, 'AlreadyExistsException');
