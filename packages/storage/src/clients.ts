@@ -16,8 +16,9 @@ export interface StoreCredentials {
   expiration?: Date;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-const handler = () => new NodeHttpHandler({ httpAgent: agent, connectionTimeout: 3_000, requestTimeout: 30_000 });
+/** One keep-alive pool to the store for every client of this process. */
+export const keepAliveAgent = new Agent({ keepAlive: true, maxSockets: 256 });
+const handler = () => new NodeHttpHandler({ httpAgent: keepAliveAgent, connectionTimeout: 3_000, requestTimeout: 30_000 });
 
 /**
  * An S3 client for the store: path-style addressing, and checksums only where

@@ -6,3 +6,4 @@ export * from './policies';
 export * from './provider';
 export * from './rgw-provider';
 export * from './bucket-names';
+export * from './object-client';

@@ -12,6 +12,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { AssumeRoleCommand } from '@aws-sdk/client-sts';
 import { AdminOps } from './admin-ops';
+import { ClientCache } from './client-cache';
+import { ObjectClient } from './object-client';
 import { iamClient, s3Client, stsClient, type StoreCredentials, type StoreEndpoint } from './clients';
 import { StorageError, toStorageError } from './errors';
 import { fromS3Rule, toS3Rule, type LifecycleRule } from './lifecycle';
@@ -46,6 +48,7 @@ export class RgwStorage implements StorageProvider {
   readonly s3: S3Client;
   readonly iam: IAMClient;
   private readonly adminUid: string;
+  private readonly clients = new ClientCache();
 
   constructor(private readonly cfg: RgwConfig) {
     const creds = { accessKeyId: cfg.adminAccessKey, secretAccessKey: cfg.adminSecretKey };
@@ -55,9 +58,18 @@ export class RgwStorage implements StorageProvider {
     this.adminUid = cfg.adminUid ?? 'floe-admin';
   }
 
-  /** An S3 client acting with someone else's credentials (tenant, session, uploader). */
+  /**
+   * An S3 client acting with someone else's credentials (tenant, session,
+   * uploader). Clients are kept per credential: building one costs about as
+   * much CPU as the request it would send (the SDK resolves its whole config).
+   */
   s3As(credentials: StoreCredentials): S3Client {
-    return s3Client(this.cfg, credentials);
+    return this.clients.get('s3', credentials, () => s3Client(this.cfg, credentials));
+  }
+
+  /** Whole-object GET/PUT acting with someone else's credentials, without the SDK's per-request cost (hot paths). */
+  objectsAs(credentials: StoreCredentials): ObjectClient {
+    return this.clients.get('objects', credentials, () => new ObjectClient(this.cfg, credentials));
   }
 
   // ---- buckets -------------------------------------------------------------
@@ -465,7 +477,6 @@ export class RgwStorage implements StorageProvider {
         results.push({ bucket, ok: false, error: toStorageError('probe', err).kind });
       }
     }
-    client.destroy();
     return { ok: results.every((r) => r.ok), seconds: (Date.now() - started) / 1000, buckets: results };
   }
 }
