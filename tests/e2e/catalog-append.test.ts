@@ -10,7 +10,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
 import { IcebergRestCatalog } from 'iceberg-js';
-import { files } from '@floe/iceberg';
+import { buildAppend, countRows, parquetDataFile, stringifyJson, writeParquetDataFile } from '@floe/iceberg';
 import { adminStorage } from '../support/store';
 import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
@@ -56,7 +56,7 @@ async function append(table: string, rows: Array<{ id: bigint; name: string | nu
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
   const tableSchema = metadata.schemas.find((s: any) => s['schema-id'] === metadata['current-schema-id']);
-  const { bytes, stats } = files.writeParquetDataFile({ schema: tableSchema, rows });
+  const { bytes, stats } = writeParquetDataFile({ schema: tableSchema, rows });
   const dataPath = `${location}/data/${randomUUID()}.parquet`;
   await s3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, dataPath), Body: bytes }));
   // Like an engine: on 409 reload the table and rebuild the snapshot on the new head (the data file stays).
@@ -65,9 +65,9 @@ async function append(table: string, rows: Array<{ id: bigint; name: string | nu
     ? metadata.snapshots.find((s: any) => s['snapshot-id'] === metadata['current-snapshot-id']) : null;
   // iceberg-js sends plain JSON numbers, so this test keeps its snapshot ids below 2^53.
   const snapshotId = BigInt(Math.floor(Math.random() * 2 ** 52));
-  const built = await files.buildAppend({
+  const built = await buildAppend({
     formatVersion: metadata['format-version'], schema: tableSchema, spec: metadata['partition-specs'][0], parent,
-    lastSequenceNumber: BigInt(metadata['last-sequence-number']), files: [files.parquetDataFile(dataPath, stats)],
+    lastSequenceNumber: BigInt(metadata['last-sequence-number']), files: [parquetDataFile(dataPath, stats)],
     snapshotId, manifestPath: `${location}/metadata/${randomUUID()}-m0.avro`, manifestListPath: `${location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`, read,
   });
   for (const u of built.uploads) await s3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, u.path), Body: u.bytes }));
@@ -76,7 +76,7 @@ async function append(table: string, rows: Array<{ id: bigint; name: string | nu
     await c.commitTable({ namespace: ['lake'], name: table }, {
       requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null }],
       updates: [
-        { action: 'add-snapshot', snapshot: JSON.parse(files.stringifyJson(built.snapshot)) },
+        { action: 'add-snapshot', snapshot: JSON.parse(stringifyJson(built.snapshot)) },
         { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': Number(snapshotId) },
       ],
     } as never);
@@ -136,7 +136,7 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
   expect(ids.map((r) => [r.name, Number(r.field_id)])).toEqual([['id', 1], ['name', 2]]);
 
   // The engine's row counting agrees: from the snapshot summary.
-  const counted = await files.countRows(head as never, async () => new Uint8Array());
+  const counted = await countRows(head as never, async () => new Uint8Array());
   expect(counted).toMatchObject({ rows: 5, rows_source: 'snapshot_summary', rows_is_exact: true });
 }, 60_000);
 

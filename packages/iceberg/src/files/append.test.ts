@@ -1,11 +1,11 @@
+import { stringifyJson } from '../metadata/json.js';
+import { parseTableUpdates, type FormatVersion, type Schema } from '../metadata/model.js';
 import { buildAppend, type AppendResult } from './append.js';
-import { stringifyJson } from './json.js';
 import { readManifest } from './manifest.js';
 import { readManifestList } from './manifest-list.js';
 import { parquetDataFile, writeParquetDataFile } from './parquet.js';
 import { countRows } from './row-count.js';
-import { BIG_PARENT_ID, BIG_SNAPSHOT_ID, byCategoryAndDay, memoryStore, schema, unpartitioned } from './test-fixtures.js';
-import type { FormatVersion } from './types.js';
+import { BIG_PARENT_ID, BIG_SNAPSHOT_ID, byCategoryAndDay, dataFile, memoryStore, schema, unpartitioned } from './test-fixtures.js';
 
 function written(path: string, n: number) {
   const rows = Array.from({ length: n }, (_, i) => ({ id: BigInt(i), category: i % 2 ? 'a' : 'b', ts: new Date(i * 1000), amount: '1.50' }));
@@ -40,7 +40,7 @@ describe.each([1, 2, 3] as FormatVersion[])('append v%i', (v) => {
     expect(first.snapshot).toEqual({
       'snapshot-id': BIG_PARENT_ID,
       ...(v >= 2 ? { 'sequence-number': 1n } : {}),
-      'timestamp-ms': 1,
+      'timestamp-ms': 1n,
       'manifest-list': 'snap-1.avro',
       'schema-id': 0,
       summary: {
@@ -98,4 +98,37 @@ test('partitioned appends count changed partitions and keep bigint ids exact in 
   const m = readManifestList(r.uploads[1].bytes).manifests[0];
   expect(m.partitions).toHaveLength(4);
   expect(m.partitions![0].contains_null).toBe(false);
+});
+
+test('the snapshot is a table metadata Snapshot: add-snapshot takes it as built', async () => {
+  const { second } = await twoAppends(3);
+  expect(parseTableUpdates([{ action: 'add-snapshot', snapshot: second.snapshot }])).toEqual([
+    { action: 'add-snapshot', snapshot: second.snapshot },
+  ]);
+});
+
+test('binary and NaN partition values count as partitions like any other value', async () => {
+  const store = memoryStore();
+  const bytesAndDouble: Schema = {
+    type: 'struct', 'schema-id': 0,
+    fields: [{ id: 1, name: 'b', required: false, type: 'binary' }, { id: 2, name: 'd', required: false, type: 'double' }],
+  };
+  const spec = {
+    'spec-id': 0,
+    fields: [
+      { 'source-id': 1, 'field-id': 1000, name: 'b', transform: 'identity' },
+      { 'source-id': 2, 'field-id': 1001, name: 'd', transform: 'identity' },
+    ],
+  };
+  const r = await buildAppend({
+    formatVersion: 2, schema: bytesAndDouble, spec, lastSequenceNumber: 0n, snapshotId: 1n, manifestPath: 'm.avro', manifestListPath: 'l.avro',
+    read: store.read,
+    files: [
+      dataFile('p1', 1n, { b: new Uint8Array([1]), d: NaN }),
+      dataFile('p2', 1n, { b: new Uint8Array([1]), d: NaN }),
+      dataFile('p3', 1n, { b: new Uint8Array([2]), d: NaN }),
+      dataFile('p4', 1n, { b: new Uint8Array([2]), d: 0.5 }),
+    ],
+  });
+  expect(r.snapshot.summary['changed-partition-count']).toBe('3');
 });

@@ -6,12 +6,13 @@ import { EntryStatus, writeManifest, type DataFile } from './manifest.js';
 import { readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
 import type { AvroCodec } from './avro.js';
 import type { ReadFile, SnapshotLike } from './row-count.js';
-import type { FormatVersion, IcebergSchema, PartitionSpec } from './types.js';
-import { stringifyJson } from './json.js';
+import { stringifyJson } from '../metadata/json.js';
+import type { FormatVersion, PartitionSpec, Schema, Snapshot } from '../metadata/model.js';
+import type { PartitionData } from './partition.js';
 
 export interface AppendOptions {
   formatVersion: FormatVersion;
-  schema: IcebergSchema;
+  schema: Schema;
   /** Spec the new files were written with (normally the table's default spec). */
   spec: PartitionSpec;
   /** The branch head the append builds on; null/undefined for the first snapshot. */
@@ -32,21 +33,11 @@ export interface AppendOptions {
   codec?: AvroCodec;
 }
 
-/** Snapshot object for the `add-snapshot` table update. */
-export interface Snapshot {
-  'snapshot-id': bigint;
-  'parent-snapshot-id'?: bigint;
-  'sequence-number'?: bigint;
-  'timestamp-ms': number;
-  'manifest-list': string;
-  summary: Record<string, string>;
-  'schema-id'?: number;
-  'first-row-id'?: bigint;
-  'added-rows'?: bigint;
-}
+/** Snapshot object for the `add-snapshot` table update; an append always writes these two. */
+export type AppendSnapshot = Snapshot & Required<Pick<Snapshot, 'manifest-list' | 'summary'>>;
 
 export interface AppendResult {
-  snapshot: Snapshot;
+  snapshot: AppendSnapshot;
   /** Upload these before committing: the new manifest, then the manifest list. */
   uploads: { path: string; bytes: Uint8Array }[];
   /** v3: the table's next-row-id after this commit (first-row-id + added-rows). */
@@ -94,11 +85,11 @@ export async function buildAppend(opts: AppendOptions): Promise<AppendResult> {
     codec: opts.codec,
   });
 
-  const snapshot: Snapshot = {
+  const snapshot: AppendSnapshot = {
     'snapshot-id': snapshotId,
     ...(parentId !== null ? { 'parent-snapshot-id': parentId } : {}),
     ...(v >= 2 ? { 'sequence-number': sequenceNumber } : {}),
-    'timestamp-ms': opts.timestampMs ?? Date.now(),
+    'timestamp-ms': BigInt(opts.timestampMs ?? Date.now()),
     'manifest-list': opts.manifestListPath,
     summary: { ...opts.summary, ...appendSummary(opts, carried) },
     ...(opts.schema['schema-id'] !== undefined ? { 'schema-id': opts.schema['schema-id'] } : {}),
@@ -122,7 +113,7 @@ export async function buildAppend(opts: AppendOptions): Promise<AppendResult> {
 function appendSummary(opts: AppendOptions, carried: ManifestFile[]): Record<string, string> {
   const addedRecords = opts.files.reduce((s, f) => s + BigInt(f.record_count), 0n);
   const addedSize = opts.files.reduce((s, f) => s + BigInt(f.file_size_in_bytes), 0n);
-  const partitions = new Set(opts.files.map((f) => stringifyJson(f.partition ?? {})));
+  const partitions = new Set(opts.files.map((f) => partitionKey(f.partition)));
   const out: Record<string, string> = {
     operation: 'append',
     'added-data-files': String(opts.files.length),
@@ -148,6 +139,14 @@ function appendSummary(opts: AppendOptions, carried: ManifestFile[]): Record<str
   ];
   for (const [key, before, added] of totals) if (before !== undefined) out[key] = String(before + added);
   return out;
+}
+
+/** Identity of a partition tuple. Bytes and NaN have no JSON form, so they are spelled out first. */
+function partitionKey(partition: PartitionData | undefined): string {
+  return stringifyJson(Object.entries(partition ?? {}).map(([name, v]) => [
+    name,
+    v instanceof Uint8Array ? Array.from(v) : typeof v === 'number' && !Number.isFinite(v) ? String(v) : v,
+  ]));
 }
 
 function listTotals(manifests: ManifestFile[]) {

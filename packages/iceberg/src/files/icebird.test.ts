@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { icebergRead } from 'icebird';
 import { buildAppend } from './append.js';
-import { stringifyJson } from './json.js';
+import { stringifyJson } from '../metadata/json.js';
 import { parquetDataFile, writeParquetDataFile } from './parquet.js';
 import { BIG_PARENT_ID, BIG_SNAPSHOT_ID, memoryStore, schema, unpartitioned } from './test-fixtures.js';
 

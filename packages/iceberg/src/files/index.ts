@@ -1,9 +1,8 @@
 // Floe's Iceberg data and manifest files: the one implementation used by the
-// ingest roller (appends) and the catalog (row counting, purge).
-export type {
-  FormatVersion, IcebergSchema, IcebergType, ListType, MapType, NestedField, PartitionField, PartitionSpec, StructType,
-} from './types.js';
-export { decimalRequiredBytes, parsePrimitive, partitionResultType, partitionType } from './types.js';
+// ingest roller (appends) and the catalog (row counting, purge). Schemas, specs,
+// snapshots, primitive types and JSON are ../metadata's; only file-specific
+// helpers are exported here.
+export { decimalRequiredBytes, partitionResultType, partitionType } from './types.js';
 export type { IcebergValue } from './values.js';
 export { compareValues, fromBinary, toBinary, toInternal } from './values.js';
 export type { AvroCodec, AvroContainer } from './avro.js';
@@ -19,6 +18,5 @@ export type { DataFileStats, ParquetCodec, WriteParquetOptions, WrittenParquet }
 export { parquetDataFile, writeParquetDataFile } from './parquet.js';
 export type { ReadFile, RowCount, RowsSource, SnapshotLike } from './row-count.js';
 export { countRows } from './row-count.js';
-export type { AppendOptions, AppendResult, Snapshot } from './append.js';
+export type { AppendOptions, AppendResult, AppendSnapshot } from './append.js';
 export { buildAppend } from './append.js';
-export { stringifyJson } from './json.js';

@@ -3,7 +3,7 @@ import avro from 'avsc';
 import { readAvroHeader } from './avro.js';
 import { readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
 import { BIG_PARENT_ID, BIG_SNAPSHOT_ID } from './test-fixtures.js';
-import type { FormatVersion } from './types.js';
+import type { FormatVersion } from '../metadata/model.js';
 
 function manifest(path: string, over: Partial<ManifestFile> = {}): ManifestFile {
   return {

@@ -1,6 +1,6 @@
 // Manifest lists (spec "Manifest Lists"): one Avro file per snapshot naming its manifests.
 import { byId, fieldValue, readAvroContainer, writeAvroContainer, type AvroCodec } from './avro.js';
-import type { FormatVersion } from './types.js';
+import type { FormatVersion } from '../metadata/model.js';
 
 export const ManifestContent = { DATA: 0, DELETES: 1 } as const;
 export type ManifestContent = (typeof ManifestContent)[keyof typeof ManifestContent];

@@ -1,7 +1,7 @@
+import type { FormatVersion, PartitionSpec } from '../metadata/model.js';
 import { readAvroContainer, readAvroHeader } from './avro.js';
 import { EntryStatus, readManifest, writeManifest, type ManifestEntry } from './manifest.js';
 import { BIG_SNAPSHOT_ID, byCategoryAndDay, dataFile, schema, unpartitioned } from './test-fixtures.js';
-import type { FormatVersion } from './types.js';
 import { fromBinary } from './values.js';
 
 /** Every id attribute anywhere in a raw Avro schema. */
@@ -159,4 +159,13 @@ describe('manifest details', () => {
     expect(c.codec).toBe('null');
     expect(c.records).toHaveLength(1);
   });
+});
+
+test('a v1 spec without ids is written with the ids the reference assigns (spec 0, fields from 1000)', () => {
+  const legacy: PartitionSpec = { fields: byCategoryAndDay.fields.map(({ 'field-id': _id, ...f }) => f) };
+  const written = writeManifest({ formatVersion: 1, schema, spec: legacy, snapshotId: BIG_SNAPSHOT_ID, path: 'm.avro', entries: entries(1) });
+  expect(written.manifestFile.partition_spec_id).toBe(0);
+  const read = readManifest(written.bytes);
+  expect(read.spec).toEqual({ ...byCategoryAndDay, 'spec-id': 0 });
+  expect(read.entries[0].data_file.partition).toEqual(partition);
 });

@@ -3,7 +3,10 @@
 import { byId, fieldValue, readAvroContainer, writeAvroContainer, type AvroCodec } from './avro.js';
 import type { FieldSummary, ManifestFile } from './manifest-list.js';
 import { partitionAvroSchema, partitionFromAvro, partitionToAvro, type PartitionData } from './partition.js';
-import { partitionType, type FormatVersion, type IcebergSchema, type PartitionSpec } from './types.js';
+import { partitionFieldId } from '../metadata/helpers.js';
+import { parseJson, stringifyJson } from '../metadata/json.js';
+import type { FormatVersion, PartitionSpec, Schema } from '../metadata/model.js';
+import { partitionSpecId, partitionType } from './types.js';
 import { compareValues, toBinary, toInternal, type IcebergValue } from './values.js';
 
 export const EntryStatus = { EXISTING: 0, ADDED: 1, DELETED: 2 } as const;
@@ -52,7 +55,7 @@ export type ManifestContentName = 'data' | 'deletes';
 export interface WriteManifestOptions {
   formatVersion: FormatVersion;
   /** Table schema when the manifest is written (stored in the `schema` key, and types the partition tuple). */
-  schema: IcebergSchema;
+  schema: Schema;
   spec: PartitionSpec;
   content?: ManifestContentName;
   /** Snapshot adding this manifest: written into ADDED entries that carry no snapshot id. */
@@ -87,7 +90,7 @@ const mapOf = (keyId: number, valueId: number, value: string) => ({
 const listOf = (elementId: number, element: string) => ({ type: 'array', items: element, 'element-id': elementId });
 
 /** The manifest_entry Avro schema for a format version, with every field id from the spec. */
-export function manifestEntryAvroSchema(formatVersion: FormatVersion, spec: PartitionSpec, schema: IcebergSchema): object {
+export function manifestEntryAvroSchema(formatVersion: FormatVersion, spec: PartitionSpec, schema: Schema): object {
   const v1 = formatVersion === 1;
   const dataFile: unknown[] = [
     ...(v1 ? [] : [field('content', 134, 'int')]),
@@ -130,9 +133,11 @@ export function writeManifest(opts: WriteManifestOptions): WrittenManifest {
   const avroSchema = manifestEntryAvroSchema(formatVersion, spec, schema);
   const records = entries.map((e) => entryToAvro(e, opts));
   const metadata: Record<string, string> = {
-    schema: JSON.stringify(schema),
-    'partition-spec': JSON.stringify(spec.fields),
-    'partition-spec-id': String(spec['spec-id']),
+    // Lossless: field defaults from parsed metadata may be bigints.
+    schema: stringifyJson(schema),
+    // Ids spelled out, so a reader matches them to the partition tuple without knowing v1's defaults.
+    'partition-spec': stringifyJson(spec.fields.map((f, i) => ({ ...f, 'field-id': partitionFieldId(f, i) }))),
+    'partition-spec-id': String(partitionSpecId(spec)),
     'format-version': String(formatVersion),
   };
   if (schema['schema-id'] !== undefined) metadata['schema-id'] = String(schema['schema-id']);
@@ -207,7 +212,7 @@ function summarize(opts: WriteManifestOptions, length: number, content: Manifest
   return {
     manifest_path: opts.path,
     manifest_length: BigInt(length),
-    partition_spec_id: opts.spec['spec-id'],
+    partition_spec_id: partitionSpecId(opts.spec),
     content: content === 'data' ? 0 : 1,
     sequence_number: null,
     min_sequence_number: minSeq,
@@ -254,7 +259,7 @@ export interface ManifestMetadata {
   formatVersion: FormatVersion;
   content: ManifestContentName;
   /** Parsed `schema` key (may be absent in files from other writers). */
-  schema?: IcebergSchema;
+  schema?: Schema;
   schemaId?: number;
   spec: PartitionSpec;
 }
@@ -316,9 +321,9 @@ export function readManifest(bytes: Uint8Array, inherit?: ManifestFile): ReadMan
   });
   if (inherit) applyInheritance(entries, inherit);
 
-  let schema: IcebergSchema | undefined;
+  let schema: Schema | undefined;
   try {
-    schema = meta.schema ? JSON.parse(meta.schema) : undefined;
+    schema = meta.schema ? (parseJson(meta.schema) as unknown as Schema) : undefined;
   } catch {
     schema = undefined; // informational only; reading does not depend on it
   }

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { writeParquetDataFile } from './parquet.js';
-import type { IcebergSchema } from './types.js';
+import type { Schema } from '../metadata/model.js';
 import { fromBinary } from './values.js';
 
-const schema: IcebergSchema = {
+const schema: Schema = {
   type: 'struct',
   'schema-id': 3,
   fields: [

@@ -5,7 +5,10 @@ import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 import type { DataFile } from './manifest.js';
 import type { PartitionData } from './partition.js';
-import { decimalRequiredBytes, parsePrimitive, type IcebergSchema, type IcebergType, type NestedField } from './types.js';
+import { stringifyJson } from '../metadata/json.js';
+import type { IcebergType, Schema, StructField } from '../metadata/model.js';
+import { parsePrimitiveType } from '../metadata/types.js';
+import { decimalRequiredBytes, requirePrimitive } from './types.js';
 import {
   compareValues, toBinary, toInternal, truncateBinaryLower, truncateBinaryUpper, truncateStringLower,
   truncateStringUpper, DEFAULT_TRUNCATE_LENGTH, type IcebergValue,
@@ -15,7 +18,7 @@ export type ParquetCodec = 'SNAPPY' | 'GZIP' | 'UNCOMPRESSED';
 
 export interface WriteParquetOptions {
   /** Table schema as in table metadata: `{type:'struct', fields:[{id,name,required,type}]}`. */
-  schema: IcebergSchema;
+  schema: Schema;
   /** Rows keyed by top-level field name; nested structs as objects, lists as arrays, maps as Map/object/[k,v][]. */
   rows: Record<string, unknown>[];
   codec?: ParquetCodec;
@@ -58,7 +61,8 @@ export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet 
   const { schema, rows } = opts;
   const elements: SchemaElement[] = [{ name: 'table', num_children: 0 }];
   const leafByPath = new Map<string, Leaf>();
-  const topLevel = schema.fields.filter((f) => f.type !== 'unknown'); // unknown: omitted from data files
+  // unknown: omitted from data files. Compared parsed, as type names are case-insensitive.
+  const topLevel = schema.fields.filter((f) => typeof f.type !== 'string' || parsePrimitiveType(f.type)?.kind !== 'unknown');
   elements[0].num_children = topLevel.length;
   for (const f of topLevel) addElements(elements, leafByPath, f, [], false);
 
@@ -75,7 +79,8 @@ export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet 
     schema: elements,
     codec,
     compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) },
-    kvMetadata: [{ key: 'iceberg.schema', value: JSON.stringify(schema) }],
+    // Field defaults from parsed metadata may be bigints, which JSON.stringify refuses.
+    kvMetadata: [{ key: 'iceberg.schema', value: stringifyJson(schema) }],
     createdBy: 'floe (hyparquet-writer)',
   });
   pq.write({ columnData, rowGroupSize: opts.rowGroupSize ?? 100_000 });
@@ -109,7 +114,7 @@ export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet 
     if (leaf.inRepeated) continue;
     stats.value_counts.set(leaf.id, leaf.values);
     stats.null_value_counts.set(leaf.id, leaf.nulls);
-    const kind = parsePrimitive(leaf.type).kind;
+    const kind = requirePrimitive(leaf.type).kind;
     if (kind === 'float' || kind === 'double') stats.nan_value_counts.set(leaf.id, leaf.nans);
     if (leaf.min === undefined || leaf.max === undefined) continue;
     const [lower, upper] = truncateBounds(kind, leaf.min, leaf.max, truncate);
@@ -139,7 +144,7 @@ export function parquetDataFile(path: string, stats: DataFileStats, partition: P
 
 // ---- Iceberg schema -> Parquet schema elements ----
 
-function addElements(out: SchemaElement[], leaves: Map<string, Leaf>, f: NestedField, path: string[], inRepeated: boolean): void {
+function addElements(out: SchemaElement[], leaves: Map<string, Leaf>, f: StructField, path: string[], inRepeated: boolean): void {
   addType(out, leaves, f.name, f.id, f.type, f.required, path, inRepeated);
 }
 
@@ -170,7 +175,7 @@ function addType(
 
 /** Physical and logical Parquet type for an Iceberg primitive (Appendix A table). */
 function primitiveElement(type: string): Partial<SchemaElement> {
-  const p = parsePrimitive(type);
+  const p = requirePrimitive(type);
   switch (p.kind) {
     case 'boolean': return { type: 'BOOLEAN' };
     case 'int': return { type: 'INT32' };
@@ -190,7 +195,8 @@ function primitiveElement(type: string): Partial<SchemaElement> {
     case 'fixed': return { type: 'FIXED_LEN_BYTE_ARRAY', type_length: p.length };
     case 'binary': return { type: 'BYTE_ARRAY' };
     case 'decimal': {
-      const { precision, scale } = p;
+      const precision = p.precision!;
+      const scale = p.scale!;
       const physical: Partial<SchemaElement> =
         precision <= 9 ? { type: 'INT32' } : precision <= 18 ? { type: 'INT64' }
           : { type: 'FIXED_LEN_BYTE_ARRAY', type_length: decimalRequiredBytes(precision) };
@@ -220,7 +226,7 @@ function normalize(
       if (leaf.min === undefined || compareValues(internal, leaf.min) < 0) leaf.min = internal;
       if (leaf.max === undefined || compareValues(internal, leaf.max) > 0) leaf.max = internal;
     }
-    if (parsePrimitive(type).kind === 'uuid') return toBinary('uuid', internal);
+    if (requirePrimitive(type).kind === 'uuid') return toBinary('uuid', internal);
     return internal;
   }
   if (v === null || v === undefined) {

@@ -1,7 +1,9 @@
 // The manifest's typed partition tuple (data_file field 102): its Avro schema,
 // derived from the partition spec, and conversion of values to and from avsc.
 import { sanitizeAvroName } from './avro.js';
-import { decimalRequiredBytes, parsePrimitive, partitionType, type IcebergSchema, type PartitionSpec } from './types.js';
+import { partitionFieldId } from '../metadata/helpers.js';
+import type { PartitionSpec, Schema } from '../metadata/model.js';
+import { decimalRequiredBytes, partitionType, requirePrimitive } from './types.js';
 import { bigintToBytes, bytesToBigint, toInternal, uuidFromBytes, uuidToBytes, type IcebergValue } from './values.js';
 
 /** Partition values keyed by partition field name, in the representation of values.ts. */
@@ -9,7 +11,7 @@ export type PartitionData = Record<string, IcebergValue | null>;
 
 /** Avro schema for one primitive Iceberg type (Appendix A); named types are defined once. */
 export function avroPrimitive(type: string, defined: Set<string>): unknown {
-  const p = parsePrimitive(type);
+  const p = requirePrimitive(type);
   const named = (name: string, def: object) => {
     if (defined.has(name)) return name; // Avro: a named type may only be defined once per schema
     defined.add(name);
@@ -28,7 +30,7 @@ export function avroPrimitive(type: string, defined: Set<string>): unknown {
     case 'fixed': return named(`fixed_${p.length}`, { size: p.length });
     case 'decimal':
       return named(`decimal_${p.precision}_${p.scale}`, {
-        size: decimalRequiredBytes(p.precision), logicalType: 'decimal', precision: p.precision, scale: p.scale,
+        size: decimalRequiredBytes(p.precision!), logicalType: 'decimal', precision: p.precision, scale: p.scale,
       });
     default:
       throw new Error(`type ${type} cannot be a partition value`);
@@ -36,7 +38,7 @@ export function avroPrimitive(type: string, defined: Set<string>): unknown {
 }
 
 /** Avro record for the partition tuple: every field optional, ids from the spec. */
-export function partitionAvroSchema(spec: PartitionSpec, schema: IcebergSchema, defined = new Set<string>()): object {
+export function partitionAvroSchema(spec: PartitionSpec, schema: Schema, defined = new Set<string>()): object {
   const struct = partitionType(spec, schema);
   return {
     type: 'record',
@@ -51,7 +53,7 @@ export function partitionAvroSchema(spec: PartitionSpec, schema: IcebergSchema, 
 }
 
 /** Internal partition values -> the record avsc writes (Buffers for bytes/fixed). */
-export function partitionToAvro(spec: PartitionSpec, schema: IcebergSchema, data: PartitionData | undefined): Record<string, unknown> {
+export function partitionToAvro(spec: PartitionSpec, schema: Schema, data: PartitionData | undefined): Record<string, unknown> {
   const struct = partitionType(spec, schema);
   const out: Record<string, unknown> = {};
   for (const f of struct.fields) {
@@ -62,9 +64,9 @@ export function partitionToAvro(spec: PartitionSpec, schema: IcebergSchema, data
 }
 
 function avroValue(type: string, v: IcebergValue): unknown {
-  const p = parsePrimitive(type);
+  const p = requirePrimitive(type);
   if (p.kind === 'uuid') return Buffer.from(uuidToBytes(v as string));
-  if (p.kind === 'decimal') return Buffer.from(bigintToBytes(v as bigint, decimalRequiredBytes(p.precision)));
+  if (p.kind === 'decimal') return Buffer.from(bigintToBytes(v as bigint, decimalRequiredBytes(p.precision!)));
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   return v;
 }
@@ -78,7 +80,7 @@ export function partitionFromAvro(avroSchema: any, record: Record<string, unknow
   const out: PartitionData = {};
   const named = new Map<string, any>(); // a repeated named type is a bare name reference
   for (const f of (avroSchema?.fields ?? []) as any[]) {
-    const specField = spec?.fields.find((s) => s['field-id'] === f['field-id']);
+    const specField = spec?.fields.find((s, i) => partitionFieldId(s, i) === f['field-id']);
     const name = specField?.name ?? f.name;
     const raw = record[f.name];
     let branch = Array.isArray(f.type) ? f.type.find((t: unknown) => t !== 'null') : f.type;

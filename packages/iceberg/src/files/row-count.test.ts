@@ -3,7 +3,7 @@ import { EntryStatus, writeManifest, type DataFile, type ManifestEntry } from '.
 import { manifestFileAvroSchema, writeManifestList, type ManifestFile } from './manifest-list.js';
 import { countRows } from './row-count.js';
 import { dataFile, memoryStore, schema, unpartitioned } from './test-fixtures.js';
-import type { FormatVersion } from './types.js';
+import type { FormatVersion } from '../metadata/model.js';
 
 /** Records the paths read (jest.fn needs @jest/globals in native ESM). */
 function recording(read: (path: string) => Promise<Uint8Array>) {

@@ -1,12 +1,12 @@
 // Shared fixtures for this folder's tests (not exported from index.ts).
 import type { DataFile } from './manifest.js';
-import type { IcebergSchema, PartitionSpec } from './types.js';
+import type { PartitionSpec, Schema } from '../metadata/model.js';
 
 /** Above 2^53: any double round trip would corrupt it. */
 export const BIG_SNAPSHOT_ID = 9_007_199_254_740_993n * 1000n + 7n;
 export const BIG_PARENT_ID = 2n ** 62n + 12345n;
 
-export const schema: IcebergSchema = {
+export const schema: Schema = {
   type: 'struct',
   'schema-id': 0,
   fields: [

@@ -1,4 +1,4 @@
-import { decimalRequiredBytes, parsePrimitive } from './types.js';
+import { decimalRequiredBytes, requirePrimitive } from './types.js';
 import {
   compareValues, fromBinary, toBinary, toInternal, truncateBinaryUpper, truncateStringLower, truncateStringUpper,
 } from './values.js';
@@ -36,7 +36,7 @@ describe('Appendix D binary single-value serialization', () => {
 
   test('decimal sizes in fixed columns use the minimum bytes for the precision', () => {
     expect([1, 2, 9, 10, 18, 19, 38].map(decimalRequiredBytes)).toEqual([1, 1, 4, 5, 8, 9, 16]);
-    expect(parsePrimitive('decimal( 10 , 2 )')).toEqual({ kind: 'decimal', precision: 10, scale: 2 });
+    expect(requirePrimitive('decimal( 10 , 2 )')).toEqual({ kind: 'decimal', precision: 10, scale: 2 });
   });
 });
 

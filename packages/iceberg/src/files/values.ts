@@ -6,7 +6,8 @@
 //   long, time, timestamp[tz][_ns] -> bigint (micros / nanos);
 //   float, double -> number; decimal(P,S) -> bigint unscaled value;
 //   string -> string; uuid -> lowercase canonical string; fixed, binary -> Uint8Array.
-import { parsePrimitive, type Primitive } from './types.js';
+import type { ParsedPrimitive } from '../metadata/types.js';
+import { requirePrimitive } from './types.js';
 
 export type IcebergValue = boolean | number | bigint | string | Uint8Array;
 
@@ -19,9 +20,9 @@ const utf8Decoder = new TextDecoder();
  * alternatives (Date for dates/timestamps, ISO strings, numbers for longs,
  * decimal strings) so rows from JSON can be written without a mapping layer.
  */
-export function toInternal(type: string | Primitive, v: unknown): IcebergValue | null {
+export function toInternal(type: string | ParsedPrimitive, v: unknown): IcebergValue | null {
   if (v === null || v === undefined) return null;
-  const p = typeof type === 'string' ? parsePrimitive(type) : type;
+  const p = typeof type === 'string' ? requirePrimitive(type) : type;
   switch (p.kind) {
     case 'boolean':
       if (typeof v !== 'boolean') throw new TypeError(`expected boolean, got ${typeof v}`);
@@ -49,7 +50,7 @@ export function toInternal(type: string | Primitive, v: unknown): IcebergValue |
       if (typeof v !== 'number') throw new TypeError(`expected number, got ${typeof v}`);
       return v;
     case 'decimal':
-      return toUnscaled(v, p.scale);
+      return toUnscaled(v, p.scale!);
     case 'string':
       if (typeof v !== 'string') throw new TypeError(`expected string, got ${typeof v}`);
       return v;
@@ -161,8 +162,8 @@ export function bytesToBigint(b: Uint8Array): bigint {
 }
 
 /** Appendix D binary single-value serialization. */
-export function toBinary(type: string | Primitive, value: IcebergValue): Uint8Array {
-  const p = typeof type === 'string' ? parsePrimitive(type) : type;
+export function toBinary(type: string | ParsedPrimitive, value: IcebergValue): Uint8Array {
+  const p = typeof type === 'string' ? requirePrimitive(type) : type;
   const v = toInternal(p, value);
   if (v === null) throw new TypeError('null has no single-value serialization');
   const fixed = (n: number, set: (d: DataView) => void) => {
@@ -185,8 +186,8 @@ export function toBinary(type: string | Primitive, value: IcebergValue): Uint8Ar
 }
 
 /** Inverse of toBinary. */
-export function fromBinary(type: string | Primitive, b: Uint8Array): IcebergValue {
-  const p = typeof type === 'string' ? parsePrimitive(type) : type;
+export function fromBinary(type: string | ParsedPrimitive, b: Uint8Array): IcebergValue {
+  const p = typeof type === 'string' ? requirePrimitive(type) : type;
   const d = new DataView(b.buffer, b.byteOffset, b.byteLength);
   switch (p.kind) {
     case 'boolean': return b[0] !== 0;

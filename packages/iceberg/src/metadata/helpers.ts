@@ -58,9 +58,14 @@ export function partitionSpecsOf(meta: TableMetadata): PartitionSpec[] {
   if (meta['partition-specs']) return meta['partition-specs'];
   const fields: PartitionField[] = (meta['partition-spec'] ?? []).map((f, i) => ({
     ...f,
-    'field-id': f['field-id'] ?? 1000 + i,
+    'field-id': partitionFieldId(f, i),
   }));
   return [{ 'spec-id': 0, fields }];
+}
+
+/** A partition field's id, or the one the Java reference assigns a v1 field without one. */
+export function partitionFieldId(field: PartitionField, index: number): number {
+  return field['field-id'] ?? 1000 + index;
 }
 
 export function defaultSpecId(meta: TableMetadata): number {

@@ -41,7 +41,7 @@ export const zLong = z
   })
   .transform((v) => BigInt(v));
 
-const zStringMap = z.record(z.string(), z.string());
+export const zStringMap = z.record(z.string(), z.string());
 const zJsonValue = z.custom<JsonValue>(() => true);
 
 // ---------------------------------------------------------------- types and schemas
@@ -398,7 +398,8 @@ export class MetadataParseError extends Error {
   }
 }
 
-function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+/** Validates a value against a model schema; shared with views/ so both fail the same way. */
+export function validateModel<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);
   if (!result.success) {
     throw new MetadataParseError(`Invalid ${what}: ${z.prettifyError(result.error)}`, result.error.issues);
@@ -406,20 +407,23 @@ function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return result.data;
 }
 
+/** Lossless `parseJson`, with a syntax error reported as a MetadataParseError like a model mismatch. */
+export function parseModelJson(jsonText: string, what: string): JsonValue {
+  try {
+    return parseJson(jsonText);
+  } catch (err) {
+    throw new MetadataParseError(`Invalid ${what} JSON: ${(err as Error).message}`);
+  }
+}
+
 /** Parses metadata JSON text (lossless for 64-bit values) and validates it. */
 export function parseTableMetadata(jsonText: string): TableMetadata {
-  let value: JsonValue;
-  try {
-    value = parseJson(jsonText);
-  } catch (err) {
-    throw new MetadataParseError(`Invalid table metadata JSON: ${(err as Error).message}`);
-  }
-  return toTableMetadata(value);
+  return toTableMetadata(parseModelJson(jsonText, 'table metadata'));
 }
 
 /** Validates an already-parsed JSON value (e.g. from `parseJson`) as table metadata. */
 export function toTableMetadata(value: unknown): TableMetadata {
-  return check(TableMetadataSchema, value, 'table metadata');
+  return validateModel(TableMetadataSchema, value, 'table metadata');
 }
 
 /**
@@ -429,16 +433,16 @@ export function toTableMetadata(value: unknown): TableMetadata {
 export function serializeTableMetadata(meta: TableMetadata): string {
   // Validating again refuses to write something no reader could load, and re-emits
   // every nested object in its canonical key order.
-  const valid = check(TableMetadataSchema, meta, 'table metadata');
+  const valid = validateModel(TableMetadataSchema, meta, 'table metadata');
   return stringifyJson(valid);
 }
 
 /** Validates the `updates` of a CommitTableRequest (parsed with `parseJson`). */
 export function parseTableUpdates(value: unknown): TableUpdate[] {
-  return check(z.array(TableUpdateSchema), value, 'table updates');
+  return validateModel(z.array(TableUpdateSchema), value, 'table updates');
 }
 
 /** Validates the `requirements` of a CommitTableRequest (parsed with `parseJson`). */
 export function parseTableRequirements(value: unknown): TableRequirement[] {
-  return check(z.array(TableRequirementSchema), value, 'table requirements');
+  return validateModel(z.array(TableRequirementSchema), value, 'table requirements');
 }

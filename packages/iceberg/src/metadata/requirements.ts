@@ -10,9 +10,23 @@ import {
 } from './helpers';
 import type { TableMetadata, TableRequirement } from './model';
 
-export interface RequirementFailure {
-  requirement: TableRequirement;
+export interface RequirementFailure<R = TableRequirement> {
+  requirement: R;
   message: string;
+}
+
+/** The loop shared with view requirements: `check` gives a failure message, or null when `r` holds. */
+export function collectFailures<M, R>(
+  current: M,
+  requirements: readonly R[],
+  check: (current: M, r: R) => string | null,
+): RequirementFailure<R>[] {
+  const failures: RequirementFailure<R>[] = [];
+  for (const requirement of requirements) {
+    const message = check(current, requirement);
+    if (message !== null) failures.push({ requirement, message });
+  }
+  return failures;
 }
 
 /**
@@ -23,12 +37,7 @@ export function checkRequirements(
   current: TableMetadata | null,
   requirements: readonly TableRequirement[],
 ): RequirementFailure[] {
-  const failures: RequirementFailure[] = [];
-  for (const requirement of requirements) {
-    const message = check(current, requirement);
-    if (message !== null) failures.push({ requirement, message });
-  }
-  return failures;
+  return collectFailures(current, requirements, check);
 }
 
 function check(meta: TableMetadata | null, r: TableRequirement): string | null {

@@ -5,7 +5,8 @@
 // literals arrive exactly.
 
 import { z } from 'zod';
-import { MetadataParseError, SchemaSchema, parseJson, stringifyJson, type JsonValue } from '../metadata/index';
+import { stringifyJson } from '../metadata/json';
+import { parseModelJson, SchemaSchema, validateModel, zInt, zStringMap } from '../metadata/model';
 
 export const VIEW_FORMAT_VERSION = 1;
 export const SUPPORTED_VIEW_FORMAT_VERSIONS = [1] as const;
@@ -14,7 +15,7 @@ export type ViewFormatVersion = (typeof SUPPORTED_VIEW_FORMAT_VERSIONS)[number];
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-const zInt = z.number().int().min(-2147483648).max(2147483647);
+// Not metadata's zLong only because its error wording differs, and view clients see that wording.
 const zLong = z
   .union([z.bigint(), z.number()])
   .superRefine((v, ctx) => {
@@ -25,7 +26,6 @@ const zLong = z
     }
   })
   .transform((v) => BigInt(v));
-const zStringMap = z.record(z.string(), z.string());
 
 // ---------------------------------------------------------------- versions
 
@@ -137,46 +137,32 @@ export type ViewRequirement = z.output<typeof ViewRequirementSchema>;
 
 // ---------------------------------------------------------------- parse / serialise
 
-function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    throw new MetadataParseError(`Invalid ${what}: ${z.prettifyError(result.error)}`, result.error.issues);
-  }
-  return result.data;
-}
-
 /** Parses view metadata JSON text (lossless for 64-bit values) and validates it. */
 export function parseViewMetadata(jsonText: string): ViewMetadata {
-  let value: JsonValue;
-  try {
-    value = parseJson(jsonText);
-  } catch (err) {
-    throw new MetadataParseError(`Invalid view metadata JSON: ${(err as Error).message}`);
-  }
-  return toViewMetadata(value);
+  return toViewMetadata(parseModelJson(jsonText, 'view metadata'));
 }
 
 /** Validates an already-parsed JSON value (e.g. from `parseJson`) as view metadata. */
 export function toViewMetadata(value: unknown): ViewMetadata {
-  return check(ViewMetadataSchema, value, 'view metadata');
+  return validateModel(ViewMetadataSchema, value, 'view metadata');
 }
 
 /** Writes view metadata as compact JSON (validated first; known keys in writer order). */
 export function serializeViewMetadata(meta: ViewMetadata): string {
-  return stringifyJson(check(ViewMetadataSchema, meta, 'view metadata'));
+  return stringifyJson(validateModel(ViewMetadataSchema, meta, 'view metadata'));
 }
 
 /** Validates the `updates` of a CommitViewRequest (parsed with `parseJson`). */
 export function parseViewUpdates(value: unknown): ViewUpdate[] {
-  return check(z.array(ViewUpdateSchema), value, 'view updates');
+  return validateModel(z.array(ViewUpdateSchema), value, 'view updates');
 }
 
 /** Validates the `requirements` of a CommitViewRequest (parsed with `parseJson`). */
 export function parseViewRequirements(value: unknown): ViewRequirement[] {
-  return check(z.array(ViewRequirementSchema), value, 'view requirements');
+  return validateModel(z.array(ViewRequirementSchema), value, 'view requirements');
 }
 
 /** Validates a REST ViewVersion (e.g. CreateViewRequest['view-version']). */
 export function parseViewVersion(value: unknown): ViewVersion {
-  return check(ViewVersionSchema, value, 'view version');
+  return validateModel(ViewVersionSchema, value, 'view version');
 }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidUpdateError, stringifyJson, type Schema } from '../metadata/index';
+import { collectFailures, type RequirementFailure } from '../metadata/requirements';
 import {
   ViewMetadataSchema,
   type ViewMetadata,
@@ -298,10 +299,7 @@ function finish(b: Builder): ViewMetadata {
 
 // ---------------------------------------------------------------- requirements
 
-export interface ViewRequirementFailure {
-  requirement: ViewRequirement;
-  message: string;
-}
+export type ViewRequirementFailure = RequirementFailure<ViewRequirement>;
 
 /**
  * Returns every requirement `current` does not meet (empty: all hold); failures become
@@ -311,12 +309,7 @@ export function checkViewRequirements(
   current: ViewMetadata | null,
   requirements: readonly ViewRequirement[],
 ): ViewRequirementFailure[] {
-  const failures: ViewRequirementFailure[] = [];
-  for (const requirement of requirements) {
-    const message = checkOne(current, requirement);
-    if (message !== null) failures.push({ requirement, message });
-  }
-  return failures;
+  return collectFailures(current, requirements, checkOne);
 }
 
 function checkOne(meta: ViewMetadata | null, r: ViewRequirement): string | null {
