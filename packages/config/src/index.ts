@@ -47,8 +47,9 @@ const EnvSchema = z.object({
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
-  // How long a rotated-out signing key stays published: longest token life plus slack.
-  FLOE_KEY_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(900 + 300),
+  // How long a rotated-out signing key stays published: the longest token life
+  // (catalog tokens, 3600 s) plus slack, so no token outlives its key.
+  FLOE_KEY_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(3600 + 300),
   // How long an identity replica keeps using the signer it loaded before looking for a newer key.
   FLOE_SIGNER_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
 });

@@ -4,17 +4,25 @@ import type { Redis } from 'ioredis';
 import { CredentialCache, KeySet } from '@floe/auth';
 import type { SqlClient } from '@floe/http';
 import { notAuthorized } from './errors';
+import { warehouseOfCredential, type WarehouseRow } from './store/warehouses';
 
 // The catalog accepts only catalog tokens: RS256 JWTs from identity whose
 // audience is the catalog_url. API keys, control-plane tokens, send keys and
 // storage keys are all refused with the same 401, saying nothing of whether
 // they are valid elsewhere. A rotated-out or revoked credential's tokens stop
 // at once (credential epoch, as for API keys).
+//
+// The credential's warehouse row (its storage identities) is cached with its
+// standing under the same epoch: every change that matters to a caller —
+// revoke, rotate, warehouse deletion — bumps the epoch, so a request never
+// acts with keys older than the last such change, and the hot path (commit,
+// load) needs no warehouse query.
 
 export interface CatalogCaller {
   clientId: string;
   warehouseId: string;
   access: 'read' | 'write';
+  warehouse: WarehouseRow;
 }
 
 declare global {
@@ -25,7 +33,10 @@ declare global {
   }
 }
 
+const VERIFIED_MAX = 10_000;
+
 interface CatalogClaims {
+  exp?: number;
   sub: string;
   kind: string;
   warehouse_id: string;
@@ -34,7 +45,8 @@ interface CatalogClaims {
 
 export class CatalogAuth {
   readonly keys: KeySet;
-  private readonly standing: CredentialCache<boolean>;
+  private readonly standing: CredentialCache<WarehouseRow | null>;
+  private readonly verified = new Map<string, CatalogClaims & { exp: number }>();
 
   constructor(private readonly o: { db: SqlClient; redis: Redis; baseUrl: string; catalogUrl: string; redisPrefix: string }) {
     this.keys = new KeySet(o.db);
@@ -42,29 +54,41 @@ export class CatalogAuth {
   }
 
   async verify(token: string): Promise<CatalogCaller> {
+    const claims = await this.verifiedClaims(token);
+    if (claims.kind !== 'catalog' || !claims.warehouse_id) throw notAuthorized('the catalog token is not valid');
+    const epoch = await this.standing.currentEpoch();
+    let warehouse = this.standing.get(claims.sub, epoch);
+    if (warehouse === undefined) {
+      warehouse = await warehouseOfCredential(this.o.db, claims.sub);
+      this.standing.set(claims.sub, epoch, warehouse);
+    }
+    if (!warehouse || warehouse.id !== claims.warehouse_id) throw notAuthorized('this catalog credential is no longer valid');
+    return { clientId: claims.sub, warehouseId: claims.warehouse_id, access: claims.access === 'write' ? 'write' : 'read', warehouse };
+  }
+
+  /**
+   * The token's claims, its signature checked once: an engine sends the same
+   * token with every request for up to an hour, and an RS256 verification
+   * costs more CPU than the rest of a loadTable. A remembered token is still
+   * refused from the second its `exp` passes.
+   */
+  private async verifiedClaims(token: string): Promise<CatalogClaims> {
+    const hit = this.verified.get(token);
+    if (hit && hit.exp * 1000 > Date.now()) return hit;
     let claims: CatalogClaims;
     try {
       ({ payload: claims } = await jwtVerify<CatalogClaims>(token, this.keys.getKey, {
         issuer: this.o.baseUrl, audience: this.o.catalogUrl, algorithms: ['RS256'],
       }));
     } catch (err) {
+      this.verified.delete(token);
       throw notAuthorized(err instanceof joseErrors.JWTExpired ? 'the catalog token has expired' : 'the catalog token is not valid');
     }
-    if (claims.kind !== 'catalog' || !claims.warehouse_id) throw notAuthorized('the catalog token is not valid');
-    const epoch = await this.standing.currentEpoch();
-    let usable = this.standing.get(claims.sub, epoch);
-    if (usable === undefined) {
-      const { rows } = await this.o.db.query<{ ok: boolean }>({
-        name: 'catalog_credential_standing',
-        text: `SELECT (c.revoked_at IS NULL AND w.deleted_at IS NULL AND w.status <> 'deleting') AS ok
-                 FROM catalog_credentials c JOIN warehouses w ON w.id = c.warehouse_id WHERE c.client_id = $1`,
-        values: [claims.sub],
-      });
-      usable = Boolean(rows[0]?.ok);
-      this.standing.set(claims.sub, epoch, usable);
+    if (typeof claims.exp === 'number') {
+      if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, claims as CatalogClaims & { exp: number });
     }
-    if (!usable) throw notAuthorized('this catalog credential is no longer valid');
-    return { clientId: claims.sub, warehouseId: claims.warehouse_id, access: claims.access === 'write' ? 'write' : 'read' };
+    return claims;
   }
 
   requireCaller(): RequestHandler {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import type { ObjectClient } from '@floe/storage';
 import {
   applyUpdates, checkRequirements, InvalidUpdateError, metadataFileLocation, metadataFileName, nextMetadataVersion,
   serializeTableMetadata, withMetadataLog, type TableMetadata, type TableRequirement, type TableUpdate,
@@ -31,10 +30,10 @@ export interface PreparedCommit {
 
 /** Reads, checks and applies; writes nothing. `row` null means a staged create (assert-create). */
 export async function prepareCommit(
-  files: MetadataFiles, s3: S3Client, row: TableRow | null, requirements: TableRequirement[], updates: TableUpdate[],
+  files: MetadataFiles, store: ObjectClient, row: TableRow | null, requirements: TableRequirement[], updates: TableUpdate[],
 ): Promise<PreparedCommit> {
   const currentLocation = row?.metadataLocation ?? null;
-  const current = currentLocation ? await files.readParsed(s3, currentLocation) : null;
+  const current = currentLocation ? await files.readParsed(store, currentLocation) : null;
   const failures = checkRequirements(current, requirements);
   if (failures.length) throw commitFailed(`Requirement failed: ${failures.map((f) => f.message).join('; ')}`);
   let next: TableMetadata;
@@ -45,7 +44,7 @@ export async function prepareCommit(
     throw err;
   }
   if (current && next === current) {
-    return { row, current, currentLocation, next, nextLocation: null, nextText: await files.read(s3, currentLocation!) };
+    return { row, current, currentLocation, next, nextLocation: null, nextText: await files.read(store, currentLocation!) };
   }
   if (current && currentLocation) next = withMetadataLog(current, currentLocation, next);
   const version = currentLocation ? nextMetadataVersion(currentLocation) : 0;
@@ -94,19 +93,19 @@ export async function swapAll(
  * After a successful commit: with write.metadata.delete-after-commit.enabled,
  * metadata files that fell off the metadata-log are deleted (best effort).
  */
-export async function deleteDroppedMetadata(s3: S3Client, c: PreparedCommit): Promise<void> {
+export async function deleteDroppedMetadata(store: ObjectClient, c: PreparedCommit): Promise<void> {
   if (!c.current || !c.nextLocation || c.next.properties?.['write.metadata.delete-after-commit.enabled'] !== 'true') return;
   const kept = new Set((c.next['metadata-log'] ?? []).map((e) => e['metadata-file']));
   const before = [...(c.current['metadata-log'] ?? []).map((e) => e['metadata-file']), c.currentLocation!];
   for (const file of before.filter((f) => !kept.has(f))) {
     const { bucket, key } = parseS3Location(file);
-    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
+    await store.delete(bucket, key).catch(() => undefined);
   }
 }
 
 /** Removes a file written for a commit that then lost (never referenced by any pointer). */
-export async function discardUnreferenced(s3: S3Client, location: string | null): Promise<void> {
+export async function discardUnreferenced(store: ObjectClient, location: string | null): Promise<void> {
   if (!location) return;
   const { bucket, key } = parseS3Location(location);
-  await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
+  await store.delete(bucket, key).catch(() => undefined);
 }

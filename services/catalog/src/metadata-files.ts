@@ -1,6 +1,5 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { parseTableMetadata, type TableMetadata } from '@floe/iceberg';
-import { StorageError, toStorageError } from '@floe/storage';
+import { StorageError, toStorageError, type ObjectClient } from '@floe/storage';
 
 // Metadata JSON files live in the table bucket and never change once written,
 // so parsed reads are cached by location: loading a table is one database
@@ -19,23 +18,22 @@ export class MetadataFiles {
   private readonly parsed = new Map<string, TableMetadata>();
 
   /** The file parsed; cached too (the engine never mutates the metadata it is given). */
-  async readParsed(s3: S3Client, location: string): Promise<TableMetadata> {
+  async readParsed(store: ObjectClient, location: string): Promise<TableMetadata> {
     const hit = this.parsed.get(location);
     if (hit) return hit;
-    const meta = parseTableMetadata(await this.read(s3, location));
+    const meta = parseTableMetadata(await this.read(store, location));
     if (this.parsed.size >= CACHE_MAX) this.parsed.delete(this.parsed.keys().next().value!);
     this.parsed.set(location, meta);
     return meta;
   }
 
   /** The file's text; the store is asked only the first time. */
-  async read(s3: S3Client, location: string): Promise<string> {
+  async read(store: ObjectClient, location: string): Promise<string> {
     const hit = this.cache.get(location);
     if (hit !== undefined) return hit;
     const { bucket, key } = parseS3Location(location);
     try {
-      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      const text = await out.Body!.transformToString('utf8');
+      const text = await store.getText(bucket, key);
       this.remember(location, text);
       return text;
     } catch (err) {
@@ -44,10 +42,10 @@ export class MetadataFiles {
   }
 
   /** Writes a new metadata file; refuses to overwrite one (a lost race must never clobber a winner's file). */
-  async write(s3: S3Client, location: string, text: string): Promise<void> {
+  async write(store: ObjectClient, location: string, text: string): Promise<void> {
     const { bucket, key } = parseS3Location(location);
     try {
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text, ContentType: 'application/json', IfNoneMatch: '*' }));
+      await store.put(bucket, key, text, { contentType: 'application/json', ifNoneMatch: '*' });
     } catch (err) {
       throw toStorageError('write metadata', err);
     }

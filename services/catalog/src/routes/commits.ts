@@ -79,7 +79,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     const text = serializeTableMetadata(meta);
     if (body['stage-create'] === true) return sendLoadResult(d, req, res, wh, null, text, location);
     const metadataLocation = `${location}/metadata/00000-${randomUUID()}.metadata.json`;
-    const s3 = d.storage.s3As(wh.rw);
+    const s3 = d.storage.objectsAs(wh.rw);
     await d.metadata.write(s3, metadataLocation, text);
     if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'table', metadataLocation }))) {
       await discardUnreferenced(s3, metadataLocation);
@@ -99,13 +99,13 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     }
     if (row && creating) throw commitFailed(`Requirement failed: table ${[...ns, name].join('.')} already exists`);
     if (!row && !(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
-    const prepared = await prepareCommit(d.metadata, d.storage.s3As(wh.rw), row, requirements, updates);
-    if (prepared.nextLocation) await d.metadata.write(d.storage.s3As(wh.rw), prepared.nextLocation, prepared.nextText);
+    const prepared = await prepareCommit(d.metadata, d.storage.objectsAs(wh.rw), row, requirements, updates);
+    if (prepared.nextLocation) await d.metadata.write(d.storage.objectsAs(wh.rw), prepared.nextLocation, prepared.nextText);
     return { ...prepared, namespace: ns, name };
   }
 
   async function finish(wh: WarehouseRow, commits: Array<PreparedCommit & { namespace: string[]; name: string }>): Promise<void> {
-    const s3 = d.storage.s3As(wh.rw);
+    const s3 = d.storage.objectsAs(wh.rw);
     try {
       await swapAll(d.db, wh.id, commits);
     } catch (err) {
@@ -143,7 +143,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
           staged.push(await stage(wh, id.namespace, id.name, change));
         }
       } catch (err) {
-        for (const c of staged) await discardUnreferenced(d.storage.s3As(wh.rw), c.nextLocation);
+        for (const c of staged) await discardUnreferenced(d.storage.objectsAs(wh.rw), c.nextLocation);
         throw err;
       }
       await finish(wh, staged);

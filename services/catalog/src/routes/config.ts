@@ -2,7 +2,6 @@ import type { Express } from 'express';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { IcebergError } from '../errors';
-import { warehouseById } from '../store/warehouses';
 
 /** What this catalog implements, as the `endpoints` list of GET /v1/config. */
 export const IMPLEMENTED_ENDPOINTS = [
@@ -39,10 +38,10 @@ export function mountConfig(app: Express, d: CatalogDeps): void {
   route(app, '/v1/config', {
     get: [d.auth.requireCaller(), async (req, res) => {
       const caller = req.catalogCaller!;
-      const wh = await warehouseById(d.db, caller.warehouseId);
+      const wh = caller.warehouse;
       const asked = typeof req.query.warehouse === 'string' ? req.query.warehouse : null;
       // A token is bound to one warehouse; naming another never reveals whether it exists.
-      if (!wh || (asked !== null && asked !== wh.id && asked !== wh.name)) {
+      if ((asked !== null && asked !== wh.id && asked !== wh.name)) {
         throw new IcebergError(404, 'NoSuchWarehouseException', `Warehouse ${asked ?? caller.warehouseId} not found for this credential`);
       }
       res.json({

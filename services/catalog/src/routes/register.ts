@@ -16,7 +16,7 @@ export async function readForRegistration(d: CatalogDeps, wh: WarehouseRow, loca
   const root = `s3://${wh.tableBucket}/`;
   if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
   try {
-    return await d.metadata.read(d.storage.s3As(wh.rw), location);
+    return await d.metadata.read(d.storage.objectsAs(wh.rw), location);
   } catch {
     throw badRequest(`Cannot read metadata at ${location}`);
   }

@@ -6,7 +6,7 @@ import type { CatalogDeps } from '../deps';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace, noSuchTable } from '../errors';
 import { getNamespace, splitNamespace } from '../store/namespaces';
 import { deleteTable, findTable, listTables, nameTaken, renameTable, type TableRow } from '../store/tables';
-import { warehouseById, type WarehouseRow } from '../store/warehouses';
+import type { WarehouseRow } from '../store/warehouses';
 import { recordDropWithPurge } from '../purge';
 import { vendTableCredentials } from '../vended-credentials';
 import { pageOf, pageParams } from './paging';
@@ -23,10 +23,9 @@ export function namespaceOf(req: Request): string[] {
   return levels;
 }
 
-export async function warehouseOf(d: CatalogDeps, req: Request): Promise<WarehouseRow> {
-  const wh = await warehouseById(d.db, req.catalogCaller!.warehouseId);
-  if (!wh) throw new IcebergError(404, 'NoSuchWarehouseException', 'Warehouse not found for this credential');
-  return wh;
+/** The caller's warehouse, as resolved (and cached) with its credential's standing. */
+export async function warehouseOf(_d: CatalogDeps, req: Request): Promise<WarehouseRow> {
+  return req.catalogCaller!.warehouse;
 }
 
 export async function existingTable(d: CatalogDeps, req: Request, ns: string[], name: string): Promise<TableRow> {
@@ -97,7 +96,7 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       if (req.method === 'HEAD') return void res.status(204).end();
       if (req.get('if-none-match') === etag) return void res.status(304).set('ETag', etag).end();
       const wh = await warehouseOf(d, req);
-      const s3 = d.storage.s3As(wh.rw);
+      const s3 = d.storage.objectsAs(wh.rw);
       const snapshotsMode = req.query.snapshots ?? 'all';
       if (snapshotsMode !== 'all' && snapshotsMode !== 'refs') throw badRequest('snapshots must be all or refs');
       let text = await d.metadata.read(s3, t.metadataLocation!);
@@ -123,7 +122,7 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       const t = await existingTable(d, req, ns, String(req.params.table));
       if (req.query.purgeRequested === 'true') {
         const wh = await warehouseOf(d, req);
-        const text = await d.metadata.read(d.storage.s3As(wh.rw), t.metadataLocation!);
+        const text = await d.metadata.read(d.storage.objectsAs(wh.rw), t.metadataLocation!);
         await recordDropWithPurge(d.db, t.id, wh.id, locationOf(text));
       } else {
         await deleteTable(d.db, t.id);
@@ -138,7 +137,7 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       const ns = namespaceOf(req);
       const t = await existingTable(d, req, ns, String(req.params.table));
       const wh = await warehouseOf(d, req);
-      const text = await d.metadata.read(d.storage.s3As(wh.rw), t.metadataLocation!);
+      const text = await d.metadata.read(d.storage.objectsAs(wh.rw), t.metadataLocation!);
       const cred = await vendTableCredentials(d.storage, wh, locationOf(text), req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
       res.json({ 'storage-credentials': [cred] });
     }],

@@ -63,7 +63,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       }));
       const text = serializeViewMetadata(meta);
       const metadataLocation = `${location}/metadata/${metadataFileName(0, randomUUID())}`;
-      const s3 = d.storage.s3As(wh.rw);
+      const s3 = d.storage.objectsAs(wh.rw);
       await d.metadata.write(s3, metadataLocation, text);
       if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'view', metadataLocation }))) {
         await discardUnreferenced(s3, metadataLocation);
@@ -78,7 +78,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const v = await existingView(req, namespaceOf(req), String(req.params.view));
       if (req.method === 'HEAD') return void res.status(204).end();
       const wh = await warehouseOf(d, req);
-      sendView(res, v.metadataLocation!, await d.metadata.read(d.storage.s3As(wh.rw), v.metadataLocation!));
+      sendView(res, v.metadataLocation!, await d.metadata.read(d.storage.objectsAs(wh.rw), v.metadataLocation!));
     }],
     // Replace: requirements and updates, new metadata file, compare-and-set.
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
@@ -86,7 +86,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const name = String(req.params.view);
       const v = await existingView(req, ns, name);
       const wh = await warehouseOf(d, req);
-      const s3 = d.storage.s3As(wh.rw);
+      const s3 = d.storage.objectsAs(wh.rw);
       const body = (req.body ?? {}) as Record<string, unknown>;
       const requirements = asBadRequest(() => parseViewRequirements(body.requirements ?? []));
       const updates = asBadRequest(() => parseViewUpdates(body.updates ?? []));

@@ -24,16 +24,10 @@ interface Raw {
   role_arn: string | null;
 }
 
-export async function warehouseById(db: SqlClient, id: string): Promise<WarehouseRow | null> {
-  const { rows } = await db.query<Raw>({
-    name: 'catalog_warehouse_by_id',
-    text: `SELECT id, name, table_bucket, status, storage_access_key, storage_secret_key, storage_ro_access_key,
-                  storage_ro_secret_key, role_arn
-             FROM warehouses WHERE id = $1 AND deleted_at IS NULL`,
-    values: [id],
-  });
-  const r = rows[0];
-  if (!r) return null;
+const COLUMNS = `w.id, w.name, w.table_bucket, w.status, w.storage_access_key, w.storage_secret_key,
+                 w.storage_ro_access_key, w.storage_ro_secret_key, w.role_arn`;
+
+function toRow(r: Raw): WarehouseRow {
   return {
     id: r.id,
     name: r.name,
@@ -43,4 +37,27 @@ export async function warehouseById(db: SqlClient, id: string): Promise<Warehous
     ro: { accessKeyId: r.storage_ro_access_key, secretAccessKey: r.storage_ro_secret_key },
     roleArn: r.role_arn,
   };
+}
+
+export async function warehouseById(db: SqlClient, id: string): Promise<WarehouseRow | null> {
+  const { rows } = await db.query<Raw>({
+    name: 'catalog_warehouse_by_id',
+    text: `SELECT ${COLUMNS} FROM warehouses w WHERE w.id = $1 AND w.deleted_at IS NULL`,
+    values: [id],
+  });
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/**
+ * The warehouse a catalog credential serves, or null when the credential no
+ * longer stands (revoked, or its warehouse deleted or being deleted).
+ */
+export async function warehouseOfCredential(db: SqlClient, clientId: string): Promise<WarehouseRow | null> {
+  const { rows } = await db.query<Raw>({
+    name: 'catalog_credential_warehouse',
+    text: `SELECT ${COLUMNS} FROM catalog_credentials c JOIN warehouses w ON w.id = c.warehouse_id
+            WHERE c.client_id = $1 AND c.revoked_at IS NULL AND w.deleted_at IS NULL AND w.status <> 'deleting'`,
+    values: [clientId],
+  });
+  return rows[0] ? toRow(rows[0]) : null;
 }
