@@ -19,7 +19,9 @@ export function startDeployable(d: Deployable, config: FloeConfig, env: NodeJS.P
   const log = join(paths.logDir, `${d.name}.log`);
   // A fresh log per start, so the last lines shown on a failure are this start's.
   const fd = openSync(log, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', d.entry], {
+  // FLOE_NODE_FLAGS: extra Node flags for every deployable (e.g. --cpu-prof, which NODE_OPTIONS refuses).
+  const flags = (env.FLOE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', d.entry], {
     cwd: ROOT,
     env,
     detached,
