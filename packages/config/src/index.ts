@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   FLOE_INGEST_PORT: port(8083),
   FLOE_CATALOG_PORT: port(8181),
   FLOE_S3_PORT: port(7480),
+  FLOE_TEARDOWN_HEALTH_PORT: port(8093),
 
   // Public addresses; derived from host and ports when unset.
   FLOE_BASE_URL: url.optional(),
@@ -31,6 +32,8 @@ const EnvSchema = z.object({
   // Where the gateway reaches each service (internal addresses).
   FLOE_IDENTITY_URL: url.optional(),
   FLOE_CONTROL_PLANE_URL: url.optional(),
+  // Where the control plane reaches the catalog (defaults to the public catalog_url).
+  FLOE_CATALOG_INTERNAL_URL: url.optional(),
 
   // The object store's admin user (owner of every bucket) and the region it answers to.
   FLOE_S3_ADMIN_ACCESS_KEY: z.string().optional(),
@@ -44,6 +47,10 @@ const EnvSchema = z.object({
   FLOE_REDIS_PREFIX: z.string().default('floe:'),
 
   FLOE_BOOTSTRAP_SECRET: z.string().min(16).optional(),
+  // Key from which catalog client secrets are derived (HMAC); defaults to one derived from the bootstrap secret.
+  FLOE_CREDENTIAL_KEY: z.string().min(16).optional(),
+  // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
+  FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
@@ -60,18 +67,20 @@ export interface FloeConfig {
   env: Env['FLOE_ENV'];
   region: string;
   provider: string;
-  ports: { gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number };
+  ports: { gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number };
   baseUrl: string;
   catalogUrl: string;
   s3Url: string;
   ingestUrl: string;
-  services: { identity: string; controlPlane: string | null };
+  services: { identity: string; controlPlane: string; catalog: string };
   /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
   s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
   redisUrl: string;
   redisPrefix: string;
   bootstrapSecret: string | undefined;
+  credentialKey: string | undefined;
+  openSignup: boolean;
   listenHost: string;
   /** Express 'trust proxy' value for the public edge. */
   gatewayTrustProxy: boolean | string;
@@ -106,6 +115,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       ingest: e.FLOE_INGEST_PORT,
       catalog: e.FLOE_CATALOG_PORT,
       s3: e.FLOE_S3_PORT,
+      teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
     },
     baseUrl: trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT)),
     catalogUrl: trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
@@ -113,7 +123,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     ingestUrl: trimSlash(e.FLOE_INGEST_URL ?? local(e.FLOE_INGEST_PORT)),
     services: {
       identity: trimSlash(e.FLOE_IDENTITY_URL ?? local(e.FLOE_IDENTITY_PORT)),
-      controlPlane: e.FLOE_CONTROL_PLANE_URL ? trimSlash(e.FLOE_CONTROL_PLANE_URL) : null,
+      controlPlane: trimSlash(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
+      catalog: trimSlash(e.FLOE_CATALOG_INTERNAL_URL ?? e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
     },
     s3: {
       endpoint: trimSlash(e.FLOE_S3_INTERNAL_URL ?? e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
@@ -125,6 +136,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     redisUrl: e.REDIS_URL,
     redisPrefix: e.FLOE_REDIS_PREFIX,
     bootstrapSecret: e.FLOE_BOOTSTRAP_SECRET,
+    credentialKey: e.FLOE_CREDENTIAL_KEY ?? e.FLOE_BOOTSTRAP_SECRET,
+    openSignup: e.FLOE_OPEN_SIGNUP ? e.FLOE_OPEN_SIGNUP === 'true' : e.FLOE_ENV !== 'production',
     listenHost: e.FLOE_LISTEN_HOST,
     gatewayTrustProxy: e.FLOE_TRUST_PROXY === 'false' ? false : e.FLOE_TRUST_PROXY === 'true' ? true : e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,

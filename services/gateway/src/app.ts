@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
-import { createApp, HttpError, notImplemented, type Logger } from '@floe/http';
+import { createApp, HttpError, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
 import { isInternalPath, upstreamFor, type Upstream } from './route-table';
 
@@ -9,9 +9,9 @@ import { isInternalPath, upstreamFor, type Upstream } from './route-table';
  * to its service. Internal routes are never reachable through it.
  */
 export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
-  const upstreams: Record<Upstream, RequestHandler | null> = {
+  const upstreams: Record<Upstream, RequestHandler> = {
     identity: proxyTo(config.services.identity, logger),
-    'control-plane': config.services.controlPlane ? proxyTo(config.services.controlPlane, logger) : null,
+    'control-plane': proxyTo(config.services.controlPlane, logger),
   };
 
   return createApp({
@@ -34,9 +34,7 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
       app.use((req, res, next) => {
         const upstream = upstreamFor(req.path);
         if (!upstream) return next();
-        const handler = upstreams[upstream];
-        if (!handler) return next(notImplemented(`${req.method} ${req.path} (the ${upstream} service)`));
-        return handler(req, res, next);
+        return upstreams[upstream](req, res, next);
       });
     },
   });

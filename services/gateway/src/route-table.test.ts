@@ -9,6 +9,9 @@ test.each([
   ['/v1/table', 'control-plane'],
   ['/v1/tables', 'control-plane'],
   ['/v1/warehouses/lake/grants/p_1', 'control-plane'],
+  ['/v1/signup', 'control-plane'],
+  ['/v1/signup/start', 'identity'],
+  ['/v1/signup/verify', 'identity'],
 ])('%s goes to %s', (path, upstream) => {
   expect(upstreamFor(path)).toBe(upstream);
 });

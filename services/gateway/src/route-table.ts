@@ -1,5 +1,6 @@
 // Which deployable answers which public path. Matching is by whole path
-// segments, so `/v1/table` does not swallow `/v1/tables/...` by accident.
+// segments, so `/v1/table` does not swallow `/v1/tables/...` by accident; an
+// entry starting with `=` matches that path only.
 
 export type Upstream = 'identity' | 'control-plane';
 
@@ -14,6 +15,9 @@ const TABLE: Array<[string, Upstream]> = [
   ['/v1/auth', 'identity'],
   ['/v1/oauth', 'identity'],
   ['/v1/config/formats', 'identity'],
+  // The one-call sign-up makes an organisation, project and catalog: the control
+  // plane's; the e-mail code routes beneath it are identity's.
+  ['=/v1/signup', 'control-plane'],
   ['/v1/signup', 'identity'],
   ['/v1/recover', 'identity'],
   ['/v1/handles', 'identity'],
@@ -42,6 +46,10 @@ const TABLE: Array<[string, Upstream]> = [
 
 export function upstreamFor(path: string): Upstream | null {
   for (const [prefix, upstream] of TABLE) {
+    if (prefix.startsWith('=')) {
+      if (path === prefix.slice(1) || path === `${prefix.slice(1)}/`) return upstream;
+      continue;
+    }
     if (path === prefix || path.startsWith(`${prefix}/`)) return upstream;
   }
   return null;

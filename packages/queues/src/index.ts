@@ -1,0 +1,73 @@
+// Queue names and job payloads shared by their producers (control plane) and
+// consumers (workers). Job ids derive from the subject, so a duplicate enqueue
+// or a retried request adds nothing.
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+export const QUEUES = {
+  provisioning: 'provisioning',
+  credentials: 'credentials',
+  teardown: 'teardown',
+  metering: 'metering',
+  sinkRoll: 'sink-roll',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** Retry a warehouse's storage probe until it passes or `until` (ISO) has gone by. */
+export const ProvisioningJob = z.object({ warehouse_id: z.string(), until: z.string() });
+export type ProvisioningJob = z.infer<typeof ProvisioningJob>;
+
+/** Retire a rotated-out read-only catalog credential (and audit `warehouse.rotate_complete`). */
+export const RetireCredentialJob = z.object({
+  warehouse_id: z.string(),
+  client_id: z.string(),
+  rotated_by: z.string().nullable(),
+  org_id: z.string().nullable(),
+  request_id: z.string().nullable(),
+});
+export type RetireCredentialJob = z.infer<typeof RetireCredentialJob>;
+
+/** Seconds between provisioning attempts, and how long they go on (the spec: every 30 s for 10 minutes). */
+export const PROVISIONING_RETRY_SECONDS = 30;
+export const PROVISIONING_WINDOW_SECONDS = 600;
+/** How long after a rotate the old read-only key is retired. */
+export const RO_RETIREMENT_DELAY_SECONDS = 10;
+
+/** BullMQ's connection options from a redis:// URL; every stack's keys live under its own prefix. */
+export function queueConnection(redisUrl: string): ConnectionOptions {
+  const u = new URL(redisUrl);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username || undefined,
+    password: u.password || undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** BullMQ's key prefix for a stack (no trailing colon: BullMQ adds its own). */
+export const queuePrefix = (redisPrefix: string) => `${redisPrefix}bull`;
+
+export class Producers {
+  private readonly queues = new Map<QueueName, Queue>();
+  constructor(private readonly connection: ConnectionOptions, private readonly prefix: string) {}
+
+  private queue(name: QueueName): Queue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  async add(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<void> {
+    await this.queue(name).add(jobName, data, { removeOnComplete: 1000, removeOnFail: 1000, ...opts });
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+}

@@ -1,0 +1,35 @@
+import type { Express } from 'express';
+import { createApp } from '@floe/http';
+import type { ControlPlaneDeps } from './deps';
+import { mountAudit } from './routes/audit';
+import { mountConnection } from './routes/connection';
+import { mountGrants } from './routes/grants';
+import { mountOnboarding } from './routes/onboarding';
+import { mountProjects } from './routes/projects';
+import { mountTables } from './routes/tables';
+import { mountUnbuilt } from './routes/unbuilt';
+import { mountWarehouseActions } from './routes/warehouse-actions';
+import { mountWarehouses } from './routes/warehouses';
+
+export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
+  return createApp({
+    service: 'control-plane',
+    logger: d.logger,
+    bodyLimitBytes: d.config.bodyLimitBytes,
+    mount: (app) => {
+      app.get('/healthz', async (_req, res) => {
+        const ok = await d.db.query('SELECT 1').then(() => true, () => false);
+        res.status(ok ? 200 : 503).json({ ok, service: 'control-plane' });
+      });
+      mountOnboarding(app, d);
+      mountProjects(app, d);
+      mountWarehouses(app, d);
+      mountWarehouseActions(app, d);
+      mountGrants(app, d);
+      mountTables(app, d);
+      mountConnection(app, d);
+      mountAudit(app, d);
+      mountUnbuilt(app);
+    },
+  });
+}

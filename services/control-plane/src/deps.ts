@@ -1,0 +1,46 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import type { RequestHandler } from 'express';
+import type { FloeConfig } from '@floe/config';
+import { Authenticator } from '@floe/auth';
+import { IdempotencyStore, type Logger } from '@floe/http';
+import { Producers, queueConnection, queuePrefix } from '@floe/queues';
+import { RgwStorage } from '@floe/storage';
+import { loadAccess } from './access/context';
+import { CatalogSecrets } from './domain/catalog-credentials';
+
+/** Everything the control-plane routes touch outside the process. */
+export interface ControlPlaneDeps {
+  config: FloeConfig;
+  logger: Logger;
+  db: pg.Pool;
+  redis: Redis;
+  auth: Authenticator;
+  storage: RgwStorage;
+  idempotency: IdempotencyStore;
+  queues: Producers;
+  secrets: CatalogSecrets;
+  /** Authentication then the caller's organisations: the head of every caller route. */
+  authed: RequestHandler[];
+}
+
+export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps {
+  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+  redis.on('error', (err) => logger.error('redis error', { err: err.message }));
+  const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix });
+  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
+  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  const queues = new Producers(queueConnection(config.redisUrl), queuePrefix(config.redisPrefix));
+  return {
+    config, logger, db, redis, auth, storage, queues,
+    idempotency: new IdempotencyStore(db),
+    secrets: new CatalogSecrets(config.credentialKey),
+    authed: [auth.requireCaller(), loadAccess(db)],
+  };
+}
+
+export async function closeDeps(d: ControlPlaneDeps): Promise<void> {
+  await Promise.allSettled([d.queues.close(), d.db.end(), d.redis.quit()]);
+}

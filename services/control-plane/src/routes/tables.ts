@@ -1,0 +1,5 @@
+import type { Express } from 'express';
+import type { ControlPlaneDeps } from '../deps';
+
+// Not built yet: see the control-plane issue.
+export function mountTables(_app: Express, _d: ControlPlaneDeps): void {}

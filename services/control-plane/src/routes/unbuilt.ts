@@ -1,0 +1,50 @@
+import type { Express } from 'express';
+import { notImplemented, route, type RouteHandlers } from '@floe/http';
+
+// Control-plane routes of the spec that later issues build. Until then each
+// answers 501 in the error envelope (listed in the README), never a fake.
+const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string]> = [
+  ['/v1/orgs', ['get'], 'organisation management'],
+  ['/v1/orgs/invitations/accept', ['post'], 'invitations'],
+  ['/v1/orgs/:org_id', ['patch'], 'organisation management'],
+  ['/v1/orgs/:org_id/domains', ['post'], 'domain claims'],
+  ['/v1/orgs/:org_id/domains/:domain', ['delete'], 'domain claims'],
+  ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
+  ['/v1/orgs/:org_id/members', ['get'], 'organisation members'],
+  ['/v1/orgs/:org_id/members/:member_id', ['patch', 'delete'], 'organisation members'],
+  ['/v1/orgs/:org_id/invitations', ['post'], 'invitations'],
+  ['/v1/orgs/:org_id/agents', ['get', 'post'], 'agents'],
+  ['/v1/orgs/:org_id/agents/:agent_id', ['get', 'patch', 'delete'], 'agents'],
+  ['/v1/warehouses/:warehouse_id/uploaders', ['get', 'post'], 'uploaders'],
+  ['/v1/warehouses/:warehouse_id/uploaders/:uploader_id', ['delete'], 'uploaders'],
+  ['/v1/warehouses/:warehouse_id/blobs', ['get', 'delete'], 'the blob bucket routes'],
+  ['/v1/warehouses/:warehouse_id/blobs/presign', ['get'], 'the blob bucket routes'],
+  ['/v1/warehouses/:warehouse_id/blobs/upload', ['post'], 'the blob bucket routes'],
+  ['/v1/warehouses/:warehouse_id/lifecycle', ['get', 'put', 'delete'], 'blob bucket lifecycle'],
+  ['/v1/warehouses/:warehouse_id/restore', ['post'], 'warehouse restore'],
+  ['/v1/warehouses/:warehouse_id/agents-md', ['put'], 'agents-md'],
+  ['/v1/sinks', ['get', 'post'], 'ingest sinks'],
+  ['/v1/sinks/:sink_id', ['get', 'post', 'delete', 'patch'], 'ingest sinks'],
+  ['/v1/sinks/:sink_id/test', ['post'], 'ingest sinks'],
+  ['/v1/sinks/:sink_id/device-token', ['post', 'delete'], 'ingest sinks'],
+  ['/v1/usage', ['get'], 'usage'],
+  ['/v1/admin/plans', ['get'], 'operator routes'],
+  ['/v1/admin/orgs/:org_id/limits', ['get', 'patch'], 'operator routes'],
+  ['/v1/admin/orgs/:org_id/limits/audit', ['get'], 'operator routes'],
+  ['/v1/query', ['post'], 'server-side query'],
+  ['/v1/object', ['get'], 'object read'],
+  ['/v1/indexes', ['post'], 'indexes'],
+  ['/v1/indexes/:index_id', ['get', 'delete'], 'indexes'],
+  ['/v1/public/:handle/:catalog/connection', ['get'], 'public catalog connection'],
+  ['/v1/namespace', ['delete'], 'namespace deletion'],
+];
+
+export const UNBUILT_CONTROL_PLANE_ROUTES = UNBUILT.map(([path, methods, what]) => ({ path, methods, what }));
+
+export function mountUnbuilt(app: Express): void {
+  for (const [path, methods, what] of UNBUILT) {
+    const handlers: RouteHandlers = {};
+    for (const m of methods) handlers[m] = () => { throw notImplemented(what); };
+    route(app, path, handlers);
+  }
+}

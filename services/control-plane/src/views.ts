@@ -1,0 +1,73 @@
+import type { FloeConfig } from '@floe/config';
+import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
+
+// The shapes the spec gives for warehouses, built from a record. One place, so
+// the list row, the get row and every answer that embeds them agree.
+
+/** The hourly sweep's sample goes stale after two hours without a newer one. */
+const STALE_AFTER_MS = 2 * 3600_000;
+
+export const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+export function storedOf(w: WarehouseRecord) {
+  const u = w.usage;
+  if (!u) {
+    return {
+      bytes: null, table_bytes: null, blob_bytes: null, objects: null, blob_objects: null, complete: false,
+      measured_at: null, stale_after: null, source: null, unmetered: true, measuring: w.status === 'ready',
+    };
+  }
+  return {
+    bytes: u.tableBytes + u.blobBytes,
+    table_bytes: u.tableBytes,
+    blob_bytes: u.blobBytes,
+    objects: u.objects + u.blobObjects,
+    blob_objects: u.blobObjects,
+    complete: u.complete,
+    measured_at: iso(u.measuredAt),
+    stale_after: iso(new Date(new Date(u.measuredAt).getTime() + STALE_AFTER_MS)),
+    source: u.source,
+    unmetered: false,
+    measuring: false,
+  };
+}
+
+export function publicUrlOf(config: FloeConfig, w: WarehouseRecord): string | null {
+  return w.publicSince ? `${config.s3Url}/${w.tableBucket}/` : null;
+}
+
+/** A row of GET /v1/warehouses. */
+export function warehouseListRow(config: FloeConfig, w: VisibleWarehouse) {
+  return {
+    name: w.name,
+    warehouse_id: w.id,
+    warehouse: `s3://${w.tableBucket}/`,
+    bucket: w.tableBucket,
+    blob_bucket: w.blobBucket,
+    project_id: w.projectId,
+    project: w.projectName,
+    created_at: iso(w.createdAt),
+    my_level: w.access.level,
+    my_via: w.access.via,
+    status: w.status,
+    default_format_version: w.defaultFormatVersion,
+    stored: storedOf(w),
+    public: w.publicSince !== null,
+    public_since: iso(w.publicSince),
+    public_url: publicUrlOf(config, w),
+  };
+}
+
+export const PUBLIC_NOTE = 'Anyone can read every object of this catalog\'s table bucket without credentials; writes stay refused and the catalog itself stays private.';
+
+/** GET /v1/warehouses/{id}: the list row plus placement and the catalog address. */
+export function warehouseGetRow(config: FloeConfig, w: VisibleWarehouse, project: { provider: string; region: string }) {
+  return {
+    ...warehouseListRow(config, w),
+    warehouse_name: w.tableBucket,
+    catalog_uri: config.catalogUrl,
+    provider: project.provider,
+    region: project.region,
+    ...(w.publicSince ? { public_note: PUBLIC_NOTE } : {}),
+  };
+}

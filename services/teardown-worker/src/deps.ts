@@ -1,0 +1,31 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import type { FloeConfig } from '@floe/config';
+import type { Logger } from '@floe/http';
+import { queueConnection, queuePrefix } from '@floe/queues';
+import { RgwStorage } from '@floe/storage';
+import type { ConnectionOptions } from 'bullmq';
+
+export interface WorkerDeps {
+  config: FloeConfig;
+  logger: Logger;
+  db: pg.Pool;
+  redis: Redis;
+  storage: RgwStorage;
+  connection: ConnectionOptions;
+  prefix: string;
+}
+
+export function createDeps(config: FloeConfig, logger: Logger): WorkerDeps {
+  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
+  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  redis.on('error', (err) => logger.error('redis error', { err: err.message }));
+  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
+  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  return { config, logger, db, redis, storage, connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) };
+}
+
+export async function closeDeps(d: WorkerDeps): Promise<void> {
+  await Promise.allSettled([d.db.end(), d.redis.quit()]);
+}

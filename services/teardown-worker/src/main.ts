@@ -1,0 +1,36 @@
+import { loadConfig } from '@floe/config';
+import { createApp, createLogger, serve } from '@floe/http';
+import { closeDeps, createDeps } from './deps';
+import { startWorkers } from './workers';
+
+// The teardown worker: provisioning retries, credential retirement after a
+// rotate, and (later) warehouse teardown. BullMQ consumers plus a tiny health
+// server; any number may run, jobs are idempotent and keyed by their subject.
+const config = loadConfig();
+const logger = createLogger('teardown-worker', config.logLevel);
+const deps = createDeps(config, logger);
+const workers = startWorkers(deps);
+
+const app = createApp({
+  service: 'teardown-worker',
+  logger,
+  bodyLimitBytes: 1024,
+  mount: (a) => {
+    a.get('/healthz', async (_req, res) => {
+      const running = workers.every((w) => w.isRunning());
+      const db = await deps.db.query('SELECT 1').then(() => true, () => false);
+      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'teardown-worker', queues: workers.map((w) => w.name) });
+    });
+  },
+});
+
+serve(app, {
+  name: 'teardown-worker',
+  port: config.ports.teardownHealth,
+  host: config.listenHost,
+  logger,
+  onClose: async () => {
+    await Promise.allSettled(workers.map((w) => w.close()));
+    await closeDeps(deps);
+  },
+});
