@@ -2,18 +2,16 @@
 // file and manifests (packages/iceberg) into the table's location with
 // credentials the catalog vended, commits the append with iceberg-js, and
 // independent readers (icebird, DuckDB) read exactly those rows back.
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
-import { IcebergRestCatalog } from 'iceberg-js';
-import { buildAppend, countRows, parquetDataFile, stringifyJson, writeParquetDataFile } from '@floe/iceberg';
+import { countRows } from '@floe/iceberg';
 import { adminStorage } from '../support/store';
-import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { appendRows, icebergClient, keyOf, vendedS3 } from './append-helpers';
 import { catalog } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
@@ -36,60 +34,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-/** Reads and writes under the table's location with the session the catalog vends. */
-async function vendedS3(table: string): Promise<{ s3: S3Client; location: string; metadata: any }> {
-  const res = await catalog().get(`/v1/${wh.id}/namespaces/lake/tables/${table}`).set(bearer(rw)).set('X-Iceberg-Access-Delegation', 'vended-credentials');
-  const c = res.body.config;
-  const s3 = new S3Client({
-    endpoint: c['s3.endpoint'], region: c['s3.region'], forcePathStyle: true, maxAttempts: 1,
-    credentials: { accessKeyId: c['s3.access-key-id'], secretAccessKey: c['s3.secret-access-key'], sessionToken: c['s3.session-token'] },
-  });
-  return { s3, location: res.body.metadata.location, metadata: res.body.metadata };
-}
-
-const keyOf = (bucket: string, path: string) => path.slice(`s3://${bucket}/`.length);
-
-async function append(table: string, rows: Array<{ id: bigint; name: string | null }>, attempts = 1): Promise<{ snapshotId: bigint; dataPath: string; tries: number }> {
-  let { s3, location, metadata } = await vendedS3(table);
-  const read = async (p: string) => {
-    const out = await s3.send(new GetObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, p) }));
-    return new Uint8Array(await out.Body!.transformToByteArray());
-  };
-  const tableSchema = metadata.schemas.find((s: any) => s['schema-id'] === metadata['current-schema-id']);
-  const { bytes, stats } = writeParquetDataFile({ schema: tableSchema, rows });
-  const dataPath = `${location}/data/${randomUUID()}.parquet`;
-  await s3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, dataPath), Body: bytes }));
-  // Like an engine: on 409 reload the table and rebuild the snapshot on the new head (the data file stays).
-  for (let tries = 1; ; tries++) {
-  const parent = metadata['current-snapshot-id'] && metadata['current-snapshot-id'] !== -1
-    ? metadata.snapshots.find((s: any) => s['snapshot-id'] === metadata['current-snapshot-id']) : null;
-  // iceberg-js sends plain JSON numbers, so this test keeps its snapshot ids below 2^53.
-  const snapshotId = BigInt(Math.floor(Math.random() * 2 ** 52));
-  const built = await buildAppend({
-    formatVersion: metadata['format-version'], schema: tableSchema, spec: metadata['partition-specs'][0], parent,
-    lastSequenceNumber: BigInt(metadata['last-sequence-number']), files: [parquetDataFile(dataPath, stats)],
-    snapshotId, manifestPath: `${location}/metadata/${randomUUID()}-m0.avro`, manifestListPath: `${location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`, read,
-  });
-  for (const u of built.uploads) await s3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, u.path), Body: u.bytes }));
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: rw } });
-  try {
-    await c.commitTable({ namespace: ['lake'], name: table }, {
-      requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null }],
-      updates: [
-        { action: 'add-snapshot', snapshot: JSON.parse(stringifyJson(built.snapshot)) },
-        { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': Number(snapshotId) },
-      ],
-    } as never);
-    return { snapshotId, dataPath, tries };
-  } catch (err) {
-    if ((err as { status?: number }).status !== 409 || tries >= attempts) throw err;
-    ({ s3, location, metadata } = await vendedS3(table));
-  }
-  }
-}
+const ref = (table: string) => ({ warehouseId: wh.id, bucket: wh.tableBucket, token: rw, namespace: 'lake', table });
+const append = (table: string, rows: Array<{ id: bigint; name: string | null }>, attempts = 1) => appendRows(ref(table), rows, attempts);
 
 test('append with vended credentials, commit with iceberg-js, read back with icebird and DuckDB', async () => {
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: rw } });
+  const c = icebergClient(wh.id, rw);
   await c.createNamespace({ namespace: ['lake'] });
   await c.createTable({ namespace: ['lake'] }, { name: 'sales', schema: schema as never });
 
@@ -125,7 +74,7 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
   }
 
   // DuckDB reads the data file itself, with the Iceberg field ids in its Parquet schema.
-  const { s3 } = await vendedS3('sales');
+  const { s3 } = await vendedS3(ref('sales'));
   const obj = await s3.send(new GetObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, second.dataPath) }));
   const local = join(dir, 'part.parquet');
   writeFileSync(local, await obj.Body!.transformToByteArray());
@@ -141,7 +90,7 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
 }, 60_000);
 
 test('20 concurrent appends to one table, retrying on 409, all land exactly once', async () => {
-  const c = new IcebergRestCatalog({ baseUrl: stack().catalog_url, fetch: validatingFetch(stack().catalog_url), warehouse: wh.id, auth: { type: 'bearer', token: rw } });
+  const c = icebergClient(wh.id, rw);
   await c.createTable({ namespace: ['lake'], }, { name: 'busy', schema: schema as never });
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => append('busy', [{ id: BigInt(i), name: `r${i}` }], 100)));
   expect(results.some((r) => r.tries > 1)).toBe(true);
