@@ -9,7 +9,7 @@ import { startWorkers } from './workers';
 const config = loadConfig();
 const logger = createLogger('teardown-worker', config.logLevel);
 const deps = createDeps(config, logger);
-const workers = startWorkers(deps);
+const { workers, producers } = startWorkers(deps);
 
 const app = createApp({
   service: 'teardown-worker',
@@ -31,6 +31,7 @@ serve(app, {
   logger,
   onClose: async () => {
     await Promise.allSettled(workers.map((w) => w.close()));
+    await producers.close();
     await closeDeps(deps);
   },
 });

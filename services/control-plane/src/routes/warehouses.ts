@@ -11,6 +11,7 @@ import { bucketsFor, isValidCatalogName, suggestCatalogName } from '../domain/ca
 import { FORMAT_VERSIONS, FREE_PLAN, MAINTENANCE_DEFAULTS } from '../domain/plans';
 import { probeStorage, probeView, provisionStorage, roleNameOf, storageUidOf } from '../domain/provisioning';
 import { resolveProject, resolveWarehouse, type ProjectRow } from '../resolve';
+import { scopeStoredBytes } from '../store/usage';
 import { visibleWarehouses, warehouseById } from '../store/warehouses';
 import { warehouseGetRow, warehouseListRow } from '../views';
 
@@ -117,18 +118,6 @@ async function liveCount(d: ControlPlaneDeps, projectId: string): Promise<number
   const { rows } = await d.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM warehouses WHERE project_id = $1 AND status IN ('creating', 'provisioning', 'ready')`, [projectId]);
   return rows[0].n;
-}
-
-/** Storage bytes of a scope (organisation, or owner outside one) by the latest sample of each live warehouse. */
-async function storedBytes(d: ControlPlaneDeps, orgId: string | null, ownerId: string): Promise<number> {
-  const { rows } = await d.db.query<{ bytes: string | null }>(
-    `SELECT sum(s.table_bytes + s.blob_bytes) AS bytes
-       FROM warehouses w JOIN projects p ON p.id = w.project_id
-       JOIN LATERAL (SELECT table_bytes, blob_bytes FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY measured_at DESC LIMIT 1) s ON true
-      WHERE w.status IN ('provisioning', 'ready') AND ${orgId ? 'w.org_id = $1' : 'w.org_id IS NULL AND p.owner_id = $1'}`,
-    [orgId ?? ownerId],
-  );
-  return Number(rows[0]?.bytes ?? 0);
 }
 
 interface CreateInput {
@@ -251,7 +240,7 @@ async function reserve(
         limit: 'warehouses_per_project', limit_value: FREE_PLAN.warehouses_per_project, current: counted[0].n,
       });
     }
-    const bytes = await storedBytes(d, project.orgId, project.ownerId);
+    const bytes = await scopeStoredBytes(d.db, project.orgId, project.ownerId);
     if (bytes >= FREE_PLAN.storage_bytes) {
       await client.query('ROLLBACK');
       await d.db.query(

@@ -1,0 +1,28 @@
+import type { Job } from 'bullmq';
+import { PROVISIONING_RETRY_SECONDS, ProvisioningJob, QUEUES, type Producers } from '@floe/queues';
+import type { WorkerDeps } from './deps';
+
+// A warehouse whose storage probe was refused at creation stays
+// `provisioning`; this job probes again every 30 s until the store accepts a
+// write (→ ready) or the 10-minute window has passed.
+
+export async function retryProvisioning(d: WorkerDeps, producers: Producers, job: Job): Promise<string> {
+  const data = ProvisioningJob.parse(job.data);
+  const { rows } = await d.db.query<{ status: string; table_bucket: string; blob_bucket: string; storage_access_key: string; storage_secret_key: string }>(
+    `SELECT status, table_bucket, blob_bucket, storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [data.warehouse_id]);
+  const w = rows[0];
+  if (!w || w.status !== 'provisioning') return 'nothing to do';
+  const probe = await d.storage.probe({ accessKeyId: w.storage_access_key, secretAccessKey: w.storage_secret_key }, [w.table_bucket, w.blob_bucket]);
+  if (probe.ok) {
+    await d.db.query(`UPDATE warehouses SET status = 'ready', provision_until = NULL WHERE id = $1 AND status = 'provisioning'`, [data.warehouse_id]);
+    d.logger.info('warehouse ready after provisioning retry', { warehouse_id: data.warehouse_id });
+    return 'ready';
+  }
+  if (Date.now() >= Date.parse(data.until)) {
+    d.logger.warn('warehouse still refused by the store after the provisioning window', { warehouse_id: data.warehouse_id, buckets: probe.buckets });
+    return 'gave up';
+  }
+  const attempt = Number(/-a(\d+)$/.exec(job.id ?? '')?.[1] ?? 0);
+  await producers.add(QUEUES.provisioning, 'probe', data, { jobId: `provision-${data.warehouse_id}-a${attempt + 1}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
+  return 'retry queued';
+}
