@@ -40,24 +40,47 @@ export function mountCatalogTokens(app: Express, d: IdentityDeps): void {
         throw new HttpError(401, 'invalid_client', 'unknown client or wrong secret');
       }
       if (cred.revoked || !cred.live) throw new HttpError(401, 'invalid_client', 'this catalog credential is no longer valid');
-      const signer = await d.signingKeys.currentSigner();
-      const token = await new SignJWT({ kind: 'catalog', warehouse_id: cred.warehouse_id, access: cred.access })
-        .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
-        .setIssuer(d.config.baseUrl)
-        .setSubject(body.client_id)
-        .setAudience(d.config.catalogUrl)
-        .setIssuedAt()
-        .setExpirationTime(`${CATALOG_TOKEN_LIFETIME_SECONDS}s`)
-        .setJti(randomUUID())
-        .sign(signer.key);
-      res.set('Cache-Control', 'no-store').json({
-        access_token: token,
-        token_type: 'bearer',
-        expires_in: CATALOG_TOKEN_LIFETIME_SECONDS,
-        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-        warehouse_id: cred.warehouse_id,
-        access: cred.access,
-      });
+      res.set('Cache-Control', 'no-store').json(await mint(d, body.client_id, cred.warehouse_id, cred.access));
     },
   });
+
+  // The control plane's table routes act through the catalog as the
+  // warehouse's own identity: a token for its current read/write credential,
+  // minted without the secret (which only the credential's holders have).
+  route(app, '/internal/catalog-tokens/warehouse', {
+    post: async (req, res) => {
+      const body = parse(ForWarehouse, req.body);
+      const { rows } = await d.db.query<{ client_id: string }>(
+        `SELECT c.client_id FROM catalog_credentials c JOIN warehouses w ON w.id = c.warehouse_id
+          WHERE c.warehouse_id = $1 AND c.access = 'write' AND c.revoked_at IS NULL AND w.deleted_at IS NULL AND w.status <> 'deleting'
+          ORDER BY c.created_at DESC LIMIT 1`,
+        [body.warehouse_id],
+      );
+      if (!rows[0]) throw new HttpError(404, 'warehouse_not_found', `warehouse ${body.warehouse_id} has no live read/write credential`);
+      res.set('Cache-Control', 'no-store').json(await mint(d, rows[0].client_id, body.warehouse_id, 'write'));
+    },
+  });
+}
+
+const ForWarehouse = z.object({ warehouse_id: z.string().min(1).max(100) });
+
+async function mint(d: IdentityDeps, clientId: string, warehouseId: string, access: string) {
+  const signer = await d.signingKeys.currentSigner();
+  const token = await new SignJWT({ kind: 'catalog', warehouse_id: warehouseId, access })
+    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+    .setIssuer(d.config.baseUrl)
+    .setSubject(clientId)
+    .setAudience(d.config.catalogUrl)
+    .setIssuedAt()
+    .setExpirationTime(`${CATALOG_TOKEN_LIFETIME_SECONDS}s`)
+    .setJti(randomUUID())
+    .sign(signer.key);
+  return {
+    access_token: token,
+    token_type: 'bearer',
+    expires_in: CATALOG_TOKEN_LIFETIME_SECONDS,
+    issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+    warehouse_id: warehouseId,
+    access,
+  };
 }

@@ -1,0 +1,66 @@
+import { countRows, type ReadFile } from '@floe/iceberg';
+
+// The Table resource of the spec, from the catalog's LoadTableResult.
+
+type Json = Record<string, any>;
+
+const typeView = (t: unknown): unknown => (typeof t === 'string' ? t : t);
+
+/** 64-bit ids travel as strings when they would not survive a JSON number. */
+export const idView = (v: unknown): string | number | null =>
+  v === null || v === undefined || v === -1 || v === -1n ? null : typeof v === 'bigint' ? v.toString() : (v as number);
+
+export function currentSchema(metadata: Json): Json {
+  return (metadata.schemas ?? []).find((s: Json) => s['schema-id'] === metadata['current-schema-id']) ?? metadata.schema ?? { fields: [] };
+}
+
+const GEO = /^(geometry|geography)/;
+
+/** Columns whose types only format version 3 has. */
+export function v3Columns(schema: Json): Array<{ name: string; type: string }> {
+  const out: Array<{ name: string; type: string }> = [];
+  for (const f of schema.fields ?? []) {
+    const t = typeof f.type === 'string' ? f.type : null;
+    if (t && (GEO.test(t) || t === 'variant' || t === 'unknown' || t.startsWith('timestamp_ns') || t.startsWith('timestamptz_ns'))) out.push({ name: f.name, type: t });
+  }
+  return out;
+}
+
+export function hasGeoColumn(schema: Json): boolean {
+  return (schema.fields ?? []).some((f: Json) => typeof f.type === 'string' && GEO.test(f.type));
+}
+
+export async function tableView(namespace: string, name: string, loaded: Json, read: ReadFile) {
+  const m = loaded.metadata as Json;
+  const schema = currentSchema(m);
+  const currentId = m['current-snapshot-id'];
+  const current = (m.snapshots ?? []).find((s: Json) => String(s['snapshot-id']) === String(currentId)) ?? null;
+  const counted = await countRows(current, read);
+  const spec = (m['partition-specs'] ?? []).find((s: Json) => s['spec-id'] === m['default-spec-id']) ?? { 'spec-id': 0, fields: [] };
+  return {
+    table: `${namespace}.${name}`,
+    namespace,
+    name,
+    table_uuid: m['table-uuid'],
+    location: m.location,
+    metadata_location: loaded['metadata-location'] ?? null,
+    format_version: Number(m['format-version']),
+    schema: (schema.fields ?? []).map((f: Json) => ({ id: f.id, name: f.name, type: typeView(f.type), required: Boolean(f.required) })),
+    identifier_field_ids: schema['identifier-field-ids'] ?? [],
+    partition_spec: { spec_id: spec['spec-id'], fields: spec.fields ?? [] },
+    snapshots: (m.snapshots ?? []).length,
+    current_snapshot_id: idView(currentId),
+    rows: counted.rows,
+    rows_source: counted.rows_source,
+    rows_is_exact: counted.rows_is_exact,
+    data_files: counted.data_files,
+    delete_files: counted.delete_files,
+    ...(counted.delete_files ? {
+      rows_gross: counted.rows_gross ?? null,
+      position_delete_rows: counted.position_delete_rows ?? 0,
+      equality_delete_rows: counted.equality_delete_rows ?? 0,
+      ...(counted.rows_is_exact ? {} : { rows_note: 'Equality deletes exist: rows is an upper bound until the table is compacted.' }),
+    } : {}),
+    properties: m.properties ?? {},
+  };
+}
