@@ -28,7 +28,8 @@ export function icebergClient(warehouseId: string, token: string): IcebergRestCa
 
 /** Reads and writes under the table's location with the session the catalog vends. */
 export async function vendedS3(t: TableRef): Promise<{ s3: S3Client; location: string; metadata: any }> {
-  const res = await catalog().get(`/v1/${t.warehouseId}/namespaces/${t.namespace}/tables/${t.table}`)
+  const ns = encodeURIComponent(t.namespace.split('.').join('\u001f'));
+  const res = await catalog().get(`/v1/${t.warehouseId}/namespaces/${ns}/tables/${t.table}`)
     .set(bearer(t.token)).set('X-Iceberg-Access-Delegation', 'vended-credentials');
   if (res.status !== 200) throw new Error(`loading ${t.namespace}.${t.table} failed: ${res.status} ${JSON.stringify(res.body)}`);
   const c = res.body.config;

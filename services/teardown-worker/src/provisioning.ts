@@ -23,6 +23,10 @@ export async function retryProvisioning(d: WorkerDeps, producers: Producers, job
     return 'gave up';
   }
   const attempt = Number(/-a(\d+)$/.exec(job.id ?? '')?.[1] ?? 0);
-  await producers.add(QUEUES.provisioning, 'probe', data, { jobId: `provision-${data.warehouse_id}-a${attempt + 1}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
+  await producers.add(QUEUES.provisioning, 'probe', data, {
+    jobId: `provision-${data.warehouse_id}-a${attempt + 1}`, delay: PROVISIONING_RETRY_SECONDS * 1000,
+    // A database or Redis hiccup must not end the chain of probes early.
+    attempts: 5, backoff: { type: 'exponential', delay: 2000 },
+  });
   return 'retry queued';
 }

@@ -15,8 +15,11 @@ export async function retireCredential(d: WorkerDeps, job: Job): Promise<string>
     [data.client_id, data.warehouse_id]);
   await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
   if (rowCount) {
+    const actor = data.rotated_by
+      ? (await d.db.query<{ kind: string }>(`SELECT kind FROM principals WHERE id = $1`, [data.rotated_by])).rows[0]
+      : undefined;
     await writeAudit(d.db, null, {
-      action: 'warehouse.rotate_complete', actorId: data.rotated_by, actorKind: null, orgId: data.org_id,
+      action: 'warehouse.rotate_complete', actorId: data.rotated_by, actorKind: actor?.kind ?? null, orgId: data.org_id,
       targetType: 'warehouse', targetId: data.warehouse_id, data: { client_id: data.client_id, request_id: data.request_id },
     });
   }

@@ -127,7 +127,8 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       res.json({ warehouse: w.name, warehouse_id: w.id, namespaces_searched: searched, tables });
     }],
     post: [...d.authed, idempotent(d.idempotency, 'POST /v1/tables'), async (req, res) => {
-      const body = parse(CreateTable, req.body);
+      const raw = (req.body ?? {}) as Json;
+      const body = parse(CreateTable, { ...raw, warehouse_id: str(raw.warehouse_id) ?? str(raw.warehouse) ?? raw.warehouse_id });
       const w = await warehouseOf(req, body);
       await requireLevel(d.db, w, 'write', 'creating a table');
       const requested = body.format_version === undefined || body.format_version === null ? null : body.format_version;
@@ -267,10 +268,13 @@ async function createThroughCatalog(catalog: CatalogClient, w: VisibleWarehouse,
   } catch (err) {
     if (!(err instanceof CatalogFailure && err.type === 'NoSuchNamespaceException')) throw asCatalogError(err);
   }
-  // The namespace is created on demand (a concurrent creation is as good as ours).
-  await catalog.request(w.id, 'POST', '/namespaces', { namespace: ns.split('.'), properties: {} }).catch((e) => {
-    if (!(e instanceof CatalogFailure && e.status === 409)) throw asCatalogError(e);
-  });
+  // The namespace is created on demand, each missing level in turn (a concurrent creation is as good as ours).
+  const levels = ns.split('.');
+  for (let i = 1; i <= levels.length; i++) {
+    await catalog.request(w.id, 'POST', '/namespaces', { namespace: levels.slice(0, i), properties: {} }).catch((e) => {
+      if (!(e instanceof CatalogFailure && e.status === 409)) throw asCatalogError(e);
+    });
+  }
   try {
     return (await create())!;
   } catch (err) {

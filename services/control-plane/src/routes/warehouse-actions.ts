@@ -1,14 +1,15 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { bumpCredentialEpoch } from '@floe/auth';
-import { HttpError, badRequest, forbidden, parse, rateLimited, route, writeAudit } from '@floe/http';
-import { QUEUES, RO_RETIREMENT_DELAY_SECONDS } from '@floe/queues';
-import { StorageError } from '@floe/storage';
+import { HttpError, badRequest, conflict, forbidden, parse, rateLimited, route, writeAudit } from '@floe/http';
+import { StorageError, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
 import { membershipIn } from '../access/context';
 import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
+import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, claimMeasureSlot, measureBuckets, releaseMeasureSlot, storeOnDemandSample } from '../domain/measuring';
 import { FREE_PLAN } from '../domain/plans';
+import { PUBLIC_TIER_BYTES, publicTierBytes, publicTierOverflow } from '../domain/publishing';
+import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';
 import { resolveWarehouse } from '../resolve';
 import { scopeStoredBytes } from '../store/usage';
 import type { VisibleWarehouse } from '../store/warehouses';
@@ -17,50 +18,34 @@ import { PUBLIC_NOTE, iso } from '../views';
 // Spec: POST /v1/warehouses/{id}/rotate, POST|DELETE …/public, POST …/measure.
 
 const Confirm = z.object({ confirm: z.string().optional() });
-const MEASURE_PAGE_CAP = 50;
-const STALE_AFTER_MS = 2 * 3600_000;
 
 export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/warehouses/:warehouse_id/rotate', {
     post: [...d.authed, async (req, res) => {
       const w = await resolveWarehouse(d.db, req.access!, String(req.params.warehouse_id));
       await requireLevel(d.db, w, 'write', 'rotating catalog credentials');
-      const { rows: old } = await d.db.query<{ client_id: string; access: 'read' | 'write' }>(
-        `SELECT client_id, access FROM catalog_credentials WHERE warehouse_id = $1 AND revoked_at IS NULL`, [w.id]);
-      const oldRw = old.filter((c) => c.access === 'write').map((c) => c.client_id);
-      const oldRo = old.filter((c) => c.access === 'read').map((c) => c.client_id);
-      // The new pair first, so the catalog never has no credential.
-      const pair = await d.secrets.issuePair(d.db, w.id);
-      const rotatedAt = new Date();
-      if (oldRw.length) {
-        await d.db.query(`UPDATE catalog_credentials SET revoked_at = now() WHERE client_id = ANY($1::text[]) AND revoked_at IS NULL`, [oldRw]);
-      }
-      // Every cached standing (catalog, token exchange) is dropped before the answer.
-      await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
-      const expected = new Date(rotatedAt.getTime() + RO_RETIREMENT_DELAY_SECONDS * 1000);
-      for (const clientId of oldRo) {
-        await d.queues.add(QUEUES.credentials, 'retire', {
-          warehouse_id: w.id, client_id: clientId, rotated_by: req.access!.principalId, org_id: w.orgId, request_id: req.requestId,
-        }, { jobId: `retire-${clientId}`, delay: RO_RETIREMENT_DELAY_SECONDS * 1000, attempts: 10, backoff: { type: 'exponential', delay: 2000 } });
-      }
+      const r = await rotateCredentials(
+        { db: d.db, redis: d.redis, redisPrefix: d.config.redisPrefix, secrets: d.secrets, queues: d.queues },
+        w, { principalId: req.access!.principalId, requestId: req.requestId },
+      );
       await writeAudit(d.db, req, {
         action: 'warehouse.rotate', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
-        data: { new_client_id: pair.rw.client_id, new_client_id_ro: pair.ro.client_id, previous_client_id: oldRw[0] ?? null, previous_client_id_ro: oldRo[0] ?? null },
+        data: { new_client_id: r.pair.rw.client_id, new_client_id_ro: r.pair.ro.client_id, previous_client_id: r.previousRw, previous_client_id_ro: r.previousRo },
       });
       res.json({
         warehouse_id: w.id,
         warehouse_name: w.tableBucket,
-        catalog_credential: pair.rw,
-        catalog_credential_ro: pair.ro,
-        previous_client_id: oldRw[0] ?? null,
-        previous_revoked: oldRw.length > 0,
-        previous_client_id_ro: oldRo[0] ?? null,
+        catalog_credential: r.pair.rw,
+        catalog_credential_ro: r.pair.ro,
+        previous_client_id: r.previousRw,
+        previous_revoked: r.previousRw !== null,
+        previous_client_id_ro: r.previousRo,
         previous_revoked_ro: false,
-        previous_ro_revocation: oldRo.length
-          ? { status: 'queued', audit: 'warehouse.rotate_complete', expected: expected.toISOString() }
+        previous_ro_revocation: r.roRetirementExpected
+          ? { status: 'queued', audit: 'warehouse.rotate_complete', expected: r.roRetirementExpected.toISOString() }
           : null,
-        rotated_at: rotatedAt.toISOString(),
-        note: 'The old read/write key and its catalog tokens are refused from now on; the old read-only key about 10 s from now. Storage sessions already vended expire within 900 s.',
+        rotated_at: r.rotatedAt.toISOString(),
+        note: ROTATE_NOTE,
       });
     }],
   });
@@ -74,12 +59,22 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
       if (body.confirm !== w.name) {
         throw badRequest('confirmation_required', `confirm with the catalog's name: {"confirm": "${w.name}"}`, { confirm_with: w.name, field: 'confirm' });
       }
+      const adding = w.usage?.tableBytes ?? 0;
+      const alreadyPublic = await publicTierBytes(d.db, w.orgId, w.projectOwner, w.id);
+      const overflow = w.publicSince ? null : publicTierOverflow(alreadyPublic, adding);
+      if (overflow) {
+        await writeAudit(d.db, req, { action: 'quota.reject', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { operation: 'warehouse.public', tier: 'public', ...overflow } });
+        throw conflict('quota_exceeded', `publishing would put ${overflow.current} bytes in the public tier; its allowance is ${overflow.limit_value}`, {
+          tier: 'public', scope: w.orgId ? 'organization' : 'project', ...overflow,
+        });
+      }
       const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, true));
-      const { rows } = await d.db.query<{ public_since: Date }>(
-        `UPDATE warehouses SET public_since = COALESCE(public_since, now()), public_by = COALESCE(public_by, $2) WHERE id = $1 RETURNING public_since`,
+      const { rows } = await d.db.query<{ public_since: Date; public_by: string }>(
+        `UPDATE warehouses SET public_since = COALESCE(public_since, now()), public_by = COALESCE(public_by, $2) WHERE id = $1 RETURNING public_since, public_by`,
         [w.id, ctx.principalId]);
-      const bytes = w.usage ? w.usage.tableBytes : null;
-      await writeAudit(d.db, req, { action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { changes: { public: true }, previous: { public: w.publicSince !== null } } });
+      if (!w.publicSince) {
+        await writeAudit(d.db, req, { action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { changes: { public: true }, previous: { public: false } } });
+      }
       res.json({
         warehouse_id: w.id,
         name: w.name,
@@ -88,12 +83,17 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
         public_since: iso(rows[0].public_since),
         public_url: `${d.config.s3Url}/${w.tableBucket}/`,
         public_note: PUBLIC_NOTE,
-        public_by: ctx.principalId,
+        public_by: rows[0].public_by,
         policy: result.policy,
         tier: 'public',
-        public_storage_bytes: { table_bytes: bytes, measured_at: iso(w.usage?.measuredAt) },
-        public_read: { bucket: w.tableBucket, anonymous_get: true, anonymous_list: false, writes: 'refused' },
-        bucket_quotas: { quotas: {}, errors: [] },
+        public_storage_bytes: {
+          table_bytes: w.usage ? w.usage.tableBytes : null,
+          measured_at: iso(w.usage?.measuredAt),
+          tier_current: alreadyPublic + adding,
+          tier_limit: PUBLIC_TIER_BYTES,
+        },
+        public_read: { bucket: w.tableBucket, anonymous_get: true, anonymous_list: false, writes: 'refused', catalog: 'private' },
+        bucket_quotas: await bucketQuotas(d.storage, [w.tableBucket]),
         note: result.changed ? 'Anyone can now read every object of the table bucket without credentials.' : 'The catalog was already public; nothing changed.',
       });
     }],
@@ -117,8 +117,8 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
         policy_removed: result.changed,
         tier: 'private',
         storage_bytes: { table_bytes: w.usage?.tableBytes ?? null, blob_bytes: w.usage?.blobBytes ?? null, measured_at: iso(w.usage?.measuredAt) },
-        bucket_quotas: { quotas: {}, errors: [] },
-        note: 'Anonymous reads are refused from now on.',
+        bucket_quotas: await bucketQuotas(d.storage, [w.tableBucket]),
+        note: w.publicSince ? 'Anonymous reads are refused from now on.' : 'The catalog was not public; nothing changed.',
       });
     }],
   });
@@ -127,26 +127,22 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
     post: [...d.authed, async (req, res) => {
       const w = await resolveWarehouse(d.db, req.access!, String(req.params.warehouse_id));
       await requireLevel(d.db, w, 'read', 'measuring a catalog');
-      const mark = `${d.config.redisPrefix}measure:${w.id}`;
-      const ttl = await d.redis.pttl(mark);
-      if (ttl > 0) throw rateLimited(ttl / 1000, 'a catalog is measured at most once a minute');
-      const started = Date.now();
-      const [table, blob] = await storageStep(() => Promise.all([
-        d.storage.measureByListing(w.tableBucket, MEASURE_PAGE_CAP),
-        d.storage.measureByListing(w.blobBucket, MEASURE_PAGE_CAP),
-      ]));
-      // The once-a-minute mark is set only after a measurement succeeded, so a storage_error costs no wait.
-      await d.redis.set(mark, '1', 'EX', 60);
-      const complete = !table.partial && !blob.partial;
-      const { rows } = await d.db.query<{ measured_at: Date }>(
-        `INSERT INTO usage_samples (warehouse_id, source, table_bytes, blob_bytes, objects, blob_objects, complete)
-         VALUES ($1, 'on_demand', $2, $3, $4, $5, $6) RETURNING measured_at`,
-        [w.id, table.bytes, blob.bytes, table.objects, blob.objects, complete]);
-      const measuredAt = rows[0].measured_at;
-      const staleAfter = new Date(measuredAt.getTime() + STALE_AFTER_MS);
-      const bytes = table.bytes + blob.bytes;
+      const taken = await claimMeasureSlot(d.redis, d.config.redisPrefix, w.id);
+      if (taken) throw rateLimited(taken.retryAfterSeconds, 'a catalog is measured at most once a minute');
+      let m;
+      try {
+        m = await storageStep(() => measureBuckets(d.storage, w.tableBucket, w.blobBucket));
+      } catch (err) {
+        await releaseMeasureSlot(d.redis, d.config.redisPrefix, w.id);
+        throw err;
+      }
+      const measuredAt = await storeOnDemandSample(d.db, w.id, m);
+      const staleAfter = new Date(measuredAt.getTime() + SAMPLE_STALE_AFTER_MS);
+      const complete = !m.table.partial && !m.blob.partial;
+      const bytes = m.table.bytes + m.blob.bytes;
+      const objects = m.table.objects + m.blob.objects;
       const current = await scopeStoredBytes(d.db, w.orgId, w.projectOwner);
-      await writeAudit(d.db, req, { action: 'warehouse.measure', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { bytes, objects: table.objects + blob.objects, partial: !complete } });
+      await writeAudit(d.db, req, { action: 'warehouse.measure', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { bytes, objects, partial: !complete } });
       res.json({
         name: w.name,
         warehouse_id: w.id,
@@ -154,36 +150,51 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
         stale_after: staleAfter.toISOString(),
         source: 'on_demand',
         bytes,
-        table_bytes: table.bytes,
-        blob_bytes: blob.bytes,
-        objects: table.objects + blob.objects,
-        blob_objects: blob.objects,
+        table_bytes: m.table.bytes,
+        blob_bytes: m.blob.bytes,
+        objects,
+        blob_objects: m.blob.objects,
         complete,
         partial: !complete,
-        pages: table.pages + blob.pages,
+        pages: m.table.pages + m.blob.pages,
         page_cap: MEASURE_PAGE_CAP,
-        blob_bucket: 'listed',
-        seconds: (Date.now() - started) / 1000,
+        blob_bucket: m.blobBucket,
+        seconds: m.seconds,
         tier: w.publicSince ? 'public' : 'private',
         storage: {
           current, limit: FREE_PLAN.storage_bytes, headroom: Math.max(0, FREE_PLAN.storage_bytes - current),
           measured_at: measuredAt.toISOString(), stale_after: staleAfter.toISOString(), over_limit: current > FREE_PLAN.storage_bytes,
         },
-        public_storage: w.publicSince ? { bytes: table.bytes } : {},
+        public_storage: w.publicSince ? { table_bytes: m.table.bytes, limit: PUBLIC_TIER_BYTES } : {},
         bucket_quotas: {},
         note: complete
           ? 'Stored as an on-demand sample; quota enforcement still follows the hourly sweep.'
-          : `More than ${MEASURE_PAGE_CAP} listing pages: bytes is a lower bound.`,
+          : `More than ${MEASURE_PAGE_CAP} listing pages in a bucket: bytes is a lower bound. Quota enforcement still follows the hourly sweep.`,
       });
     }],
   });
 }
 
-/** Publishing is an admin's act (Authentication 6). */
+/** Publishing is an admin's act (Authentication 6); outside an organisation the project's owner is its admin. */
 function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: string): void {
   const m = membershipIn(ctx, w.orgId);
   const admin = m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
-  if (!admin) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin' });
+  if (!admin) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
+}
+
+/** The hard quotas the store holds on the buckets; a bucket the admin API cannot read is listed under errors, not fatal. */
+async function bucketQuotas(storage: StorageProvider, buckets: string[]) {
+  const quotas: Record<string, { enabled: boolean; max_bytes: number | null }> = {};
+  const errors: Array<{ bucket: string; error: string }> = [];
+  for (const bucket of buckets) {
+    try {
+      const q = await storage.getBucketQuota(bucket);
+      quotas[bucket] = { enabled: q.enabled, max_bytes: q.maxBytes };
+    } catch (err) {
+      errors.push({ bucket, error: err instanceof StorageError ? err.kind : 'unavailable' });
+    }
+  }
+  return { quotas, errors };
 }
 
 async function storageStep<T>(step: () => Promise<T>): Promise<T> {
