@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import { z } from 'zod';
-import { HttpError, badRequest, conflict, idempotent, parse, route, writeAudit } from '@floe/http';
+import { HttpError, badRequest, conflict, idempotent, notImplemented, parse, route, writeAudit } from '@floe/http';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES } from '@floe/queues';
 import { bucketOwnerPart, StorageError } from '@floe/storage';
 import type { AccessContext } from '../access/context';
@@ -69,6 +69,8 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
       const w = await resolveWarehouse(d.db, req.access!, String(req.params.warehouse_id));
       res.json(warehouseGetRow(d.config, w, await placementOf(d, w.projectId)));
     }],
+    // Deletion and teardown come with a later issue.
+    delete: () => { throw notImplemented('warehouse deletion'); },
     patch: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.db, ctx, String(req.params.warehouse_id));
