@@ -12,8 +12,6 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 const paths = stackPaths();
 
 function firstStep(state: StackState): void {
-  const secretFile = join(paths.dataDir, 'bootstrap-secret');
-  const secret = process.env.FLOE_BOOTSTRAP_SECRET ? '$FLOE_BOOTSTRAP_SECRET' : `$(cat ${relative(process.cwd(), secretFile) || secretFile})`;
   say('');
   say('Floe is up.');
   say(`  base_url     ${state.base_url}`);
@@ -22,13 +20,12 @@ function firstStep(state: StackState): void {
   say(`  ingest_url   ${state.ingest_url}   (not part of this stack yet)`);
   for (const [name, s] of Object.entries(state.services)) say(`  ${name.padEnd(12)} ${s.url}  pid ${s.pid}  log ${relative(process.cwd(), s.log)}`);
   say('');
-  say('First step: make yourself a principal and its first API key (internal route, identity port):');
-  say(`  curl -s -X POST ${state.services.identity.url}/internal/principals \\`);
-  say(`    -H "Authorization: Bearer ${secret}" -H 'Content-Type: application/json' \\`);
-  say(`    -d '{"email":"you@example.com","label":"laptop"}'`);
-  say('Then use the api_key it prints:');
-  say(`  curl -s ${state.base_url}/v1/api-keys -H "Authorization: Bearer <api_key>"`);
-  say(`  curl -s -X POST ${state.base_url}/v1/tokens -H 'Content-Type: application/json' -d '{"api_key":"<api_key>"}'`);
+  say('First step: sign up (one call on a local stack: an account, its API key, an organisation, a project and the catalog `lake`):');
+  say(`  curl -s -X POST ${state.base_url}/v1/signup -H 'Content-Type: application/json' \\`);
+  say(`    -d '{"email":"you@example.com","workspace":"acme","engine":"duckdb","accept_terms":true}'`);
+  say('Keep the api_key it prints (shown once), then:');
+  say(`  curl -s ${state.base_url}/v1/warehouses -H "Authorization: Bearer <api_key>"`);
+  say(`  curl -s "${state.base_url}/v1/connection?warehouse=lake&engine=pyiceberg" -H "Authorization: Bearer <api_key>"`);
   say('');
 }
 
