@@ -1,0 +1,92 @@
+// A storage outage while a catalog is being created: 502 storage_error, a
+// `creating` row that no list shows, nothing a retry cannot finish; the retry
+// with the same Idempotency-Key, once the store is back, finishes the same
+// catalog. The outage is a second radosgw (same cluster, own port) that the
+// private stack talks to and this test stops and starts, so nothing else
+// loses its store.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import request from 'supertest';
+import { freePort } from '../../scripts/lib/infra';
+import { startShiftedRgw, stopShiftedRgw } from '../../scripts/lib/ceph';
+import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
+import type { StackState } from '../../scripts/lib/stack';
+import { adminStorage } from '../support/store';
+
+let port: number;
+let stateFile: string;
+let state: StackState;
+const store = adminStorage();
+let buckets: string[] = [];
+let warehouseId: string | null = null;
+
+beforeAll(async () => {
+  port = await freePort();
+  const endpoint = await startShiftedRgw(port, 0);
+  ({ state, stateFile } = await startPrivateStack('outage', { FLOE_S3_URL: endpoint, FLOE_LOG_LEVEL: 'warn' }));
+}, 120_000);
+
+afterAll(async () => {
+  if (stateFile) await stopPrivateStack(stateFile);
+  await stopShiftedRgw(port).catch(() => undefined);
+  for (const b of buckets) await store.removeBucket(b).catch(() => undefined);
+  if (warehouseId) {
+    for (const uid of [`t-${warehouseId}`, `t-${warehouseId}-ro`]) await store.deleteIdentity(uid).catch(() => undefined);
+    await store.deleteRole(`w-${warehouseId}`).catch(() => undefined);
+  }
+}, 120_000);
+
+async function orgAdmin(): Promise<string> {
+  const created = await request(state.services.identity.url).post('/internal/principals')
+    .set('Authorization', `Bearer ${state.bootstrap_secret}`).send({ kind: 'human', email: `outage-${randomBytes(3).toString('hex')}@example.com`, label: 'fault' });
+  expect(created.status).toBe(201);
+  const pool = new pg.Pool({ connectionString: state.database_url, max: 1 });
+  try {
+    const org = `org_${randomBytes(12).toString('hex')}`;
+    await pool.query(`INSERT INTO organizations (id, name, handle) VALUES ($1, 'Outage', $2)`, [org, `o${randomBytes(4).toString('hex')}`]);
+    await pool.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, $2, 'admin', 'creator')`, [org, created.body.principal_id]);
+  } finally {
+    await pool.end();
+  }
+  return created.body.api_key;
+}
+
+test('storage_error during creation leaves a resumable catalog; the same-key retry finishes it once the store is back', async () => {
+  const key = await orgAdmin();
+  const api = () => request(state.base_url);
+  const project = await api().post('/v1/projects').set('Authorization', `Bearer ${key}`).send({ name: 'outage' });
+  expect(project.status).toBe(201);
+  const idem = `create-${randomBytes(4).toString('hex')}`;
+  const body = { project_id: project.body.project_id, name: 'during_outage' };
+
+  await stopShiftedRgw(port);
+  const failed = await api().post('/v1/warehouses').set('Authorization', `Bearer ${key}`).set('Idempotency-Key', idem).send(body);
+  expect(failed.status).toBe(502);
+  expect(failed.body.error).toMatchObject({ code: 'storage_error', retry_after_seconds: 5, request_id: failed.headers['x-request-id'] });
+
+  const pool = new pg.Pool({ connectionString: state.database_url, max: 1 });
+  let creatingId: string;
+  try {
+    const { rows } = await pool.query(`SELECT id, status, table_bucket, blob_bucket FROM warehouses WHERE name = 'during_outage'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].status).toBe('creating');
+    creatingId = rows[0].id;
+    warehouseId = creatingId;
+    buckets = [rows[0].table_bucket, rows[0].blob_bucket];
+  } finally {
+    await pool.end();
+  }
+  const listed = await api().get('/v1/warehouses').set('Authorization', `Bearer ${key}`);
+  expect(listed.body.warehouses).toEqual([]);
+
+  await startShiftedRgw(port, 0);
+  const retried = await api().post('/v1/warehouses').set('Authorization', `Bearer ${key}`).set('Idempotency-Key', idem).send(body);
+  expect(retried.status).toBe(201);
+  expect(retried.body).toMatchObject({ warehouse_id: creatingId, status: 'ready', storage_probe: { table: 'ok', blob: 'ok' } });
+  for (const b of buckets) expect(await store.bucketExists(b)).toBe(true);
+  const replay = await api().post('/v1/warehouses').set('Authorization', `Bearer ${key}`).set('Idempotency-Key', idem).send(body);
+  expect(replay.status).toBe(201);
+  expect(replay.body).toEqual(retried.body);
+  const after = await api().get('/v1/warehouses').set('Authorization', `Bearer ${key}`);
+  expect(after.body.warehouses.map((w: { warehouse_id: string; status: string }) => [w.warehouse_id, w.status])).toEqual([[creatingId, 'ready']]);
+});
