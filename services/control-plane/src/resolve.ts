@@ -54,7 +54,35 @@ export async function resolveWarehouse(db: SqlClient, ctx: AccessContext, idOrNa
     });
   }
   if (found.length === 1) return found[0];
+  await refuseTombstone(db, ctx, idOrName);
   throw notFound('warehouse_not_found', `no warehouse with id or name ${JSON.stringify(idOrName)}`, {
     remedy: 'pass a warehouse_id or a warehouse name from GET /v1/warehouses',
+  });
+}
+
+/** A catalog being deleted or deleted answers with its tombstone, to those who could see it. */
+async function refuseTombstone(db: SqlClient, ctx: AccessContext, id: string): Promise<void> {
+  const { rows } = await db.query<{ id: string; name: string; status: string; deleted_at: Date | null; created_at: Date }>(
+    `SELECT w.id, w.name, w.status, w.deleted_at, w.created_at FROM warehouses w JOIN projects p ON p.id = w.project_id
+      WHERE w.id = $1 AND w.status IN ('deleting', 'deleted')
+        AND (w.org_id = ANY($2::text[]) OR (w.org_id IS NULL AND p.owner_id = $3))`,
+    [id, ctx.memberships.map((m) => m.orgId), ctx.principalId],
+  );
+  const t = rows[0];
+  if (!t) return;
+  const deleting = t.status === 'deleting';
+  throw notFound(deleting ? 'warehouse_deleting' : 'warehouse_deleted', `warehouse ${t.name} ${deleting ? 'is being deleted' : 'was deleted'}`, {
+    warehouse_id: t.id,
+    name: t.name,
+    state: t.status,
+    requested_at: t.deleted_at ? new Date(t.deleted_at).toISOString() : null,
+    completed_at: null,
+    tables_dropped: null,
+    bytes_at_deletion: null,
+    grants_removed: null,
+    usage_samples_removed: null,
+    storage: { step: deleting ? 'queued' : 'done' },
+    storage_complete: !deleting,
+    tables_refused: null,
   });
 }
