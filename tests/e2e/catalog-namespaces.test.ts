@@ -71,9 +71,10 @@ describe('a credential from one surface is refused on the other', () => {
 
   test('a catalog token is 401 at the control plane', async () => {
     const t = await token(wh.rw.clientId, wh.rw.clientSecret);
-    const res = await gateway().get('/v1/api-keys').set(bearer(t));
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('unauthorized');
+    for (const path of ['/v1/api-keys', '/v1/warehouses', '/v1/projects', `/v1/table?warehouse=${wh.id}&namespace=a&name=b`]) {
+      const res = await gateway().get(path).set(bearer(t));
+      expect([path, res.status, res.body.error.code]).toEqual([path, 401, 'unauthorized']);
+    }
   });
 
   test('a catalog client secret is not a control-plane credential either', async () => {

@@ -63,9 +63,12 @@ describe('the gateway edge', () => {
     expectError(await identity().post('/internal/principals').set(bearer('x'.repeat(40))).send({}), 401, 'unauthorized');
   });
 
-  test('a control-plane route whose service is not deployed yet answers 501 in the envelope', async () => {
+  test('a control-plane route not built yet answers 501 in the envelope; a built one asks for a credential', async () => {
+    expectError(await gateway().get('/v1/usage'), 501, 'not_implemented');
+    expectError(await gateway().post('/v1/orgs/org_x/agents').send({}), 501, 'not_implemented');
     const res = await gateway().get('/v1/warehouses');
-    expectError(res, 501, 'not_implemented');
+    expectError(res, 401, 'unauthorized');
+    expect(res.headers['www-authenticate']).toBe('Bearer');
   });
 
   test('an identity route not built yet answers 501 in the envelope', async () => {

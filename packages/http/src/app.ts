@@ -1,5 +1,5 @@
 import express, { type Express, type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
-import { HttpError, errorBody } from './errors';
+import { HttpError, errorBody, notImplemented } from './errors';
 import type { Logger } from './logger';
 import { requestId } from './request-id';
 
@@ -111,4 +111,27 @@ export function route(router: Router | Express, path: string, handlers: RouteHan
     next(new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`,
       { allowed }, { Allow: allowed.join(', ') }));
   });
+}
+
+/** Spec routes a later issue builds: each answers 501 in the envelope (listed in the README), never a fake. */
+export interface UnbuiltRoute {
+  path: string;
+  methods: Array<keyof RouteHandlers>;
+  what: string;
+}
+
+export function mountUnbuilt(router: Router | Express, routes: UnbuiltRoute[]): void {
+  for (const { path, methods, what } of routes) {
+    const handlers: RouteHandlers = {};
+    for (const m of methods) handlers[m] = () => { throw notImplemented(what); };
+    route(router, path, handlers);
+  }
+}
+
+/** GET /healthz of a service whose liveness is its database answering. */
+export function databaseHealth(service: string, db: { query(text: string): Promise<unknown> }): RequestHandler {
+  return async (_req, res) => {
+    const ok = await db.query('SELECT 1').then(() => true, () => false);
+    res.status(ok ? 200 : 503).json({ ok, service });
+  };
 }

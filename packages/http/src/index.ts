@@ -10,3 +10,4 @@ export * from './idempotency';
 export * from './audit';
 export * from './sql';
 export * from './serve';
+export * from './transaction';

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApp } from '@floe/http';
+import { createApp, databaseHealth } from '@floe/http';
 import type { CatalogDeps } from './deps';
 import { icebergErrorBody } from './errors';
 import { losslessJson } from './lossless-json';
@@ -20,10 +20,7 @@ export function buildCatalogApp(d: CatalogDeps): Express {
     parseJson: false,
     mount: (app) => {
       app.use(losslessJson(d.config.bodyLimitBytes));
-      app.get('/healthz', async (_req, res) => {
-        const ok = await d.db.query('SELECT 1').then(() => true, () => false);
-        res.status(ok ? 200 : 503).json({ ok, service: 'catalog' });
-      });
+      app.get('/healthz', databaseHealth('catalog', d.db));
       mountOAuth(app, d);
       mountConfig(app, d);
       mountNamespaces(app, d);

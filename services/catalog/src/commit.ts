@@ -8,7 +8,7 @@ import {
 import { badRequest, IcebergError } from './errors';
 import { MetadataFiles, parseS3Location } from './metadata-files';
 import { swapMetadataLocation, type TableRow } from './store/tables';
-import { withTransaction } from './store/transaction';
+import { withTransaction } from '@floe/http';
 
 // One table commit: check the requirements against the current metadata,
 // apply the updates, write the new metadata file, then swap the pointer with

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '@floe/http';
 import type { RgwStorage } from '@floe/storage';
 import { parseS3Location } from './metadata-files';
-import { withTransaction } from './store/transaction';
+import { withTransaction } from '@floe/http';
 
 // DELETE …/tables/{table}?purgeRequested=true records the table's location
 // with the drop, in one transaction; this loop then removes every file under

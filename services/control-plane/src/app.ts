@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApp } from '@floe/http';
+import { createApp, databaseHealth } from '@floe/http';
 import type { ControlPlaneDeps } from './deps';
 import { mountAudit } from './routes/audit';
 import { mountConnection } from './routes/connection';
@@ -17,10 +17,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
     mount: (app) => {
-      app.get('/healthz', async (_req, res) => {
-        const ok = await d.db.query('SELECT 1').then(() => true, () => false);
-        res.status(ok ? 200 : 503).json({ ok, service: 'control-plane' });
-      });
+      app.get('/healthz', databaseHealth('control-plane', d.db));
       mountOnboarding(app, d);
       mountProjects(app, d);
       mountWarehouses(app, d);

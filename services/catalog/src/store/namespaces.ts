@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
-import { withTransaction } from './transaction';
+import { withTransaction } from '@floe/http';
 
 // Namespaces are stored by their levels joined with U+001F, the separator the
 // REST spec uses in paths, so a parent's children are a prefix match.

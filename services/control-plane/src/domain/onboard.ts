@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { conflict, writeAudit } from '@floe/http';
+import { conflict, withTransaction, writeAudit } from '@floe/http';
 import { membershipsOf, type AccessContext } from '../access/context';
 import type { ControlPlaneDeps } from '../deps';
 import { resolveWarehouse } from '../resolve';
@@ -87,26 +87,16 @@ export async function createOrganization(d: ControlPlaneDeps, principalId: strin
   const id = `org_${randomBytes(12).toString('hex')}`;
   const candidates = asked ? [asked] : handleCandidates(handleFrom(name));
   for (const handle of candidates) {
-    const client = await d.db.connect();
-    try {
-      await client.query('BEGIN');
+    const made = await withTransaction(d.db, async (client) => {
       const inserted = await client.query(
         `INSERT INTO organizations (id, name, handle, status, created_by) VALUES ($1, $2, $3, 'active', $4) ON CONFLICT (handle) DO NOTHING RETURNING id`,
         [id, name, handle, principalId],
       );
-      if (!inserted.rowCount) {
-        await client.query('ROLLBACK');
-        continue;
-      }
+      if (!inserted.rowCount) return false;
       await client.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via, created_by) VALUES ($1, $2, 'admin', 'creator', $2)`, [id, principalId]);
-      await client.query('COMMIT');
-      return { id, name, handle };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+      return true;
+    });
+    if (made) return { id, name, handle };
   }
   const base = asked ?? handleFrom(name);
   throw conflict('handle_taken', `the handle ${base} is taken`, { field: 'handle', suggestion: await freeHandle(d, base) });

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { badRequest, conflict, idempotent, notFound, parse, route, writeAudit } from '@floe/http';
+import { badRequest, conflict, idempotent, notFound, parse, route, withTransaction, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import type { ControlPlaneDeps } from '../deps';
 import { FREE_PLAN } from '../domain/plans';
@@ -66,9 +66,7 @@ export function mountProjects(app: Express, d: ControlPlaneDeps): void {
 
 /** Inserts a project unless the organisation (or owner) already has one of that name: 409 `already_exists`. */
 export async function createProject(d: ControlPlaneDeps, ctx: AccessContext, p: { name: string; orgId: string | null }): Promise<ProjectRow> {
-  const client = await d.db.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(d.db, async (client) => {
     // One creator at a time per organisation (or owner), so the name check and the count hold.
     await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`projects:${p.orgId ?? ctx.principalId}`]);
     const scope = p.orgId ? `org_id = $1` : `org_id IS NULL AND owner_id = $1`;
@@ -83,12 +81,6 @@ export async function createProject(d: ControlPlaneDeps, ctx: AccessContext, p: 
        RETURNING id, name, provider, region, org_id AS "orgId", owner_id AS "ownerId", created_at AS "createdAt"`,
       [`prj_${randomBytes(12).toString('hex')}`, p.name, d.config.provider, d.config.region, p.orgId, ctx.principalId],
     );
-    await client.query('COMMIT');
     return rows[0];
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

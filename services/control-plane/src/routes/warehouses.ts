@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import { z } from 'zod';
-import { HttpError, badRequest, conflict, idempotent, notImplemented, parse, route, writeAudit } from '@floe/http';
+import { HttpError, badRequest, conflict, idempotent, notImplemented, parse, route, withTransaction, writeAudit } from '@floe/http';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES } from '@floe/queues';
 import { bucketOwnerPart, StorageError } from '@floe/storage';
 import type { AccessContext } from '../access/context';
@@ -207,66 +207,61 @@ async function reserve(
   d: ControlPlaneDeps, ctx: AccessContext, project: ProjectRow,
   w: { name: string; table: string; blob: string; formatVersion: 2 | 3 },
 ): Promise<string> {
-  const client = await d.db.connect();
   try {
-    await client.query('BEGIN');
-    const scopeKey = project.orgId ?? project.ownerId;
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`warehouses:${scopeKey}`]);
-    const { rows: same } = await client.query<{ id: string; status: string; table_bucket: string; created_by: string | null; project_id: string }>(
-      `SELECT w.id, w.status, w.table_bucket, w.created_by, w.project_id FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
-        WHERE (w.name = $1 AND ${project.orgId ? 'w.org_id = $2' : 'w.org_id IS NULL AND p.owner_id = $2'} AND w.status IN ('creating', 'provisioning', 'ready', 'deleting'))
-           OR w.table_bucket = $3`,
-      [w.name, scopeKey, w.table],
-    );
-    const existing = same[0];
-    if (existing) {
-      if (existing.status === 'creating' && existing.created_by === ctx.principalId && existing.project_id === project.id) {
-        await client.query('COMMIT');
-        return existing.id;
-      }
-      if (existing.status === 'deleting') {
-        throw new HttpError(409, 'name_reserved_until_teardown', `a catalog named ${w.name} is being deleted; its name is free once teardown ends`,
-          { retry_after_seconds: 5, bucket: existing.table_bucket }, { 'Retry-After': '5' });
-      }
-      if (existing.status === 'creating') {
-        throw new HttpError(409, 'creation_in_progress', `a catalog named ${w.name} is being created`, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
-      }
-      throw conflict('already_exists', `a catalog named ${w.name} already exists${project.orgId ? ' in this organisation' : ''}`, {
-        bucket: existing.table_bucket, warehouse_id: existing.id,
-      });
-    }
-    const { rows: counted } = await client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM warehouses WHERE project_id = $1 AND status IN ('creating', 'provisioning', 'ready')`, [project.id]);
-    if (counted[0].n >= FREE_PLAN.warehouses_per_project) {
-      throw conflict('limit_exceeded', `a project holds at most ${FREE_PLAN.warehouses_per_project} catalogs`, {
-        limit: 'warehouses_per_project', limit_value: FREE_PLAN.warehouses_per_project, current: counted[0].n,
-      });
-    }
-    const bytes = await scopeStoredBytes(d.db, project.orgId, project.ownerId);
-    if (bytes >= FREE_PLAN.storage_bytes) {
-      await client.query('ROLLBACK');
-      await d.db.query(
-        `INSERT INTO audit_events (action, actor_id, actor_kind, org_id, target_type, target_id, data) VALUES ('quota.reject', $1, $2, $3, 'project', $4, $5)`,
-        [ctx.principalId, ctx.kind, project.orgId, project.id, JSON.stringify({ operation: 'warehouse.create', current: bytes, limit_value: FREE_PLAN.storage_bytes })],
+    return await withTransaction(d.db, async (client) => {
+      const scopeKey = project.orgId ?? project.ownerId;
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`warehouses:${scopeKey}`]);
+      const { rows: same } = await client.query<{ id: string; status: string; table_bucket: string; created_by: string | null; project_id: string }>(
+        `SELECT w.id, w.status, w.table_bucket, w.created_by, w.project_id FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
+          WHERE (w.name = $1 AND ${project.orgId ? 'w.org_id = $2' : 'w.org_id IS NULL AND p.owner_id = $2'} AND w.status IN ('creating', 'provisioning', 'ready', 'deleting'))
+             OR w.table_bucket = $3`,
+        [w.name, scopeKey, w.table],
       );
-      throw conflict('quota_exceeded', 'the storage limit is reached; delete data or ask for a higher limit', {
-        current: bytes, limit_value: FREE_PLAN.storage_bytes, scope: project.orgId ? 'organization' : 'project',
+      const existing = same[0];
+      if (existing) {
+        if (existing.status === 'creating' && existing.created_by === ctx.principalId && existing.project_id === project.id) return existing.id;
+        if (existing.status === 'deleting') {
+          throw new HttpError(409, 'name_reserved_until_teardown', `a catalog named ${w.name} is being deleted; its name is free once teardown ends`,
+            { retry_after_seconds: 5, bucket: existing.table_bucket }, { 'Retry-After': '5' });
+        }
+        if (existing.status === 'creating') {
+          throw new HttpError(409, 'creation_in_progress', `a catalog named ${w.name} is being created`, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
+        }
+        throw conflict('already_exists', `a catalog named ${w.name} already exists${project.orgId ? ' in this organisation' : ''}`, {
+          bucket: existing.table_bucket, warehouse_id: existing.id,
+        });
+      }
+      const { rows: counted } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM warehouses WHERE project_id = $1 AND status IN ('creating', 'provisioning', 'ready')`, [project.id]);
+      if (counted[0].n >= FREE_PLAN.warehouses_per_project) {
+        throw conflict('limit_exceeded', `a project holds at most ${FREE_PLAN.warehouses_per_project} catalogs`, {
+          limit: 'warehouses_per_project', limit_value: FREE_PLAN.warehouses_per_project, current: counted[0].n,
+        });
+      }
+      const bytes = await scopeStoredBytes(d.db, project.orgId, project.ownerId);
+      if (bytes >= FREE_PLAN.storage_bytes) {
+        throw conflict('quota_exceeded', 'the storage limit is reached; delete data or ask for a higher limit', {
+          current: bytes, limit_value: FREE_PLAN.storage_bytes, scope: project.orgId ? 'organization' : 'project',
+        });
+      }
+      const id = randomUUID();
+      const uid = storageUidOf(id);
+      await client.query(
+        `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, default_format_version, status,
+           storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'creating', $8, '', '', $9, '', '', $10, $11)`,
+        [id, w.name, project.id, project.orgId, w.table, w.blob, w.formatVersion, uid, `${uid}-ro`, roleNameOf(id), ctx.principalId],
+      );
+      return id;
+    });
+  } catch (err) {
+    // The refusal is audited outside the rolled-back transaction.
+    if (err instanceof HttpError && err.code === 'quota_exceeded') {
+      await writeAudit(d.db, null, {
+        action: 'quota.reject', actorId: ctx.principalId, actorKind: ctx.kind, orgId: project.orgId, targetType: 'project', targetId: project.id,
+        data: { operation: 'warehouse.create', current: err.extras.current, limit_value: err.extras.limit_value },
       });
     }
-    const id = randomUUID();
-    const uid = storageUidOf(id);
-    await client.query(
-      `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, default_format_version, status,
-         storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'creating', $8, '', '', $9, '', '', $10, $11)`,
-      [id, w.name, project.id, project.orgId, w.table, w.blob, w.formatVersion, uid, `${uid}-ro`, roleNameOf(id), ctx.principalId],
-    );
-    await client.query('COMMIT');
-    return id;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
     throw err;
-  } finally {
-    client.release();
   }
 }

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { notImplemented, route, type RouteHandlers } from '@floe/http';
+import { mountUnbuilt as mountUnbuiltRoutes, type RouteHandlers, type UnbuiltRoute } from '@floe/http';
 
 // Identity-owned routes of the spec that later issues build. Until then each
 // answers 501 in the error envelope (listed in the README), never a fake.
@@ -36,12 +36,8 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string]> = [
   ['/v1/me', ['delete'], 'account deletion'],
 ];
 
-export const UNBUILT_IDENTITY_ROUTES = UNBUILT.map(([path, methods, what]) => ({ path, methods, what }));
+export const UNBUILT_IDENTITY_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what]) => ({ path, methods, what }));
 
 export function mountUnbuilt(app: Express): void {
-  for (const [path, methods, what] of UNBUILT) {
-    const handlers: RouteHandlers = {};
-    for (const m of methods) handlers[m] = () => { throw notImplemented(what); };
-    route(app, path, handlers);
-  }
+  mountUnbuiltRoutes(app, UNBUILT_IDENTITY_ROUTES);
 }
