@@ -76,6 +76,9 @@ test('creation_in_progress, name_reserved_until_teardown, and the tombstones of 
   expect(reserved.headers['retry-after']).toBe('5');
   expect(expectError(await gateway().get(`/v1/warehouses/${deleting}`).set(bearer(admin.api_key)), 404, 'warehouse_deleting')).toMatchObject({ state: 'deleting', warehouse_id: deleting });
   const deleted = await fakeWarehouse(project.project_id, org.org_id, 'gone', 'deleted');
+  await sql(`UPDATE warehouses SET table_bucket = $2 WHERE id = $1`, [deleted, `${org.handle}--gone`]);
+  const leftover = await gateway().post('/v1/warehouses').set(bearer(admin.api_key)).send({ project_id: project.project_id, name: 'gone' });
+  expect(expectError(leftover, 409, 'bucket_leftover_from_deletion').bucket).toBe(`${org.handle}--gone`);
   expect(expectError(await gateway().get(`/v1/warehouses/${deleted}`).set(bearer(admin.api_key)), 404, 'warehouse_deleted')).toMatchObject({ state: 'deleted', storage_complete: true });
   // Someone outside the organisation learns nothing.
   expectError(await gateway().get(`/v1/warehouses/${deleted}`).set(bearer((await newPrincipal('human')).api_key)), 404, 'warehouse_not_found');

@@ -220,6 +220,11 @@ async function reserve(
       const existing = same[0];
       if (existing) {
         if (existing.status === 'creating' && existing.created_by === ctx.principalId && existing.project_id === project.id) return existing.id;
+        if (existing.status === 'deleted') {
+          throw conflict('bucket_leftover_from_deletion', `the bucket ${existing.table_bucket} of a deleted catalog still holds this name`, {
+            bucket: existing.table_bucket, remedy: 'choose another name, or ask the operator to remove the leftover bucket',
+          });
+        }
         if (existing.status === 'deleting') {
           throw new HttpError(409, 'name_reserved_until_teardown', `a catalog named ${w.name} is being deleted; its name is free once teardown ends`,
             { retry_after_seconds: 5, bucket: existing.table_bucket }, { 'Retry-After': '5' });
