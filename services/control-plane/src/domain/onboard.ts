@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { conflict, withTransaction, writeAudit } from '@floe/http';
+import { conflict, notFound, withTransaction, writeAudit } from '@floe/http';
 import { membershipsOf, type AccessContext } from '../access/context';
 import type { ControlPlaneDeps } from '../deps';
 import { resolveWarehouse } from '../resolve';
@@ -36,7 +36,7 @@ export async function onboard(d: ControlPlaneDeps, req: Request, ctx: AccessCont
     ? ctx.memberships.find((m) => m.orgId === input.orgId || m.handle === input.orgId)
     : ctx.memberships[0];
   if (input.orgId && !membership) {
-    throw conflict('org_required', `you do not belong to organisation ${input.orgId}`);
+    throw notFound('org_not_found', `no organisation ${input.orgId} that you belong to`);
   }
   if (!membership) {
     const name = input.organizationName ?? input.projectName ?? (ctx.email ? ctx.email.split('@')[0] : 'My team');

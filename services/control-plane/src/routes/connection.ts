@@ -31,6 +31,8 @@ export async function connectionFor(d: ControlPlaneDeps, w: VisibleWarehouse, en
   if (w.status !== 'ready') {
     throw new HttpError(503, 'provisioning', `catalog ${w.name} is still being provisioned; retry shortly`, { retry_after_seconds: 30 }, { 'Retry-After': '30' });
   }
+  // Anyone who can see the catalog may ask for the read-only recipe, but only with at least read (a revoked `none` may not).
+  await requireLevel(d.db, w, 'read', 'a connection');
   let level: Exclude<Level, 'none'>;
   if (READ_ONLY_ENGINES.includes(engine) || asked === 'read') {
     level = 'read';
@@ -38,12 +40,13 @@ export async function connectionFor(d: ControlPlaneDeps, w: VisibleWarehouse, en
     await requireLevel(d.db, w, 'write', 'a read/write connection');
     level = 'write';
   } else {
-    await requireLevel(d.db, w, 'read', 'a connection');
     level = atLeast(w.access.level, 'write') ? 'write' : 'read';
   }
-  if (level === 'read') await requireLevel(d.db, w, 'read', 'a connection');
   const credential = await d.secrets.current(d.db, w.id, level);
-  if (!credential) throw new HttpError(409, 'provisioning', `catalog ${w.name} has no current ${level} credential; rotate its credentials`, {});
+  if (!credential) {
+    throw new HttpError(503, 'provisioning', `catalog ${w.name} has no current ${level} credential yet; retry shortly, or rotate its credentials`,
+      { retry_after_seconds: 30 }, { 'Retry-After': '30' });
+  }
   const facts = {
     catalogUri: d.config.catalogUrl,
     warehouse: w.id,
