@@ -38,3 +38,18 @@ describe('API key format', () => {
     }
   });
 });
+
+describe('send keys', () => {
+  test('generate, recognise and parse; only the hash of the secret is kept', async () => {
+    const { generateSendKey, parseSendKey, looksLikeSendKey } = await import('./send-key');
+    const k = generateSendKey();
+    expect(k.token).toMatch(/^fsk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(looksLikeSendKey(k.token)).toBe(true);
+    const parsed = parseSendKey(k.token)!;
+    expect(parsed.keyId).toBe(k.keyId);
+    expect(secretMatches(parsed.secret, k.secretHash)).toBe(true);
+    expect(k.token).not.toContain(k.secretHash);
+    expect(parseSendKey('fsk_short_x')).toBeNull();
+    expect(parseSendKey(`al_live_${k.keyId}_x`)).toBeNull();
+  });
+});

@@ -4,3 +4,4 @@ export * from './credential-cache';
 export * from './key-set';
 export * from './token-claims';
 export * from './wrong-secret-limiter';
+export * from './send-key';

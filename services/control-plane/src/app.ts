@@ -6,6 +6,7 @@ import { mountConnection } from './routes/connection';
 import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
 import { mountProjects } from './routes/projects';
+import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
 import { mountWarehouseActions } from './routes/warehouse-actions';
@@ -25,6 +26,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountGrants(app, d);
       mountTables(app, d);
       mountConnection(app, d);
+      mountSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app);
     },

@@ -7,6 +7,7 @@ import { IdempotencyStore, type Logger } from '@floe/http';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { RgwStorage } from '@floe/storage';
 import { loadAccess } from './access/context';
+import { CatalogClient } from './catalog-client';
 import { CatalogSecrets } from './domain/catalog-credentials';
 
 /** Everything the control-plane routes touch outside the process. */
@@ -20,6 +21,8 @@ export interface ControlPlaneDeps {
   idempotency: IdempotencyStore;
   queues: Producers;
   secrets: CatalogSecrets;
+  /** The Iceberg REST catalog, as each warehouse's own identity. */
+  catalog: CatalogClient;
   /** Authentication then the caller's organisations: the head of every caller route. */
   authed: RequestHandler[];
 }
@@ -37,6 +40,7 @@ export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps
     config, logger, db, redis, auth, storage, queues,
     idempotency: new IdempotencyStore(db),
     secrets: new CatalogSecrets(config.credentialKey),
+    catalog: new CatalogClient(config),
     authed: [auth.requireCaller(), loadAccess(db)],
   };
 }

@@ -3,9 +3,10 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { HttpError, badRequest, conflict, idempotent, notFound, parse, route, writeAudit } from '@floe/http';
 import { requireLevel } from '../access/require';
-import { CatalogClient, CatalogFailure, asCatalogError } from '../catalog-client';
+import { CatalogFailure, asCatalogError, type CatalogClient } from '../catalog-client';
 import type { ControlPlaneDeps } from '../deps';
 import { FORMAT_VERSIONS, FREE_PLAN } from '../domain/plans';
+import { catalogTables, nsName, nsPath } from '../domain/catalog-tables';
 import { currentSchema, hasGeoColumn, tableView, v3Columns } from '../domain/table-view';
 import { resolveWarehouse } from '../resolve';
 import { scopeStoredBytes } from '../store/usage';
@@ -17,9 +18,6 @@ import { formatInfo } from './warehouses';
 
 type Json = Record<string, any>;
 
-const US = '\u001f';
-const nsPath = (ns: string) => encodeURIComponent(ns.split('.').join(US));
-const nsName = (levels: string[]) => levels.join('.');
 
 const CreateTable = z.object({
   warehouse_id: z.string().min(1),
@@ -39,7 +37,7 @@ const PROPERTY_KEY = /^[A-Za-z0-9._-]{1,128}$/;
 const RESERVED_PROPERTIES = ['format-version'];
 
 export function mountTables(app: Express, d: ControlPlaneDeps): void {
-  const catalog = new CatalogClient(d.config);
+  const catalog = d.catalog;
 
   /** A warehouse from `warehouse_id` or its alias `warehouse` (query or body). */
   const warehouseOf = async (req: Request, source: Json): Promise<VisibleWarehouse> => {
@@ -53,49 +51,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
     return w;
   };
 
-  const namespaces = async (w: VisibleWarehouse, parent: string[] = [], depth = 0): Promise<string[][]> => {
-    const out: string[][] = [];
-    let pageToken: string | undefined;
-    do {
-      const qs = new URLSearchParams();
-      if (parent.length) qs.set('parent', parent.join(US));
-      if (pageToken) qs.set('pageToken', pageToken);
-      const page = (await catalog.request(w.id, 'GET', `/namespaces${qs.size ? `?${qs}` : ''}`))!;
-      for (const ns of page.namespaces as string[][]) {
-        out.push(ns);
-        if (depth < 4) out.push(...(await namespaces(w, ns, depth + 1)));
-      }
-      pageToken = page['next-page-token'] ?? undefined;
-    } while (pageToken);
-    return out;
-  };
-
-  const tablesIn = async (w: VisibleWarehouse, ns: string): Promise<string[]> => {
-    const names: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = (await catalog.request(w.id, 'GET', `/namespaces/${nsPath(ns)}/tables${pageToken ? `?pageToken=${encodeURIComponent(pageToken)}` : ''}`))!;
-      for (const id of page.identifiers as Array<{ name: string }>) names.push(id.name);
-      pageToken = page['next-page-token'] ?? undefined;
-    } while (pageToken);
-    return names;
-  };
-
-  const namespaceNotFound = async (w: VisibleWarehouse, ns: string) =>
-    notFound('namespace_not_found', `no namespace ${ns} in catalog ${w.name}`, { available: (await namespaces(w)).map(nsName) });
-
-  /** Loads a table, translating the catalog's not-found refusals into the spec's codes with what exists. */
-  const load = async (w: VisibleWarehouse, ns: string, name: string, headers: Record<string, string> = {}): Promise<Json> => {
-    try {
-      return (await catalog.request(w.id, 'GET', `/namespaces/${nsPath(ns)}/tables/${encodeURIComponent(name)}`, undefined, headers))!;
-    } catch (err) {
-      if (err instanceof CatalogFailure && err.type === 'NoSuchNamespaceException') throw await namespaceNotFound(w, ns);
-      if (err instanceof CatalogFailure && err.type === 'NoSuchTableException') {
-        throw notFound('table_not_found', `no table ${ns}.${name} in catalog ${w.name}`, { available: await tablesIn(w, ns).catch(() => []) });
-      }
-      throw asCatalogError(err);
-    }
-  };
+  const { namespaces, tablesIn, namespaceNotFound, load } = catalogTables(catalog);
 
   route(app, '/v1/namespaces', {
     get: [...d.authed, async (req, res) => {
