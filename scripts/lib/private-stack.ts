@@ -27,7 +27,7 @@ export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessE
     FLOE_TEARDOWN_HEALTH_PORT: String(await freePort()),
     ...extraEnv,
   };
-  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL']) {
+  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL']) {
     if (!(k in extraEnv)) delete baseEnv[k];
   }
   const { state } = await startStack(paths, { detached: true, baseEnv });

@@ -1,17 +1,8 @@
 import { catalog, token } from './catalog-helpers';
-import { bearer, expectError, gateway, newMember, newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
+import { bearer, expectError, gateway } from './control-plane-helpers';
+import { sinkSetup, sinkTestSchema as schema } from './sink-helpers';
 
 // Spec: Ingest sinks — the records: create, list, get, delete, and their refusals.
-
-const schema = { type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }, { id: 2, name: 'msg', required: false, type: 'string' }] };
-
-export async function sinkSetup() {
-  const { org, admin } = await newOrgWithAdmin();
-  const member = await newMember(org);
-  const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
-  await gateway().post('/v1/tables').set(bearer(admin.api_key)).send({ warehouse_id: w.name, namespace: 'events', name: 'clicks', schema }).expect(201);
-  return { org, admin, member, w };
-}
 
 test('create answers the sink with its send key once; list and get never show a key; delete', async () => {
   const { admin, member, w } = await sinkSetup();

@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(c.catalogUrl).toBe('http://127.0.0.1:8181');
     expect(c.s3Url).toBe('http://127.0.0.1:7480');
     expect(c.ingestUrl).toBe('http://127.0.0.1:8083');
-    expect(c.services).toEqual({ identity: 'http://127.0.0.1:8081', controlPlane: 'http://127.0.0.1:8082', catalog: 'http://127.0.0.1:8181' });
+    expect(c.services).toEqual({ identity: 'http://127.0.0.1:8081', controlPlane: 'http://127.0.0.1:8082', catalog: 'http://127.0.0.1:8181', ingest: 'http://127.0.0.1:8083' });
     expect(c.openSignup).toBe(true);
     expect(loadConfig({ FLOE_ENV: 'production' }).openSignup).toBe(false);
     expect(c.bodyLimitBytes).toBe(1_000_000);

@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   // Where the gateway reaches each service (internal addresses).
   FLOE_IDENTITY_URL: url.optional(),
   FLOE_CONTROL_PLANE_URL: url.optional(),
+  FLOE_INGEST_GATEWAY_URL: url.optional(),
   // Where the control plane reaches the catalog (defaults to the public catalog_url).
   FLOE_CATALOG_INTERNAL_URL: url.optional(),
 
@@ -72,7 +73,7 @@ export interface FloeConfig {
   catalogUrl: string;
   s3Url: string;
   ingestUrl: string;
-  services: { identity: string; controlPlane: string; catalog: string };
+  services: { identity: string; controlPlane: string; catalog: string; ingest: string };
   /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
   s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
@@ -125,6 +126,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       identity: trimSlash(e.FLOE_IDENTITY_URL ?? local(e.FLOE_IDENTITY_PORT)),
       controlPlane: trimSlash(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
       catalog: trimSlash(e.FLOE_CATALOG_INTERNAL_URL ?? e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
+      ingest: trimSlash(e.FLOE_INGEST_GATEWAY_URL ?? local(e.FLOE_INGEST_PORT)),
     },
     s3: {
       endpoint: trimSlash(e.FLOE_S3_INTERNAL_URL ?? e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),

@@ -2,7 +2,9 @@ import type { Express, RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { createApp, HttpError, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
-import { isInternalPath, upstreamFor, type Upstream } from './route-table';
+import { isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
+
+const SEND_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**
  * The public {base_url}: request ids, the body limit, and routing of each path
@@ -12,6 +14,7 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
   const upstreams: Record<Upstream, RequestHandler> = {
     identity: proxyTo(config.services.identity, logger),
     'control-plane': proxyTo(config.services.controlPlane, logger),
+    ingest: proxyTo(config.services.ingest, logger),
   };
 
   return createApp({
@@ -29,10 +32,13 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
         next();
       });
 
-      app.use(bodyLimit(config.bodyLimitBytes));
+      // The send route takes batches up to 16 MiB; every other route the spec's 1 MB.
+      const sendLimit = bodyLimit(SEND_BODY_LIMIT, 'batch_too_large');
+      const limit = bodyLimit(config.bodyLimitBytes, 'body_too_large');
+      app.use((req, res, next) => (isSendRoute(req.method, req.path) ? sendLimit : limit)(req, res, next));
 
       app.use((req, res, next) => {
-        const upstream = upstreamFor(req.path);
+        const upstream = upstreamFor(req.path, req.method);
         if (!upstream) return next();
         return upstreams[upstream](req, res, next);
       });
@@ -41,14 +47,14 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
 }
 
 /** Bodies up to this size are read and dropped before a 413, so a client still writing sees the answer, not a reset. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** Refuses a declared body over the limit before it reaches a service; services enforce it again on streamed bodies. */
-function bodyLimit(limit: number): RequestHandler {
+function bodyLimit(limit: number, code: string): RequestHandler {
   return (req, res, next) => {
     const declared = Number(req.get('content-length') ?? 0);
     if (declared <= limit) return next();
-    const refuse = () => next(new HttpError(413, 'body_too_large', `request body is larger than ${limit} bytes`, { limit }));
+    const refuse = () => next(new HttpError(413, code, `request body is larger than ${limit} bytes`, { limit }));
     if (declared > DRAIN_LIMIT_BYTES) {
       res.set('Connection', 'close');
       return refuse();

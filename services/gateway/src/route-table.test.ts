@@ -25,3 +25,11 @@ test('internal paths are recognised by whole segment', () => {
   expect(isInternalPath('/internal/principals')).toBe(true);
   expect(isInternalPath('/internals')).toBe(false);
 });
+
+test('the send route goes to the ingest gateway; the other sink routes to the control plane', () => {
+  expect(upstreamFor('/v1/sinks/snk_1', 'POST')).toBe('ingest');
+  expect(upstreamFor('/v1/sinks/snk_1', 'GET')).toBe('control-plane');
+  expect(upstreamFor('/v1/sinks/snk_1', 'DELETE')).toBe('control-plane');
+  expect(upstreamFor('/v1/sinks', 'POST')).toBe('control-plane');
+  expect(upstreamFor('/v1/sinks/snk_1/test', 'POST')).toBe('control-plane');
+});

@@ -2,7 +2,7 @@
 // segments, so `/v1/table` does not swallow `/v1/tables/...` by accident; an
 // entry starting with `=` matches that path only.
 
-export type Upstream = 'identity' | 'control-plane';
+export type Upstream = 'identity' | 'control-plane' | 'ingest';
 
 const TABLE: Array<[string, Upstream]> = [
   // identity: health and identity, keys, sign-in, OAuth, terms, account
@@ -44,7 +44,13 @@ const TABLE: Array<[string, Upstream]> = [
   ['/v1/public', 'control-plane'],
 ];
 
-export function upstreamFor(path: string): Upstream | null {
+/** The sink send route, `POST /v1/sinks/{sink_id}`: the ingest gateway's; every other sink route is the control plane's. */
+export function isSendRoute(method: string, path: string): boolean {
+  return method === 'POST' && /^\/v1\/sinks\/[^/]+\/?$/.test(path);
+}
+
+export function upstreamFor(path: string, method = 'GET'): Upstream | null {
+  if (isSendRoute(method, path)) return 'ingest';
   for (const [prefix, upstream] of TABLE) {
     if (prefix.startsWith('=')) {
       if (path === prefix.slice(1) || path === `${prefix.slice(1)}/`) return upstream;

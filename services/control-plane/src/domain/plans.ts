@@ -1,9 +1,11 @@
+import { STORAGE_LIMIT_BYTES } from '@floe/db/usage';
+
 // The limits every organisation (or organisation-less owner) has today: the
 // free plan's numbers. Operator overrides come with the operator routes.
 export const FREE_PLAN = {
   projects: 20,
   warehouses_per_project: 10,
-  storage_bytes: 5_368_709_120,
+  storage_bytes: STORAGE_LIMIT_BYTES,
 } as const;
 
 export const MAINTENANCE_DEFAULTS = {

@@ -1,16 +1,1 @@
-import type { SqlClient } from '@floe/http';
-
-/**
- * Stored bytes of a quota scope — an organisation, or an owner's projects
- * outside any — by the latest sample of each live warehouse.
- */
-export async function scopeStoredBytes(db: SqlClient, orgId: string | null, ownerId: string): Promise<number> {
-  const { rows } = await db.query<{ bytes: string | null }>(
-    `SELECT sum(s.table_bytes + s.blob_bytes) AS bytes
-       FROM warehouses w JOIN projects p ON p.id = w.project_id
-       JOIN LATERAL (SELECT table_bytes, blob_bytes FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY measured_at DESC LIMIT 1) s ON true
-      WHERE w.status IN ('provisioning', 'ready') AND ${orgId ? 'w.org_id = $1' : 'w.org_id IS NULL AND p.owner_id = $1'}`,
-    [orgId ?? ownerId],
-  );
-  return Number(rows[0]?.bytes ?? 0);
-}
+export { scopeStoredBytes } from '@floe/db/usage';

@@ -1,0 +1,21 @@
+import type { Express } from 'express';
+import { createApp, databaseHealth, mountUnbuilt } from '@floe/http';
+import type { IngestDeps } from './deps';
+import { mountSend } from './routes/send';
+
+// {ingest_url}: the sink send route (also reached through the public gateway)
+// and the device route. Bodies are read by the routes themselves: the send
+// route takes up to 16 MiB, far past the control plane's 1 MB.
+export function buildIngestApp(d: IngestDeps): Express {
+  return createApp({
+    service: 'ingest-gateway',
+    logger: d.logger,
+    bodyLimitBytes: d.config.bodyLimitBytes,
+    parseJson: false,
+    mount: (app) => {
+      app.get('/healthz', databaseHealth('ingest-gateway', d.db));
+      mountSend(app, d);
+      mountUnbuilt(app, [{ path: '/d/:token', methods: ['post'], what: 'the device ingest route' }]);
+    },
+  });
+}
