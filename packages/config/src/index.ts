@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   FLOE_CREDENTIAL_KEY: z.string().min(16).optional(),
   // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
+  // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
+  FLOE_SINKS: z.enum(['on', 'off']).default('on'),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
@@ -82,6 +84,7 @@ export interface FloeConfig {
   bootstrapSecret: string | undefined;
   credentialKey: string | undefined;
   openSignup: boolean;
+  sinksEnabled: boolean;
   listenHost: string;
   /** Express 'trust proxy' value for the public edge. */
   gatewayTrustProxy: boolean | string;
@@ -140,6 +143,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     bootstrapSecret: e.FLOE_BOOTSTRAP_SECRET,
     credentialKey: e.FLOE_CREDENTIAL_KEY ?? e.FLOE_BOOTSTRAP_SECRET,
     openSignup: e.FLOE_OPEN_SIGNUP ? e.FLOE_OPEN_SIGNUP === 'true' : e.FLOE_ENV !== 'production',
+    sinksEnabled: e.FLOE_SINKS === 'on',
     listenHost: e.FLOE_LISTEN_HOST,
     gatewayTrustProxy: e.FLOE_TRUST_PROXY === 'false' ? false : e.FLOE_TRUST_PROXY === 'true' ? true : e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,

@@ -5,6 +5,7 @@ import { mountAudit } from './routes/audit';
 import { mountConnection } from './routes/connection';
 import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
+import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
 import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
@@ -27,6 +28,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountTables(app, d);
       mountConnection(app, d);
       mountSinks(app, d);
+      mountInternalSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app);
     },

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApp, databaseHealth, mountUnbuilt } from '@floe/http';
+import { HttpError, createApp, databaseHealth, mountUnbuilt } from '@floe/http';
 import type { IngestDeps } from './deps';
 import { mountSend } from './routes/send';
 
@@ -14,6 +14,7 @@ export function buildIngestApp(d: IngestDeps): Express {
     parseJson: false,
     mount: (app) => {
       app.get('/healthz', databaseHealth('ingest-gateway', d.db));
+      app.use((req, _res, next) => next(d.config.sinksEnabled ? undefined : new HttpError(404, 'not_found', 'ingest sinks are switched off on this deployment')));
       mountSend(app, d);
       mountUnbuilt(app, [{ path: '/d/:token', methods: ['post'], what: 'the device ingest route' }]);
     },

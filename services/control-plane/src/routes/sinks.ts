@@ -38,6 +38,8 @@ export const SINK_TABLE_CHANGES = {
 
 export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   const tables = catalogTables(d.catalog);
+  // While sinks are switched off for the deployment, every sink route answers 404 not_found.
+  app.use('/v1/sinks', (_req, _res, next) => next(d.config.sinksEnabled ? undefined : notFound('not_found', 'ingest sinks are switched off on this deployment')));
 
   route(app, '/v1/sinks', {
     post: [...d.authed, async (req, res) => {
