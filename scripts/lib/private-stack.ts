@@ -25,6 +25,7 @@ export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessE
     FLOE_INGEST_PORT: String(await freePort()),
     FLOE_CATALOG_PORT: String(await freePort()),
     FLOE_TEARDOWN_HEALTH_PORT: String(await freePort()),
+    FLOE_ROLLER_HEALTH_PORT: String(await freePort()),
     ...extraEnv,
   };
   for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL']) {

@@ -23,6 +23,7 @@ const EnvSchema = z.object({
   FLOE_CATALOG_PORT: port(8181),
   FLOE_S3_PORT: port(7480),
   FLOE_TEARDOWN_HEALTH_PORT: port(8093),
+  FLOE_ROLLER_HEALTH_PORT: port(8091),
 
   // Public addresses; derived from host and ports when unset.
   FLOE_BASE_URL: url.optional(),
@@ -54,6 +55,10 @@ const EnvSchema = z.object({
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
   FLOE_SINKS: z.enum(['on', 'off']).default('on'),
+  // How often the roller asks which sinks are due.
+  FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
+  // Fault tests only: the roller process exits at this stage of a roll.
+  FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit']).optional(),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
@@ -70,7 +75,7 @@ export interface FloeConfig {
   env: Env['FLOE_ENV'];
   region: string;
   provider: string;
-  ports: { gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number };
+  ports: { gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number };
   baseUrl: string;
   catalogUrl: string;
   s3Url: string;
@@ -85,6 +90,7 @@ export interface FloeConfig {
   credentialKey: string | undefined;
   openSignup: boolean;
   sinksEnabled: boolean;
+  roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | undefined };
   listenHost: string;
   /** Express 'trust proxy' value for the public edge. */
   gatewayTrustProxy: boolean | string;
@@ -120,6 +126,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       catalog: e.FLOE_CATALOG_PORT,
       s3: e.FLOE_S3_PORT,
       teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
+      rollerHealth: e.FLOE_ROLLER_HEALTH_PORT,
     },
     baseUrl: trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT)),
     catalogUrl: trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
@@ -144,6 +151,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     credentialKey: e.FLOE_CREDENTIAL_KEY ?? e.FLOE_BOOTSTRAP_SECRET,
     openSignup: e.FLOE_OPEN_SIGNUP ? e.FLOE_OPEN_SIGNUP === 'true' : e.FLOE_ENV !== 'production',
     sinksEnabled: e.FLOE_SINKS === 'on',
+    roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
     gatewayTrustProxy: e.FLOE_TRUST_PROXY === 'false' ? false : e.FLOE_TRUST_PROXY === 'true' ? true : e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,

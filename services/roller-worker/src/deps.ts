@@ -1,0 +1,29 @@
+import pg from 'pg';
+import type { ConnectionOptions } from 'bullmq';
+import { CatalogClient } from '@floe/catalog-client';
+import type { FloeConfig } from '@floe/config';
+import type { Logger } from '@floe/http';
+import { queueConnection, queuePrefix } from '@floe/queues';
+import { RgwStorage } from '@floe/storage';
+
+export interface RollerDeps {
+  config: FloeConfig;
+  logger: Logger;
+  db: pg.Pool;
+  storage: RgwStorage;
+  catalog: CatalogClient;
+  connection: ConnectionOptions;
+  prefix: string;
+}
+
+export function createDeps(config: FloeConfig, logger: Logger): RollerDeps {
+  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 6 });
+  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
+  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  return { config, logger, db, storage, catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) };
+}
+
+export async function closeDeps(d: RollerDeps): Promise<void> {
+  await d.db.end().catch(() => undefined);
+}

@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { CatalogFailure } from '@floe/catalog-client';
+import { buildAppend, parquetDataFile, writeParquetDataFile } from '@floe/iceberg';
+import type { StoreCredentials } from '@floe/storage';
+import { report, type WorkItem } from './control-plane';
+import type { RollerDeps } from './deps';
+import { INGEST_TS, mapLines, type MappedRows, type SchemaField } from './rows';
+
+// One roll of one sink: waiting batches → one Parquet data file → one append
+// committed through the catalog → batches marked committed.
+//
+// Exactly once: the snapshot summary carries the sink id and the batch ids it
+// appends (`floe.sink-id`, `floe.sink-batches`), so whatever happened last
+// time — files written but not committed, committed but not reported — the
+// next roll first finds batches already in the table and only reports them.
+// A Postgres advisory lock keeps one roller per sink.
+
+type Json = Record<string, any>;
+
+export const SINK_ID_PROP = 'floe.sink-id';
+export const SINK_BATCHES_PROP = 'floe.sink-batches';
+const TABLE_PROPERTIES = { 'write.metadata.delete-after-commit.enabled': 'true', 'write.metadata.previous-versions-max': '20' };
+const MAX_COMMIT_ATTEMPTS = 20;
+
+/** Fault-test hook (FLOE_ROLLER_CRASH_AT): the process ends at that stage of a roll. */
+function maybeCrash(d: RollerDeps, stage: 'after_files' | 'after_commit'): void {
+  if (d.config.roller.crashAt === stage) process.exit(86);
+}
+
+interface Batch {
+  batch_id: string;
+  received_at: Date;
+}
+
+interface SinkRow {
+  blob_bucket: string;
+  table_bucket: string;
+  storage_access_key: string;
+  storage_secret_key: string;
+}
+
+export interface RollOutcome {
+  status: 'rolled' | 'reconciled' | 'discarded' | 'disabled' | 'busy' | 'nothing';
+  batches: number;
+  rows: number;
+  rejected: number;
+  snapshotId?: string;
+}
+
+export async function rollSink(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
+  const lock = await d.db.connect();
+  try {
+    const { rows: got } = await lock.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS ok`, [`roll:${item.sink_id}`]);
+    if (!got[0].ok) return { status: 'busy', batches: 0, rows: 0, rejected: 0 };
+    try {
+      return await rollLocked(d, item);
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`roll:${item.sink_id}`]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
+  const started = Date.now();
+  const pending = await pendingBatches(d, item.sink_id);
+  if (!pending.length) return { status: 'nothing', batches: 0, rows: 0, rejected: 0 };
+  if (item.state === 'deleted') {
+    await report(d.config, item.sink_id, { discarded_batch_ids: pending.map((b) => b.batch_id) });
+    return { status: 'discarded', batches: pending.length, rows: 0, rejected: 0 };
+  }
+  const sink = await sinkStorage(d, item.sink_id);
+  const tablePath = `/namespaces/${encodeURIComponent(item.namespace.split('.').join('\u001f'))}/tables/${encodeURIComponent(item.table_name)}`;
+
+  let loaded = await loadTable(d, item, tablePath);
+  if (!loaded) {
+    await report(d.config, item.sink_id, { disabled_reason: 'table_missing' });
+    return { status: 'disabled', batches: 0, rows: 0, rejected: 0 };
+  }
+
+  // Batches the table already holds (a roll that stopped after its commit) are only reported.
+  const inTable = batchesInTable(loaded.metadata, item.sink_id);
+  const done = pending.filter((b) => inTable.has(b.batch_id));
+  for (const [snapshotId, ids] of groupBySnapshot(done, inTable)) {
+    await report(d.config, item.sink_id, { batch_ids: ids, snapshot_id: snapshotId, rows: 0, seconds: 0 });
+  }
+  const todo = pending.filter((b) => !inTable.has(b.batch_id));
+  if (!todo.length) return { status: 'reconciled', batches: done.length, rows: 0, rejected: 0 };
+
+  let tableChanges = false;
+  if (!schemaOf(loaded.metadata).fields.some((f: Json) => f.name === INGEST_TS)) {
+    loaded = await addIngestColumn(d, item, tablePath, loaded);
+    tableChanges = true;
+  }
+
+  const objects = d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key });
+  const fields = schemaOf(loaded.metadata).fields as SchemaField[];
+  const mapped: MappedRows = { rows: [], rejects: [] };
+  for (const b of todo) {
+    const text = await objects.getText(sink.blob_bucket, `_sink/${item.sink_id}/${b.batch_id}.ndjson`).catch((err) => {
+      if ((err as { kind?: string }).kind === 'not_found') return '';
+      throw err;
+    });
+    mapLines(fields, b.batch_id, BigInt(new Date(b.received_at).getTime()) * 1000n, text, mapped);
+  }
+
+  let snapshotId: string | null = null;
+  if (mapped.rows.length) {
+    snapshotId = await appendRows(d, item, tablePath, loaded, mapped.rows, todo.map((b) => b.batch_id));
+  }
+  let rejectFile: string | undefined;
+  if (mapped.rejects.length) {
+    rejectFile = `_sink/${item.sink_id}/_rejects/${snapshotId ?? 'none'}-${randomUUID()}.ndjson`;
+    await objects.put(sink.blob_bucket, rejectFile, `${mapped.rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
+  }
+  maybeCrash(d, 'after_commit');
+  await report(d.config, item.sink_id, {
+    batch_ids: todo.map((b) => b.batch_id),
+    snapshot_id: snapshotId,
+    rows: mapped.rows.length,
+    rejected_rows: mapped.rejects.length,
+    seconds: (Date.now() - started) / 1000,
+    ...(rejectFile ? { reject_file: rejectFile } : {}),
+    ...(tableChanges || item.table_changes_applied ? { table_changes_applied: true } : {}),
+  });
+  return { status: 'rolled', batches: todo.length, rows: mapped.rows.length, rejected: mapped.rejects.length, ...(snapshotId ? { snapshotId } : {}) };
+}
+
+async function pendingBatches(d: RollerDeps, sinkId: string): Promise<Batch[]> {
+  const { rows } = await d.db.query<Batch>(
+    `SELECT batch_id, received_at FROM sink_batches WHERE sink_id = $1 AND state = 'pending' ORDER BY received_at, batch_id LIMIT 5000`, [sinkId]);
+  return rows;
+}
+
+async function sinkStorage(d: RollerDeps, sinkId: string): Promise<SinkRow> {
+  const { rows } = await d.db.query<SinkRow>(
+    `SELECT w.blob_bucket, w.table_bucket, w.storage_access_key, w.storage_secret_key FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id WHERE s.id = $1`, [sinkId]);
+  return rows[0];
+}
+
+async function loadTable(d: RollerDeps, item: WorkItem, tablePath: string): Promise<Json | null> {
+  try {
+    return await d.catalog.request(item.warehouse_id, 'GET', tablePath, undefined, { 'X-Iceberg-Access-Delegation': 'vended-credentials' });
+  } catch (err) {
+    if (err instanceof CatalogFailure && (err.type === 'NoSuchTableException' || err.type === 'NoSuchNamespaceException')) return null;
+    throw err;
+  }
+}
+
+const schemaOf = (m: Json): Json => (m.schemas ?? []).find((s: Json) => s['schema-id'] === m['current-schema-id']);
+
+function batchesInTable(m: Json, sinkId: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of m.snapshots ?? []) {
+    if (s.summary?.[SINK_ID_PROP] !== sinkId) continue;
+    for (const id of String(s.summary[SINK_BATCHES_PROP] ?? '').split(',')) if (id) out.set(id, String(s['snapshot-id']));
+  }
+  return out;
+}
+
+function groupBySnapshot(done: Batch[], inTable: Map<string, string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const b of done) {
+    const s = inTable.get(b.batch_id)!;
+    out.set(s, [...(out.get(s) ?? []), b.batch_id]);
+  }
+  return out;
+}
+
+/** The first roll adds the optional `__ingest_ts` column and the metadata-retention properties, in one commit. */
+async function addIngestColumn(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json): Promise<Json> {
+  const m = loaded.metadata;
+  const current = schemaOf(m);
+  const lastColumn = Number(m['last-column-id']);
+  const nextSchemaId = Math.max(...(m.schemas as Json[]).map((s) => Number(s['schema-id']))) + 1;
+  const schema = { ...current, 'schema-id': nextSchemaId, fields: [...current.fields, { id: lastColumn + 1, name: INGEST_TS, required: false, type: 'timestamptz' }] };
+  try {
+    await d.catalog.request(item.warehouse_id, 'POST', tablePath, {
+      requirements: [
+        { type: 'assert-current-schema-id', 'current-schema-id': m['current-schema-id'] },
+        { type: 'assert-last-assigned-field-id', 'last-assigned-field-id': m['last-column-id'] },
+      ],
+      updates: [
+        { action: 'add-schema', schema, 'last-column-id': lastColumn + 1 },
+        { action: 'set-current-schema', 'schema-id': -1 },
+        { action: 'set-properties', updates: TABLE_PROPERTIES },
+      ],
+    });
+  } catch (err) {
+    // A writer changed the schema meanwhile: the next roll looks again.
+    if (!(err instanceof CatalogFailure && err.status === 409)) throw err;
+  }
+  return (await loadTable(d, item, tablePath))!;
+}
+
+/** Writes the data file once, then builds and commits the append, rebuilding it on the new head after each lost race. */
+async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, rows: Array<Record<string, unknown>>, batchIds: string[]): Promise<string> {
+  let m = loaded.metadata as Json;
+  const creds = vendedCredentials(loaded);
+  const s3 = d.storage.s3As(creds);
+  const objects = d.storage.objectsAs(creds);
+  const bucketOf = (p: string) => /^s3a?:\/\/([^/]+)\//.exec(p)![1];
+  const keyOf = (p: string) => p.replace(/^s3a?:\/\/[^/]+\//, '');
+  const read = async (p: string) => {
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucketOf(p), Key: keyOf(p) }));
+    return new Uint8Array(await out.Body!.transformToByteArray());
+  };
+  const schema = schemaOf(m);
+  const { bytes, stats } = writeParquetDataFile({ schema: schema as never, rows });
+  const dataPath = `${m.location}/data/sink-${item.sink_id}-${randomUUID()}.parquet`;
+  await objects.put(bucketOf(dataPath), keyOf(dataPath), bytes);
+  const file = parquetDataFile(dataPath, stats);
+  maybeCrash(d, 'after_files');
+
+  for (let attempt = 1; ; attempt++) {
+    const headId = m['current-snapshot-id'];
+    const parent = headId !== undefined && headId !== null && String(headId) !== '-1'
+      ? (m.snapshots as Json[]).find((s) => String(s['snapshot-id']) === String(headId)) ?? null : null;
+    const snapshotId = randomSnapshotId();
+    const spec = (m['partition-specs'] as Json[]).find((s) => s['spec-id'] === m['default-spec-id']);
+    const built = await buildAppend({
+      formatVersion: m['format-version'], schema: schemaOf(m) as never, spec: spec as never, parent: parent as never,
+      lastSequenceNumber: BigInt(m['last-sequence-number'] ?? 0), nextRowId: m['format-version'] >= 3 ? BigInt(m['next-row-id'] ?? 0) : undefined,
+      files: [file], snapshotId, read,
+      manifestPath: `${m.location}/metadata/${randomUUID()}-m0.avro`,
+      manifestListPath: `${m.location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`,
+      summary: { [SINK_ID_PROP]: item.sink_id, [SINK_BATCHES_PROP]: batchIds.join(','), 'engine-name': 'floe-roller' },
+    });
+    for (const u of built.uploads) await objects.put(bucketOf(u.path), keyOf(u.path), u.bytes);
+    try {
+      await d.catalog.request(item.warehouse_id, 'POST', tablePath, {
+        requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null }],
+        updates: [
+          { action: 'add-snapshot', snapshot: built.snapshot },
+          { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': snapshotId },
+        ],
+      });
+      return snapshotId.toString();
+    } catch (err) {
+      // Another writer committed first: rebuild on its snapshot (the data file stays).
+      if (!(err instanceof CatalogFailure && err.status === 409) || attempt >= MAX_COMMIT_ATTEMPTS) throw err;
+      m = (await loadTable(d, item, tablePath))!.metadata;
+      const already = batchesInTable(m, item.sink_id).get(batchIds[0]);
+      if (already) return already;
+    }
+  }
+}
+
+function vendedCredentials(loaded: Json): StoreCredentials {
+  const c = (loaded['storage-credentials']?.[0]?.config ?? loaded.config ?? {}) as Record<string, string>;
+  return { accessKeyId: c['s3.access-key-id'], secretAccessKey: c['s3.secret-access-key'], sessionToken: c['s3.session-token'] };
+}
+
+/** Positive 63-bit snapshot ids, as Java writes them. */
+function randomSnapshotId(): bigint {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  bytes[0] &= 0x7f;
+  return BigInt(`0x${Buffer.from(bytes).toString('hex')}`) || 1n;
+}

@@ -1,0 +1,64 @@
+import request from 'supertest';
+import { bearer, gateway, uniq } from './control-plane-helpers';
+import { stack } from './helpers';
+import { sinkSetup } from './sink-helpers';
+
+// The roller: waiting batches become one append through the catalog; rows
+// that do not fit the schema go to a reject file; a repeated batch is
+// appended once.
+
+const send = (sinkId: string, key: string, batchId: string, body: string) =>
+  request(stack().base_url).post(`/v1/sinks/${sinkId}`).set(bearer(key)).set('Content-Type', 'application/json').set('Idempotency-Key', batchId).send(body);
+
+async function until<T>(what: string, probe: () => Promise<T | null>, seconds = 40): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const v = await probe();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+test('batches roll into the table once; misfits are rejected with reasons; __ingest_ts is added', async () => {
+  const s = await sinkSetup();
+  const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `r${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 1 })).body;
+  await send(sink.sink_id, sink.send_key, 'a', '[{"id":1,"msg":"one"},{"id":2},{"msg":"no id"}]').expect(202);
+  await send(sink.sink_id, sink.send_key, 'b', '[{"id":3,"msg":"three"},{"id":"x"}]').expect(202);
+  await send(sink.sink_id, sink.send_key, 'a', '[{"id":99}]').expect(200);
+
+  const rolled = await until('the roll', async () => {
+    const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
+    return got.body.lag.batches_waiting === 0 && got.body.last_roll ? got.body : null;
+  });
+  expect(rolled).toMatchObject({ last_roll: { batches: 2, rows: 3, rejected_rows: 2 }, rejects: { rows: 2, files: 1 }, table_changes: { applied: true } });
+  const table = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
+  expect(table.body).toMatchObject({ rows: 3, rows_source: 'snapshot_summary', data_files: 1, snapshots: 1 });
+  expect(table.body.schema.map((f: { name: string }) => f.name)).toEqual(['id', 'msg', '__ingest_ts']);
+  expect(table.body.properties).toMatchObject({ 'write.metadata.delete-after-commit.enabled': 'true' });
+  expect(String(table.body.current_snapshot_id)).toBe(String(rolled.last_roll.snapshot_id));
+
+  // A second round appends on top; the duplicate batch id is still refused.
+  await send(sink.sink_id, sink.send_key, 'c', '[{"id":4}]').expect(202);
+  await until('the second roll', async () => {
+    const t = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
+    return t.body.rows === 4 ? t.body : null;
+  });
+  expect((await send(sink.sink_id, sink.send_key, 'b', '[{"id":5}]')).body).toMatchObject({ duplicate: true, state: 'committed' });
+}, 90_000);
+
+test('a sink whose table disappeared is disabled; sends answer sink_disabled', async () => {
+  const s = await sinkSetup();
+  const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `g${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 1 })).body;
+  const conn = await gateway().get('/v1/connection').query({ warehouse: s.w.name }).set(bearer(s.admin.api_key));
+  const tokenRes = await request(stack().catalog_url).post('/v1/oauth/tokens').type('form')
+    .send({ grant_type: 'client_credentials', client_id: conn.body.catalog_credential.client_id, client_secret: conn.body.catalog_credential.client_secret });
+  await request(stack().catalog_url).delete(`/v1/${s.w.warehouse_id}/namespaces/events/tables/clicks`).set(bearer(tokenRes.body.access_token)).expect(204);
+  await send(sink.sink_id, sink.send_key, 'x', '[{"id":1}]').expect(202);
+  await until('the sink to be disabled', async () => {
+    const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
+    return got.body.state === 'disabled' ? got.body : null;
+  });
+  const refused = await send(sink.sink_id, sink.send_key, 'y', '[{"id":1}]');
+  expect([refused.status, refused.body.error.code]).toEqual([409, 'sink_disabled']);
+}, 60_000);
