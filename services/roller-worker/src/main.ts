@@ -21,7 +21,12 @@ const worker = new Worker(QUEUES.sinkRoll, async (job) => {
   const outcome = await rollSink(deps, job.data as WorkItem);
   logger.info('sink roll', { sink_id: (job.data as WorkItem).sink_id, ...outcome });
   return outcome;
-}, { connection: deps.connection, prefix: deps.prefix, concurrency: 2 });
+}, {
+  connection: deps.connection, prefix: deps.prefix, concurrency: 2,
+  // A roller that dies mid-roll leaves its job active; a short lock (renewed while a roll runs)
+  // hands the job to another roller within seconds, not minutes.
+  lockDuration: 15_000, stalledInterval: 5_000, maxStalledCount: 100,
+});
 worker.on('failed', (job, err) => logger.error('sink roll failed', { sink_id: job?.data?.sink_id, err: err.message }));
 
 let lastTickOk = true;

@@ -1,0 +1,114 @@
+// The roller dies at each stage of a roll — after writing the data file,
+// after the commit (before the batches are marked) — and a fresh roller
+// finishes the work: every row lands exactly once.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import request from 'supertest';
+import { freePort } from '../../scripts/lib/infra';
+import { stopPid } from '../../scripts/lib/processes';
+import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
+import type { StackState } from '../../scripts/lib/stack';
+import { ROOT } from '../../scripts/lib/stack-env';
+
+let stateFile: string;
+let state: StackState;
+
+beforeAll(async () => {
+  ({ state, stateFile } = await startPrivateStack('roller', { FLOE_LOG_LEVEL: 'warn' }));
+  // This test runs its own rollers.
+  await stopPid(state.services['roller-worker'].pid);
+}, 120_000);
+
+afterAll(async () => {
+  if (stateFile) await stopPrivateStack(stateFile);
+}, 120_000);
+
+/** Runs a roller against the private stack; resolves with its exit code once it stops. */
+function roller(crashAt?: 'after_files' | 'after_commit'): { exited: Promise<number | null>; stop: () => Promise<void>; pid: number } {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: state.database_url,
+    FLOE_REDIS_PREFIX: state.redis_prefix,
+    FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
+    FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
+    FLOE_IDENTITY_URL: state.services.identity.url,
+    FLOE_CATALOG_INTERNAL_URL: state.catalog_url,
+    FLOE_S3_URL: state.s3_url,
+    FLOE_ROLLER_TICK_MS: '300',
+    FLOE_LOG_LEVEL: 'warn',
+    ...(crashAt ? { FLOE_ROLLER_CRASH_AT: crashAt } : {}),
+  };
+  return startRoller(env);
+}
+
+function startRoller(env: NodeJS.ProcessEnv) {
+  const portPromise = freePort();
+  let pid = 0;
+  const exited = portPromise.then((port) => new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/roller-worker/src/main.ts'], { cwd: ROOT, env: { ...env, FLOE_ROLLER_HEALTH_PORT: String(port) }, stdio: 'ignore' });
+    pid = child.pid!;
+    child.on('exit', (code) => resolve(code));
+  }));
+  return { exited, stop: async () => { await portPromise; if (pid) await stopPid(pid); await exited; }, get pid() { return pid; } };
+}
+
+async function orgAdminKey(): Promise<string> {
+  const created = await request(state.services.identity.url).post('/internal/principals')
+    .set('Authorization', `Bearer ${state.bootstrap_secret}`).send({ kind: 'human', email: `roller-${randomBytes(3).toString('hex')}@example.com` });
+  const pool = new pg.Pool({ connectionString: state.database_url, max: 1 });
+  try {
+    const org = `org_${randomBytes(12).toString('hex')}`;
+    await pool.query(`INSERT INTO organizations (id, name, handle) VALUES ($1, 'Roller', $2)`, [org, `r${randomBytes(4).toString('hex')}`]);
+    await pool.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, $2, 'admin', 'creator')`, [org, created.body.principal_id]);
+  } finally {
+    await pool.end();
+  }
+  return created.body.api_key;
+}
+
+const api = () => request(state.base_url);
+
+async function until<T>(what: string, probe: () => Promise<T | null>, seconds = 90): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const v = await probe();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+test.each(['after_files', 'after_commit'] as const)('a roller killed %s: the next roller lands every row exactly once', async (stage) => {
+  const key = await orgAdminKey();
+  const auth = { Authorization: `Bearer ${key}` };
+  const project = await api().post('/v1/projects').set(auth).send({ name: `p-${stage}` });
+  const w = await api().post('/v1/warehouses').set(auth).send({ project_id: project.body.project_id, name: `lake_${stage}` });
+  expect(w.status).toBe(201);
+  await api().post('/v1/tables').set(auth).send({ warehouse_id: w.body.warehouse_id, namespace: 'ev', name: 't', schema: { type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] } }).expect(201);
+  const sink = (await api().post('/v1/sinks').set(auth).send({ name: 's', table: 'ev.t', warehouse: w.body.warehouse_id, inactivity_seconds: 1 })).body;
+  for (let b = 0; b < 5; b++) {
+    const rows = Array.from({ length: 100 }, (_, i) => ({ id: b * 100 + i }));
+    await api().post(`/v1/sinks/${sink.sink_id}`).set({ Authorization: `Bearer ${sink.send_key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `b${b}` }).send(JSON.stringify(rows)).expect(202);
+  }
+
+  const crashing = roller(stage);
+  expect(await crashing.exited).toBe(86);
+  const table = () => api().get('/v1/table').query({ warehouse: w.body.warehouse_id, namespace: 'ev', name: 't' }).set(auth);
+  const mid = await table();
+  expect(mid.body.rows).toBe(stage === 'after_files' ? 0 : 500);
+  expect((await api().get(`/v1/sinks/${sink.sink_id}`).set(auth)).body.lag.batches_waiting).toBe(5);
+
+  const healthy = roller();
+  try {
+    const done = await until('the batches to be marked', async () => {
+      const s = await api().get(`/v1/sinks/${sink.sink_id}`).set(auth);
+      return s.body.lag.batches_waiting === 0 ? s.body : null;
+    });
+    expect(done.received).toMatchObject({ batches: 5, rows: 500 });
+    const final = await table();
+    expect(final.body).toMatchObject({ rows: 500, rows_source: 'snapshot_summary', snapshots: 1 });
+  } finally {
+    await healthy.stop();
+  }
+}, 120_000);
