@@ -2,6 +2,7 @@ import request from 'supertest';
 import { bearer, gateway, uniq } from './control-plane-helpers';
 import { stack } from './helpers';
 import { sinkSetup } from './sink-helpers';
+import { until } from '../support/poll';
 
 // The roller: waiting batches become one append through the catalog; rows
 // that do not fit the schema go to a reject file; a repeated batch is
@@ -9,16 +10,6 @@ import { sinkSetup } from './sink-helpers';
 
 const send = (sinkId: string, key: string, batchId: string, body: string) =>
   request(stack().base_url).post(`/v1/sinks/${sinkId}`).set(bearer(key)).set('Content-Type', 'application/json').set('Idempotency-Key', batchId).send(body);
-
-async function until<T>(what: string, probe: () => Promise<T | null>, seconds = 40): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const v = await probe();
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 test('batches roll into the table once; misfits are rejected with reasons; __ingest_ts is added', async () => {
   const s = await sinkSetup();

@@ -2,14 +2,14 @@
 // after the commit (before the batches are marked) — and a fresh roller
 // finishes the work: every row lands exactly once.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import request from 'supertest';
 import { freePort } from '../../scripts/lib/infra';
 import { stopPid } from '../../scripts/lib/processes';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
 import { ROOT } from '../../scripts/lib/stack-env';
+import { until } from '../support/poll';
+import { orgAdminKey } from '../support/stack-org';
 
 let stateFile: string;
 let state: StackState;
@@ -53,34 +53,10 @@ function startRoller(env: NodeJS.ProcessEnv) {
   return { exited, stop: async () => { await portPromise; if (pid) await stopPid(pid); await exited; }, get pid() { return pid; } };
 }
 
-async function orgAdminKey(): Promise<string> {
-  const created = await request(state.services.identity.url).post('/internal/principals')
-    .set('Authorization', `Bearer ${state.bootstrap_secret}`).send({ kind: 'human', email: `roller-${randomBytes(3).toString('hex')}@example.com` });
-  const pool = new pg.Pool({ connectionString: state.database_url, max: 1 });
-  try {
-    const org = `org_${randomBytes(12).toString('hex')}`;
-    await pool.query(`INSERT INTO organizations (id, name, handle) VALUES ($1, 'Roller', $2)`, [org, `r${randomBytes(4).toString('hex')}`]);
-    await pool.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, $2, 'admin', 'creator')`, [org, created.body.principal_id]);
-  } finally {
-    await pool.end();
-  }
-  return created.body.api_key;
-}
-
 const api = () => request(state.base_url);
 
-async function until<T>(what: string, probe: () => Promise<T | null>, seconds = 90): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const v = await probe();
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
 test.each(['after_files', 'after_commit'] as const)('a roller killed %s: the next roller lands every row exactly once', async (stage) => {
-  const key = await orgAdminKey();
+  const key = await orgAdminKey(state, 'roller');
   const auth = { Authorization: `Bearer ${key}` };
   const project = await api().post('/v1/projects').set(auth).send({ name: `p-${stage}` });
   const w = await api().post('/v1/warehouses').set(auth).send({ project_id: project.body.project_id, name: `lake_${stage}` });
@@ -104,7 +80,7 @@ test.each(['after_files', 'after_commit'] as const)('a roller killed %s: the nex
     const done = await until('the batches to be marked', async () => {
       const s = await api().get(`/v1/sinks/${sink.sink_id}`).set(auth);
       return s.body.lag.batches_waiting === 0 ? s.body : null;
-    });
+    }, 90);
     expect(done.received).toMatchObject({ batches: 5, rows: 500 });
     const final = await table();
     expect(final.body).toMatchObject({ rows: 500, rows_source: 'snapshot_summary', snapshots: 1 });

@@ -12,6 +12,7 @@ import { startShiftedRgw, stopShiftedRgw } from '../../scripts/lib/ceph';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
 import { adminStorage } from '../support/store';
+import { orgAdminKey } from '../support/stack-org';
 
 let port: number;
 let stateFile: string;
@@ -36,23 +37,8 @@ afterAll(async () => {
   }
 }, 120_000);
 
-async function orgAdmin(): Promise<string> {
-  const created = await request(state.services.identity.url).post('/internal/principals')
-    .set('Authorization', `Bearer ${state.bootstrap_secret}`).send({ kind: 'human', email: `outage-${randomBytes(3).toString('hex')}@example.com`, label: 'fault' });
-  expect(created.status).toBe(201);
-  const pool = new pg.Pool({ connectionString: state.database_url, max: 1 });
-  try {
-    const org = `org_${randomBytes(12).toString('hex')}`;
-    await pool.query(`INSERT INTO organizations (id, name, handle) VALUES ($1, 'Outage', $2)`, [org, `o${randomBytes(4).toString('hex')}`]);
-    await pool.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, $2, 'admin', 'creator')`, [org, created.body.principal_id]);
-  } finally {
-    await pool.end();
-  }
-  return created.body.api_key;
-}
-
 test('storage_error during creation leaves a resumable catalog; the same-key retry finishes it once the store is back', async () => {
-  const key = await orgAdmin();
+  const key = await orgAdminKey(state, 'outage');
   const api = () => request(state.base_url);
   const project = await api().post('/v1/projects').set('Authorization', `Bearer ${key}`).send({ name: 'outage' });
   expect(project.status).toBe(201);

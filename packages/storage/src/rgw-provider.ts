@@ -480,3 +480,9 @@ export class RgwStorage implements StorageProvider {
     return { ok: results.every((r) => r.ok), seconds: (Date.now() - started) / 1000, buckets: results };
   }
 }
+
+/** The deployment's store as its admin user, from packages/config's `s3` block; fails loudly without the key pair. */
+export function deploymentStorage(s3: { endpoint: string; region: string; adminAccessKey?: string; adminSecretKey?: string }): RgwStorage {
+  if (!s3.adminAccessKey || !s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
+  return new RgwStorage({ endpoint: s3.endpoint, region: s3.region, adminAccessKey: s3.adminAccessKey, adminSecretKey: s3.adminSecretKey });
+}

@@ -5,7 +5,7 @@ import type { FloeConfig } from '@floe/config';
 import { Authenticator } from '@floe/auth';
 import { IdempotencyStore, type Logger } from '@floe/http';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
-import { RgwStorage } from '@floe/storage';
+import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { loadAccess } from './access/context';
 import { CatalogClient } from './catalog-client';
 import { CatalogSecrets } from './domain/catalog-credentials';
@@ -33,8 +33,7 @@ export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix });
-  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
-  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  const storage = deploymentStorage(config.s3);
   const queues = new Producers(queueConnection(config.redisUrl), queuePrefix(config.redisPrefix));
   return {
     config, logger, db, redis, auth, storage, queues,

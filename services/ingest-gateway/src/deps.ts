@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
-import { RgwStorage } from '@floe/storage';
+import { RgwStorage, deploymentStorage } from '@floe/storage';
 
 export interface IngestDeps {
   config: FloeConfig;
@@ -13,8 +13,7 @@ export interface IngestDeps {
 export function createDeps(config: FloeConfig, logger: Logger): IngestDeps {
   const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
   db.on('error', (err) => logger.error('postgres pool error', { err }));
-  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
-  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  const storage = deploymentStorage(config.s3);
   return { config, logger, db, storage };
 }
 

@@ -4,7 +4,7 @@ import { CatalogClient } from '@floe/catalog-client';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
-import { RgwStorage } from '@floe/storage';
+import { RgwStorage, deploymentStorage } from '@floe/storage';
 
 export interface RollerDeps {
   config: FloeConfig;
@@ -19,8 +19,7 @@ export interface RollerDeps {
 export function createDeps(config: FloeConfig, logger: Logger): RollerDeps {
   const db = new pg.Pool({ connectionString: config.databaseUrl, max: 6 });
   db.on('error', (err) => logger.error('postgres pool error', { err }));
-  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
-  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  const storage = deploymentStorage(config.s3);
   return { config, logger, db, storage, catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) };
 }
 

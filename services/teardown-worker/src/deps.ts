@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
-import { RgwStorage } from '@floe/storage';
+import { RgwStorage, deploymentStorage } from '@floe/storage';
 import type { ConnectionOptions } from 'bullmq';
 
 export interface WorkerDeps {
@@ -21,8 +21,7 @@ export function createDeps(config: FloeConfig, logger: Logger): WorkerDeps {
   db.on('error', (err) => logger.error('postgres pool error', { err }));
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
-  if (!config.s3.adminAccessKey || !config.s3.adminSecretKey) throw new Error('FLOE_S3_ADMIN_ACCESS_KEY and FLOE_S3_ADMIN_SECRET_KEY are required');
-  const storage = new RgwStorage({ endpoint: config.s3.endpoint, region: config.s3.region, adminAccessKey: config.s3.adminAccessKey, adminSecretKey: config.s3.adminSecretKey });
+  const storage = deploymentStorage(config.s3);
   return { config, logger, db, redis, storage, connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) };
 }
 
