@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { bearer, gateway, uniq } from './control-plane-helpers';
 import { stack } from './helpers';
+import { appendRows } from './append-helpers';
+import { token } from './catalog-helpers';
 import { sinkSetup } from './sink-helpers';
 import { until } from '../support/poll';
 
@@ -53,3 +55,31 @@ test('a sink whose table disappeared is disabled; sends answer sink_disabled', a
   const refused = await send(sink.sink_id, sink.send_key, 'y', '[{"id":1}]');
   expect([refused.status, refused.body.error.code]).toEqual([409, 'sink_disabled']);
 }, 60_000);
+
+test('an external writer appending with iceberg-js while the roller runs loses nothing', async () => {
+  const s = await sinkSetup();
+  const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `x${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 1 })).body;
+  const conn = await gateway().get('/v1/connection').query({ warehouse: s.w.name }).set(bearer(s.admin.api_key));
+  const catalogToken = await token(conn.body.catalog_credential.client_id, conn.body.catalog_credential.client_secret);
+  const ref = { warehouseId: s.w.warehouse_id, bucket: s.w.bucket, token: catalogToken, namespace: 'events', table: 'clicks' };
+  // The first roll adds __ingest_ts, so the external writer writes with whatever schema is current when it loads.
+  const sends = (async () => {
+    for (let b = 0; b < 10; b++) {
+      await send(sink.sink_id, sink.send_key, `s${b}`, JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ id: 1000 + b * 10 + i })))).expect(202);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  const external = (async () => {
+    for (let i = 0; i < 8; i++) await appendRows(ref, [{ id: BigInt(i), msg: `ext${i}` }], 100);
+  })();
+  await Promise.all([sends, external]);
+  const table = await until('every row', async () => {
+    const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
+    if (got.body.lag.batches_waiting !== 0) return null;
+    const t = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
+    return t.body;
+  }, 60);
+  expect(table.rows).toBe(100 + 8);
+  const sinkNow = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
+  expect(sinkNow.body).toMatchObject({ state: 'active', received: { batches: 10, rows: 100 }, rejects: { rows: 0 } });
+}, 120_000);
