@@ -1,0 +1,95 @@
+// Issue 6's acceptance run: 200 batches, 100,000 rows, some batch ids sent
+// twice, some rows that do not fit the schema, a few non-object elements —
+// and exactly the valid rows, once each, in the table: by GET /v1/table, by
+// DuckDB over the data files, and by icebird over the table's metadata.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { icebergRead } from 'icebird';
+import request from 'supertest';
+import { adminStorage } from '../support/store';
+import { until } from '../support/poll';
+import { keyOf, vendedS3 } from './append-helpers';
+import { token } from './catalog-helpers';
+import { bearer, gateway, uniq } from './control-plane-helpers';
+import { stack } from './helpers';
+import { sinkSetup } from './sink-helpers';
+
+const dir = mkdtempSync(join(tmpdir(), 'floe-sink-bulk-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('200 batches, 100,000 rows: every valid row exactly once, rejects with reasons', async () => {
+  const s = await sinkSetup();
+  const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `bulk${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 2 })).body;
+  const expected = new Set<number>();
+  let misfits = 0;
+  let nonObjects = 0;
+  const post = (batchId: string, body: string) => request(stack().base_url).post(`/v1/sinks/${sink.sink_id}`)
+    .set(bearer(sink.send_key)).set('Content-Type', 'application/json').set('Idempotency-Key', batchId).send(body);
+  for (let b = 0; b < 200; b += 10) {
+    await Promise.all(Array.from({ length: 10 }, async (_, k) => {
+      const batch = b + k;
+      const elements: unknown[] = [];
+      for (let i = 0; i < 500; i++) {
+        const id = batch * 500 + i;
+        if (i % 97 === 0) { elements.push({ id: `not-a-number-${id}`, msg: 'misfit' }); misfits++; continue; }
+        elements.push({ id, msg: `m${id}` });
+        expected.add(id);
+      }
+      if (batch % 50 === 0) { elements.push(42, 'text'); nonObjects += 2; }
+      const res = await post(`batch-${batch}`, JSON.stringify(elements));
+      expect(res.status).toBe(202);
+      // Some batch ids are sent twice; the second answer is the duplicate, and nothing is written.
+      if (batch % 20 === 0) expect((await post(`batch-${batch}`, JSON.stringify([{ id: -1 }]))).body).toMatchObject({ duplicate: true });
+    }));
+  }
+  expect(expected.size + misfits).toBe(100_000);
+
+  const done = await until('every batch to roll', async () => {
+    const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
+    return got.body.lag.batches_waiting === 0 && got.body.received.batches === 200 ? got.body : null;
+  }, 120, 1000);
+  expect(done).toMatchObject({ received: { batches: 200, rows: 100_000, rejected_elements: nonObjects }, rejects: { rows: misfits } });
+
+  const table = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
+  expect(table.body).toMatchObject({ rows: expected.size, rows_source: 'snapshot_summary', rows_is_exact: true });
+
+  // DuckDB over the data files themselves.
+  const conn = await gateway().get('/v1/connection').query({ warehouse: s.w.name }).set(bearer(s.admin.api_key));
+  const catalogToken = await token(conn.body.catalog_credential.client_id, conn.body.catalog_credential.client_secret);
+  const { s3, location, metadata } = await vendedS3({ warehouseId: s.w.warehouse_id, bucket: s.w.bucket, token: catalogToken, namespace: 'events', table: 'clicks' });
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: s.w.bucket, Prefix: `${keyOf(s.w.bucket, location)}/data/` }));
+  const files: string[] = [];
+  for (const o of listed.Contents ?? []) {
+    const out = await s3.send(new GetObjectCommand({ Bucket: s.w.bucket, Key: o.Key! }));
+    const local = join(dir, `${files.length}.parquet`);
+    writeFileSync(local, await out.Body!.transformToByteArray());
+    files.push(local);
+  }
+  expect(files.length).toBe(Number(table.body.data_files));
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  const counted = (await duck.runAndReadAll(`SELECT count(*) AS n, count(DISTINCT id) AS d, min(id) AS lo, max(id) AS hi, count(__ingest_ts) AS stamped FROM read_parquet([${files.map((f) => `'${f}'`).join(',')}])`)).getRowObjects()[0];
+  expect([Number(counted.n), Number(counted.d), Number(counted.stamped)]).toEqual([expected.size, expected.size, expected.size]);
+  expect([Number(counted.lo), Number(counted.hi)]).toEqual([Math.min(...expected), Math.max(...expected)]);
+
+  // icebird over the table's metadata (the bucket made public for the read, as an engine would read a public catalog).
+  const store = adminStorage();
+  await store.setPublicRead(s.w.bucket, true);
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = ((input: any, init?: any) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const m = /^https:\/\/([^.]+(?:[^/]*?))\.s3\.amazonaws\.com(\/.*)$/.exec(url);
+    return realFetch(m ? `${stack().s3_url}/${m[1]}${m[2]}` : input, init);
+  }) as typeof fetch;
+  try {
+    const rows = await icebergRead({ tableUrl: metadata.location, metadata: metadata as never });
+    const ids = new Set(rows.map((r: any) => Number(r.id)));
+    expect(rows.length).toBe(expected.size);
+    expect(ids.size).toBe(expected.size);
+  } finally {
+    globalThis.fetch = realFetch;
+    await store.setPublicRead(s.w.bucket, false);
+  }
+}, 240_000);
