@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { icebergRead } from 'icebird';
 import { countRows } from '@floe/iceberg';
-import { adminStorage } from '../support/store';
+import { readWithIcebird } from '../support/icebird';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { appendRows, icebergClient, keyOf, vendedS3 } from './append-helpers';
 import { catalog } from './catalog-helpers';
@@ -56,22 +55,9 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
   expect(refsOnly.body.metadata.snapshots.map((s: { 'snapshot-id': number }) => BigInt(s['snapshot-id']))).toEqual([second.snapshotId]);
   expect((await catalog().get(`/v1/${wh.id}/namespaces/lake/tables/sales`).query({ snapshots: 'all' }).set(bearer(rw))).body.metadata.snapshots).toHaveLength(2);
 
-  // icebird, an independent reader, over plain HTTP: the bucket is made public for the read.
-  const store = adminStorage();
-  await store.setPublicRead(wh.tableBucket, true);
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = ((input: any, init?: any) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const m = /^https:\/\/([^.]+(?:[^/]*?))\.s3\.amazonaws\.com(\/.*)$/.exec(url);
-    return realFetch(m ? `${stack().s3_url}/${m[1]}${m[2]}` : input, init);
-  }) as typeof fetch;
-  try {
-    const rows = await icebergRead({ tableUrl: loaded.location!, metadata: loaded as never });
-    expect(rows.map((r: any) => [Number(r.id), r.name]).sort()).toEqual([[1, 'ada'], [2, 'bo'], [3, null], [4, 'cy'], [5, 'di']]);
-  } finally {
-    globalThis.fetch = realFetch;
-    await store.setPublicRead(wh.tableBucket, false);
-  }
+  // icebird, an independent reader, over plain HTTP.
+  const rows = await readWithIcebird(stack().s3_url, wh.tableBucket, loaded as never);
+  expect(rows.map((r: any) => [Number(r.id), r.name]).sort()).toEqual([[1, 'ada'], [2, 'bo'], [3, null], [4, 'cy'], [5, 'di']]);
 
   // DuckDB reads the data file itself, with the Iceberg field ids in its Parquet schema.
   const { s3 } = await vendedS3(ref('sales'));

@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { icebergRead } from 'icebird';
 import request from 'supertest';
-import { adminStorage } from '../support/store';
+import { readWithIcebird } from '../support/icebird';
 import { until } from '../support/poll';
 import { keyOf, vendedS3 } from './append-helpers';
 import { token } from './catalog-helpers';
@@ -74,22 +73,8 @@ test('200 batches, 100,000 rows: every valid row exactly once, rejects with reas
   expect([Number(counted.n), Number(counted.d), Number(counted.stamped)]).toEqual([expected.size, expected.size, expected.size]);
   expect([Number(counted.lo), Number(counted.hi)]).toEqual([Math.min(...expected), Math.max(...expected)]);
 
-  // icebird over the table's metadata (the bucket made public for the read, as an engine would read a public catalog).
-  const store = adminStorage();
-  await store.setPublicRead(s.w.bucket, true);
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = ((input: any, init?: any) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const m = /^https:\/\/([^.]+(?:[^/]*?))\.s3\.amazonaws\.com(\/.*)$/.exec(url);
-    return realFetch(m ? `${stack().s3_url}/${m[1]}${m[2]}` : input, init);
-  }) as typeof fetch;
-  try {
-    const rows = await icebergRead({ tableUrl: metadata.location, metadata: metadata as never });
-    const ids = new Set(rows.map((r: any) => Number(r.id)));
-    expect(rows.length).toBe(expected.size);
-    expect(ids.size).toBe(expected.size);
-  } finally {
-    globalThis.fetch = realFetch;
-    await store.setPublicRead(s.w.bucket, false);
-  }
+  // icebird over the table's metadata.
+  const rows = await readWithIcebird(stack().s3_url, s.w.bucket, metadata);
+  expect(rows.length).toBe(expected.size);
+  expect(new Set(rows.map((r: any) => Number(r.id))).size).toBe(expected.size);
 }, 240_000);
