@@ -5,6 +5,7 @@ import { buildAppend, parquetDataFile, writeParquetDataFile } from '@floe/iceber
 import type { StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
+import { ageOutRejects } from './reject-ageing';
 import { INGEST_TS, mapLines, type MappedRows, type SchemaField } from './rows';
 
 // One roll of one sink: waiting batches → one Parquet data file → one append
@@ -115,6 +116,9 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     rejectFile = `_sink/${item.sink_id}/_rejects/${snapshotId ?? 'none'}-${randomUUID()}.ndjson`;
     await objects.put(sink.blob_bucket, rejectFile, `${mapped.rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
   }
+  // Housekeeping after the roll's own work: failures here never undo a commit.
+  await ageOutRejects(d.storage.s3As({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key }), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
+    .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
   maybeCrash(d, 'after_commit');
   await report(d.config, item.sink_id, {
     batch_ids: todo.map((b) => b.batch_id),
