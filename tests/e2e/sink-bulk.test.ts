@@ -1,5 +1,6 @@
-// Issue 6's acceptance run: 200 batches, 100,000 rows, some batch ids sent
-// twice, some rows that do not fit the schema, a few non-object elements —
+// Issue 6's acceptance run: 200 batches (180 through the send route, 20 from
+// a device as NDJSON, CSV or JSON), 100,000 rows, some batches sent twice,
+// some rows that do not fit the schema, a few non-object elements —
 // and exactly the valid rows, once each, in the table: by GET /v1/table, by
 // DuckDB over the data files, and by icebird over the table's metadata.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { token } from './catalog-helpers';
 import { bearer, gateway, uniq } from './control-plane-helpers';
 import { stack } from './helpers';
 import { sinkSetup } from './sink-helpers';
+import { blobReader } from './sink-objects';
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-sink-bulk-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,18 +29,38 @@ test('200 batches, 100,000 rows: every valid row exactly once, rejects with reas
   let nonObjects = 0;
   const post = (batchId: string, body: string) => request(stack().base_url).post(`/v1/sinks/${sink.sink_id}`)
     .set(bearer(sink.send_key)).set('Content-Type', 'application/json').set('Idempotency-Key', batchId).send(body);
+  // Every tenth batch comes from a device instead: NDJSON, CSV or a JSON array on {ingest_url}/d/<token>.
+  const device = (await gateway().post(`/v1/sinks/${sink.sink_id}/device-token`).set(bearer(s.admin.api_key)).send({})).body;
+  const devicePost = (type: string, body: string) => request(device.device_url.replace(/\/d\/.*$/, '')).post(new URL(device.device_url).pathname).set('Content-Type', type).send(body);
+  const deviceBody = (batch: number, rows: Array<{ id: unknown; msg: string }>): [string, string] => {
+    switch (batch % 3) {
+      case 0: return ['application/x-ndjson', [...rows.map((r) => JSON.stringify(r)), ...(batch % 50 === 5 ? ['42'] : [])].join('\n')];
+      case 1: return ['text/csv', ['id,msg', ...rows.map((r) => `${r.id},${r.msg}`), ...(batch % 50 === 5 ? ['no-msg'] : [])].join('\n')];
+      default: return ['application/json', JSON.stringify([...rows, ...(batch % 50 === 5 ? ['text'] : [])])];
+    }
+  };
   for (let b = 0; b < 200; b += 10) {
     await Promise.all(Array.from({ length: 10 }, async (_, k) => {
       const batch = b + k;
-      const elements: unknown[] = [];
+      const elements: Array<{ id: unknown; msg: string }> = [];
       for (let i = 0; i < 500; i++) {
         const id = batch * 500 + i;
         if (i % 97 === 0) { elements.push({ id: `not-a-number-${id}`, msg: 'misfit' }); misfits++; continue; }
         elements.push({ id, msg: `m${id}` });
         expected.add(id);
       }
-      if (batch % 50 === 0) { elements.push(42, 'text'); nonObjects += 2; }
-      const res = await post(`batch-${batch}`, JSON.stringify(elements));
+      if (k === 5) {
+        const [type, body] = deviceBody(batch, elements);
+        if (batch % 50 === 5) nonObjects += 1;
+        const res = await devicePost(type, body);
+        expect(res.status).toBe(202);
+        // An identical post again is the duplicate it is.
+        if (batch % 40 === 5) expect((await devicePost(type, body)).body).toMatchObject({ duplicate: true, batch_id: res.body.batch_id });
+        return;
+      }
+      const withOthers: unknown[] = [...elements];
+      if (batch % 50 === 0) { withOthers.push(42, 'text'); nonObjects += 2; }
+      const res = await post(`batch-${batch}`, JSON.stringify(withOthers));
       expect(res.status).toBe(202);
       // Some batch ids are sent twice; the second answer is the duplicate, and nothing is written.
       if (batch % 20 === 0) expect((await post(`batch-${batch}`, JSON.stringify([{ id: -1 }]))).body).toMatchObject({ duplicate: true });
@@ -50,7 +72,22 @@ test('200 batches, 100,000 rows: every valid row exactly once, rejects with reas
     const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
     return got.body.lag.batches_waiting === 0 && got.body.received.batches === 200 ? got.body : null;
   }, 120, 1000);
-  expect(done).toMatchObject({ received: { batches: 200, rows: 100_000, rejected_elements: nonObjects }, rejects: { rows: misfits } });
+  expect(done).toMatchObject({ received: { batches: 200, device_batches: 20, rows: 100_000, rejected_elements: nonObjects }, rejects: { rows: misfits } });
+
+  // Every misfit is in the sink's reject files, with its reason and its text.
+  const rejects: Array<{ batch_id: string; reason: string; raw: string }> = [];
+  const store = await blobReader(s.w.warehouse_id);
+  const rejectFiles = await store.send(new ListObjectsV2Command({ Bucket: s.w.blob_bucket, Prefix: done.rejects.prefix }));
+  for (const o of rejectFiles.Contents ?? []) {
+    const text = await (await store.send(new GetObjectCommand({ Bucket: s.w.blob_bucket, Key: o.Key! }))).Body!.transformToString();
+    rejects.push(...text.trim().split('\n').map((l) => JSON.parse(l)));
+  }
+  expect(rejects).toHaveLength(misfits);
+  for (const r of rejects) {
+    expect(r.reason).toMatch(/^column id \(long\): /);
+    expect(r.raw).toContain('not-a-number-');
+  }
+  expect(rejects.filter((r) => r.batch_id.startsWith('d_')).length).toBe(20 * 6);
 
   const table = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
   expect(table.body).toMatchObject({ rows: expected.size, rows_source: 'snapshot_summary', rows_is_exact: true });

@@ -1,11 +1,11 @@
 import request from 'supertest';
 import { bearer, gateway, uniq } from './control-plane-helpers';
-import { db, stack } from './helpers';
+import { stack } from './helpers';
 import { appendRows } from './append-helpers';
 import { token } from './catalog-helpers';
 import { sinkSetup } from './sink-helpers';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { adminStorage } from '../support/store';
+import { blobReader } from './sink-objects';
 import { until } from '../support/poll';
 
 // The roller: waiting batches become one append through the catalog; rows
@@ -34,20 +34,14 @@ test('batches roll into the table once; misfits are rejected with reasons; __ing
   expect(String(table.body.current_snapshot_id)).toBe(String(rolled.last_roll.snapshot_id));
 
   // The reject file, in the blob bucket under the sink's prefix, names each misfit and why.
-  const pool = db();
-  try {
-    const { rows } = await pool.query(`SELECT storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [s.w.warehouse_id]);
-    const s3 = adminStorage().s3As({ accessKeyId: rows[0].storage_access_key, secretAccessKey: rows[0].storage_secret_key });
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: s.w.blob_bucket, Prefix: rolled.rejects.prefix }));
-    expect(listed.Contents).toHaveLength(1);
-    const text = await (await s3.send(new GetObjectCommand({ Bucket: s.w.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();
-    expect(text.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
-      { batch_id: 'a', line: 3, reason: 'required column id is missing', raw: '{"msg":"no id"}' },
-      { batch_id: 'b', line: 2, reason: expect.stringMatching(/^column id \(long\)/), raw: '{"id":"x"}' },
-    ]);
-  } finally {
-    await pool.end();
-  }
+  const s3 = await blobReader(s.w.warehouse_id);
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: s.w.blob_bucket, Prefix: rolled.rejects.prefix }));
+  expect(listed.Contents).toHaveLength(1);
+  const text = await (await s3.send(new GetObjectCommand({ Bucket: s.w.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();
+  expect(text.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    { batch_id: 'a', line: 3, reason: 'required column id is missing', raw: '{"msg":"no id"}' },
+    { batch_id: 'b', line: 2, reason: expect.stringMatching(/^column id \(long\)/), raw: '{"id":"x"}' },
+  ]);
 
   // A second round appends on top; the duplicate batch id is still refused.
   await send(sink.sink_id, sink.send_key, 'c', '[{"id":4}]').expect(202);

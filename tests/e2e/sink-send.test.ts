@@ -1,9 +1,8 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import request from 'supertest';
-import { adminStorage } from '../support/store';
 import { bearer, expectError, gateway, uniq } from './control-plane-helpers';
 import { db, stack } from './helpers';
 import { sinkSetup } from './sink-helpers';
+import { objectText } from './sink-objects';
 
 // Spec: POST /v1/sinks/{sink_id} — the send route, through the public gateway
 // and on {ingest_url} itself.
@@ -19,19 +18,6 @@ const send = (sinkId: string, key: string, batchId: string | null, body: string,
   const r = request(base).post(`/v1/sinks/${sinkId}`).set(bearer(key)).set('Content-Type', 'application/json');
   return (batchId === null ? r : r.set('Idempotency-Key', batchId)).send(body);
 };
-
-/** Objects in a blob bucket belong to the warehouse's identity, which reads them. */
-async function objectText(warehouseId: string, bucket: string, key: string): Promise<string> {
-  const pool = db();
-  try {
-    const { rows } = await pool.query(`SELECT storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [warehouseId]);
-    const s3 = adminStorage().s3As({ accessKeyId: rows[0].storage_access_key, secretAccessKey: rows[0].storage_secret_key });
-    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return out.Body!.transformToString();
-  } finally {
-    await pool.end();
-  }
-}
 
 test('a batch is stored unchanged as NDJSON once; non-objects are rejected with reasons; a repeat is a duplicate', async () => {
   const { w, sink, admin } = await newSink();
@@ -86,6 +72,13 @@ test('every refusal of the send route', async () => {
     await pool.query(`INSERT INTO usage_samples (warehouse_id, source, table_bytes, blob_bytes, objects, blob_objects, complete) VALUES ($1, 'sweep', 6000000000, 0, 1, 0, true)`, [w.warehouse_id]);
     expect(expectError(await send(sink.sink_id, sink.send_key, 'q', ok), 409, 'quota_exceeded')).toMatchObject({ current: 6_000_000_000, limit_value: 5_368_709_120 });
     await pool.query(`DELETE FROM usage_samples WHERE warehouse_id = $1`, [w.warehouse_id]);
+    // The store refusing the PUT (here: the blob bucket is not there): 502, no batch recorded, the same batch id later succeeds.
+    await pool.query(`UPDATE warehouses SET blob_bucket = $2 WHERE id = $1`, [w.warehouse_id, `${w.blob_bucket}-gone`]);
+    const failed = await send(sink.sink_id, sink.send_key, 'outage', ok);
+    await pool.query(`UPDATE warehouses SET blob_bucket = $2 WHERE id = $1`, [w.warehouse_id, w.blob_bucket]);
+    expect(expectError(failed, 502, 'storage_error')).toMatchObject({ retry_after_seconds: 2 });
+    expect((await pool.query(`SELECT 1 FROM sink_batches WHERE sink_id = $1 AND batch_id = 'outage'`, [sink.sink_id])).rows).toEqual([]);
+    expect((await send(sink.sink_id, sink.send_key, 'outage', ok)).status).toBe(202);
   } finally {
     await pool.end();
   }

@@ -5,3 +5,4 @@ export * from './key-set';
 export * from './token-claims';
 export * from './wrong-secret-limiter';
 export * from './send-key';
+export * from './device-token';

@@ -10,6 +10,8 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** Parse JSON bodies (false for the gateway, which streams them through). */
   parseJson?: boolean;
+  /** Paths whose routes read their own raw bodies (any type, their own limit): JSON is not parsed for them. */
+  rawBodyPaths?: RegExp;
   /** Express 'trust proxy'; services trust the loopback/private hop of the gateway. */
   trustProxy?: boolean | string;
   /** Renders a failure; the spec's envelope unless a surface has its own model (the Iceberg catalog). */
@@ -33,7 +35,9 @@ export function createApp(opts: AppOptions): Express {
   app.use(requestId());
   app.use(accessLog(opts.logger));
   if (opts.parseJson !== false) {
-    app.use(express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+    const json = express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
+    const raw = opts.rawBodyPaths;
+    app.use(raw ? (req, res, next) => (raw.test(req.path) ? next() : json(req, res, next)) : json);
   }
   opts.mount(app);
   app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));

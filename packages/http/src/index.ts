@@ -11,3 +11,4 @@ export * from './audit';
 export * from './sql';
 export * from './serve';
 export * from './transaction';
+export * from './body';

@@ -7,6 +7,7 @@ import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
+import { mountSinkDevice } from './routes/sink-device';
 import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
@@ -18,6 +19,8 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
     service: 'control-plane',
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
+    // The sink test route reads form, JSON, NDJSON or CSV bodies itself, as the device route does.
+    rawBodyPaths: /^\/v1\/sinks\/[^/]+\/test\/?$/,
     mount: (app) => {
       app.get('/healthz', databaseHealth('control-plane', d.db));
       mountOnboarding(app, d);
@@ -28,6 +31,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountTables(app, d);
       mountConnection(app, d);
       mountSinks(app, d);
+      mountSinkDevice(app, d);
       mountInternalSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app);

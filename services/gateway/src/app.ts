@@ -32,6 +32,15 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
         next();
       });
 
+      // The device route lives on {ingest_url}; a device pointed at the API host is sent there with 308,
+      // which keeps the method and body. Where both share one host the gateway passes it on instead.
+      const ingestOrigin = new URL(config.ingestUrl).origin;
+      app.use('/d', (req, res, next) => {
+        if (!/^\/[^/]+\/?$/.test(req.path)) return next();
+        if (ingestOrigin === new URL(config.baseUrl).origin) return upstreams.ingest(req, res, next);
+        res.redirect(308, `${ingestOrigin}${req.originalUrl}`);
+      });
+
       // The send route takes batches up to 16 MiB; every other route the spec's 1 MB.
       const sendLimit = bodyLimit(SEND_BODY_LIMIT, 'batch_too_large');
       const limit = bodyLimit(config.bodyLimitBytes, 'body_too_large');

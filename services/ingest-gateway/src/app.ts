@@ -1,6 +1,7 @@
 import type { Express } from 'express';
-import { HttpError, createApp, databaseHealth, mountUnbuilt } from '@floe/http';
+import { HttpError, createApp, databaseHealth } from '@floe/http';
 import type { IngestDeps } from './deps';
+import { mountDevice } from './routes/device';
 import { mountSend } from './routes/send';
 
 // {ingest_url}: the sink send route (also reached through the public gateway)
@@ -16,7 +17,7 @@ export function buildIngestApp(d: IngestDeps): Express {
       app.get('/healthz', databaseHealth('ingest-gateway', d.db));
       app.use((req, _res, next) => next(d.config.sinksEnabled ? undefined : new HttpError(404, 'not_found', 'ingest sinks are switched off on this deployment')));
       mountSend(app, d);
-      mountUnbuilt(app, [{ path: '/d/:token', methods: ['post'], what: 'the device ingest route' }]);
+      mountDevice(app, d);
     },
   });
 }

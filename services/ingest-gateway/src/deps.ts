@@ -1,22 +1,28 @@
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
+import { DeviceRateLimiter } from './device-rate';
 
 export interface IngestDeps {
   config: FloeConfig;
   logger: Logger;
   db: pg.Pool;
+  redis: Redis;
   storage: RgwStorage;
+  deviceRate: DeviceRateLimiter;
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): IngestDeps {
   const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
   db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
+  redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const storage = deploymentStorage(config.s3);
-  return { config, logger, db, storage };
+  return { config, logger, db, redis, storage, deviceRate: new DeviceRateLimiter(redis, config.redisPrefix) };
 }
 
 export async function closeDeps(d: IngestDeps): Promise<void> {
-  await d.db.end().catch(() => undefined);
+  await Promise.allSettled([d.db.end(), d.redis.quit()]);
 }

@@ -6,7 +6,7 @@ import type { StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
 import { ageOutRejects } from './reject-ageing';
-import { INGEST_TS, mapLines, type MappedRows, type SchemaField } from './rows';
+import { INGEST_TS, currentSchemaFields, mapLines, type MappedRows } from '@floe/ingest';
 
 // One roll of one sink: waiting batches → one Parquet data file → one append
 // committed through the catalog → batches marked committed.
@@ -97,7 +97,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   }
 
   const objects = d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key });
-  const fields = schemaOf(loaded.metadata).fields as SchemaField[];
+  const fields = currentSchemaFields(loaded.metadata);
   const mapped: MappedRows = { rows: [], rejects: [] };
   for (const b of todo) {
     const text = await objects.getText(sink.blob_bucket, `_sink/${item.sink_id}/${b.batch_id}.ndjson`).catch((err) => {

@@ -6,6 +6,8 @@ export const FREE_PLAN = {
   projects: 20,
   warehouses_per_project: 10,
   storage_bytes: STORAGE_LIMIT_BYTES,
+  /** Sinks with a device token (the free plan's guide statement). */
+  device_sinks: 10,
 } as const;
 
 export const MAINTENANCE_DEFAULTS = {

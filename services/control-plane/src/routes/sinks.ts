@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import { z } from 'zod';
 import { generateSendKey } from '@floe/auth';
+import { DEFAULT_DEVICE_OPTIONS, deviceOptionsView } from '@floe/ingest';
 import { badRequest, conflict, notFound, notImplemented, parse, route, writeAudit, type SqlClient } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { atLeast } from '../access/levels';
@@ -126,7 +127,7 @@ async function insertSink(db: SqlClient, s: {
 }
 
 /** A sink by id or name among the catalogs the caller holds `level` on. */
-async function resolveSink(d: ControlPlaneDeps, ctx: AccessContext, idOrName: string, level: 'read' | 'write'): Promise<{ sink: SinkRecord; w: VisibleWarehouse }> {
+export async function resolveSink(d: ControlPlaneDeps, ctx: AccessContext, idOrName: string, level: 'read' | 'write'): Promise<{ sink: SinkRecord; w: VisibleWarehouse }> {
   const warehouses = await visibleWarehouses(d.db, ctx);
   const byId = new Map(warehouses.filter((w) => atLeast(w.access.level, 'read')).map((w) => [w.id, w]));
   const found = await sinksOf(d.db, [...byId.keys()], false, 'AND (s.id = $2 OR s.name = $2)', [idOrName]);
@@ -160,7 +161,13 @@ export function sinkView(d: ControlPlaneDeps, s: SinkRecord, w: VisibleWarehouse
     send_key_id: s.sendKeyId,
     table_changes: { ...SINK_TABLE_CHANGES, applied: s.tableChangesApplied },
     lag: { batches_waiting: s.counts.pendingBatches, bytes_waiting: s.counts.pendingBytes, oldest_waiting_at: iso(s.counts.oldestPending), seconds_behind: behind },
-    received: { batches: s.counts.batches, rows: s.counts.rows, bytes: s.counts.bytes, rejected_elements: s.counts.rejected },
+    received: {
+      batches: s.received.batches, device_batches: s.received.deviceBatches, rows: s.received.rows, bytes: s.received.storedBytes,
+      ingest_bytes: s.received.ingestBytes, rejected_elements: s.received.rejected,
+    },
+    device: s.device.token
+      ? { enabled: true, url: `${d.config.ingestUrl}/d/<token shown once>`, token_created_at: iso(s.device.tokenAt), options: deviceOptionsView(s.device.options ?? DEFAULT_DEVICE_OPTIONS) }
+      : { enabled: false },
     last_roll: s.lastRoll,
     rejects: { rows: s.rejectedRows, files: s.rejectFiles, prefix: `_sink/${s.id}/_rejects/`, bucket: w.blobBucket, age_out_days: 7 },
     disabled_reason: s.disabledReason,

@@ -23,8 +23,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string]> = [
   ['/v1/warehouses/:warehouse_id/lifecycle', ['get', 'put', 'delete'], 'blob bucket lifecycle'],
   ['/v1/warehouses/:warehouse_id/restore', ['post'], 'warehouse restore'],
   ['/v1/warehouses/:warehouse_id/agents-md', ['put'], 'agents-md'],
-  ['/v1/sinks/:sink_id/test', ['post'], 'ingest sinks'],
-  ['/v1/sinks/:sink_id/device-token', ['post', 'delete'], 'ingest sinks'],
   ['/v1/usage', ['get'], 'usage'],
   ['/v1/admin/plans', ['get'], 'operator routes'],
   ['/v1/admin/orgs/:org_id/limits', ['get', 'patch'], 'operator routes'],

@@ -1,10 +1,9 @@
 import type { Express, Request } from 'express';
 import { looksLikeApiKey, parseSendKey, secretMatches } from '@floe/auth';
-import { scopeStoredBytes, STORAGE_LIMIT_BYTES } from '@floe/db/usage';
-import { HttpError, badRequest, conflict, forbidden, notFound, route } from '@floe/http';
-import { StorageError } from '@floe/storage';
+import { HttpError, badRequest, conflict, forbidden, notFound, readBodyUpTo, route } from '@floe/http';
+import { parseBatch } from '@floe/ingest';
 import type { IngestDeps } from '../deps';
-import { parseBatch } from '../batch';
+import { duplicateView, existingBatch, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
 
 // Spec: POST /v1/sinks/{sink_id} — the send route. A JSON array of objects,
 // stored unchanged as one NDJSON object per batch in the blob bucket with one
@@ -13,16 +12,8 @@ import { parseBatch } from '../batch';
 export const SEND_BODY_LIMIT = 16 * 1024 * 1024;
 const BATCH_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-interface SinkAuth {
-  id: string;
-  state: string;
+interface SinkAuth extends IntakeSink {
   send_key_hash: string;
-  warehouse_id: string;
-  blob_bucket: string;
-  storage_access_key: string;
-  storage_secret_key: string;
-  org_id: string | null;
-  owner_id: string;
 }
 
 export function mountSend(app: Express, d: IngestDeps): void {
@@ -36,14 +27,14 @@ export function mountSend(app: Express, d: IngestDeps): void {
       const seen = await existingBatch(d, sink.id, batchId);
       if (seen) {
         req.resume();
-        res.status(200).json(duplicate(batchId, seen));
+        res.status(200).json(duplicateView(batchId, seen));
         return;
       }
       const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
       if (type !== 'application/json') {
         throw new HttpError(415, 'unsupported_media_type', 'the send route takes Content-Type: application/json');
       }
-      const body = await readBody(req);
+      const body = await readBodyUpTo(req, SEND_BODY_LIMIT, tooLarge);
       const parsed = parseBatch(body.toString('utf8'));
       if (!parsed.ok) throw badRequest('not_an_array', parsed.reason, { got: parsed.got });
       if (parsed.elements.length === 0) throw badRequest('empty_batch', 'the array has no elements');
@@ -54,30 +45,10 @@ export function mountSend(app: Express, d: IngestDeps): void {
         if (e.kind === 'object') lines.push(e.raw);
         else reasons.push({ index, reason: 'not an object', got: e.kind });
       });
-      const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
-      if (stored >= STORAGE_LIMIT_BYTES) {
-        throw conflict('quota_exceeded', 'the storage limit is reached; nothing was accepted', { current: stored, limit_value: STORAGE_LIMIT_BYTES, scope: sink.org_id ? 'organization' : 'project' });
-      }
-      const ndjson = lines.length ? `${lines.join('\n')}\n` : '';
-      if (ndjson) {
-        try {
-          await d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key })
-            .put(sink.blob_bucket, `_sink/${sink.id}/${batchId}.ndjson`, ndjson, { contentType: 'application/x-ndjson' });
-        } catch (err) {
-          if (err instanceof StorageError) {
-            throw new HttpError(502, 'storage_error', 'the batch could not be stored; retry with the same batch id (it is safe)', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
-          }
-          throw err;
-        }
-      }
-      const bytes = Buffer.byteLength(ndjson);
-      // The row is written after the object: a batch row always has its object; a lost race answers as the duplicate it is.
-      const { rows } = await d.db.query<{ received_at: Date }>(
-        `INSERT INTO sink_batches (sink_id, batch_id, bytes, accepted, rejected, state) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT DO NOTHING RETURNING received_at`,
-        [sink.id, batchId, bytes, lines.length, reasons.length, lines.length ? 'pending' : 'committed']);
-      if (!rows[0]) {
-        res.status(200).json(duplicate(batchId, (await existingBatch(d, sink.id, batchId))!));
+      await requireStorageHeadroom(d, sink);
+      const saved = await recordBatch(d, sink, { batchId, lines, rejected: reasons.length, intakeBytes: body.length, via: 'send' });
+      if (saved.duplicate) {
+        res.status(200).json(duplicateView(batchId, saved.row));
         return;
       }
       res.status(202).json({
@@ -86,10 +57,9 @@ export function mountSend(app: Express, d: IngestDeps): void {
         reasons,
         batch_id: batchId,
         sink_id: sink.id,
-        bytes,
-        received_at: rows[0].received_at.toISOString(),
-        // A batch with no object has nothing to append: it is done as received.
-        state: lines.length ? 'pending' : 'committed',
+        bytes: saved.bytes,
+        received_at: saved.received_at.toISOString(),
+        state: saved.state,
         note: 'Stored; the roller appends it to the table at the next roll. Schema fit is decided then and shows in the sink\'s rejects.',
       });
     },
@@ -120,44 +90,6 @@ async function authenticate(d: IngestDeps, req: Request, sinkId: string): Promis
   if (sink.state === 'deleted') throw notFound('sink_not_found', `sink ${sinkId} was deleted`);
   if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sinkId} is disabled`);
   return sink;
-}
-
-interface BatchRow {
-  state: string;
-  accepted: number;
-  rejected: number;
-  bytes: number;
-  received_at: Date;
-}
-
-async function existingBatch(d: IngestDeps, sinkId: string, batchId: string): Promise<BatchRow | null> {
-  const { rows } = await d.db.query<BatchRow>({
-    name: 'ingest_batch',
-    text: `SELECT state, accepted, rejected, bytes, received_at FROM sink_batches WHERE sink_id = $1 AND batch_id = $2`,
-    values: [sinkId, batchId],
-  });
-  return rows[0] ?? null;
-}
-
-function duplicate(batchId: string, b: BatchRow) {
-  return {
-    duplicate: true, batch_id: batchId, accepted: b.accepted, rejected: b.rejected, bytes: b.bytes,
-    received_at: new Date(b.received_at).toISOString(), state: b.state === 'committed' ? 'committed' : 'pending',
-  };
-}
-
-/** The body, refused with 413 batch_too_large past 16 MiB without reading the rest into memory. */
-async function readBody(req: Request): Promise<Buffer> {
-  const declared = Number(req.get('content-length') ?? 0);
-  if (declared > SEND_BODY_LIMIT) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > SEND_BODY_LIMIT) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function tooLarge(): HttpError {

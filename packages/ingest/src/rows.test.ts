@@ -30,3 +30,29 @@ test('lines become rows by column name; misfits become rejects with reasons', ()
   ]);
   expect(out.rejects[0]).toMatchObject({ batch_id: 'b1', raw: '{"msg": "no id"}' });
 });
+
+test('strings are read as the column type: CSV and form values fit typed columns', () => {
+  const typed = [
+    { id: 1, name: 'n', required: true, type: 'long' },
+    { id: 2, name: 't', required: false, type: 'double' },
+    { id: 3, name: 'on', required: false, type: 'boolean' },
+    { id: 4, name: 's', required: false, type: 'string' },
+  ];
+  const out: MappedRows = { rows: [], rejects: [] };
+  mapLines(typed, 'b2', 0n, [
+    '{"n": "42", "t": "21.5", "on": "true", "s": ""}',
+    '{"n": "7", "t": "", "on": "0", "s": "007"}',
+    '{"n": "", "t": "1"}',
+    '{"n": "1", "t": "warm"}',
+    '{"n": "1", "on": "yes"}',
+  ].join('\n'), out);
+  expect(out.rows).toEqual([
+    { n: 42n, t: 21.5, on: true, s: '' },
+    { n: 7n, t: null, on: false, s: '007' },
+  ]);
+  expect(out.rejects.map((r) => [r.line, r.reason])).toEqual([
+    [3, 'required column n is empty'],
+    [4, 'column t (double): expected number, got "warm"'],
+    [5, 'column on (boolean): expected boolean, got "yes"'],
+  ]);
+});

@@ -5,6 +5,11 @@ import { parseJson, toInternal, type IcebergValue } from '@floe/iceberg';
 // JSON object, a required column missing, a value of the wrong type — becomes
 // a reject with its reason; the rest are appended. `__ingest_ts` is stamped
 // with the time the batch was received.
+//
+// Strings are read as the column's type where that is unambiguous ("42" for a
+// long, "21.5" for a double, "true" for a boolean, "" as null for any column
+// that is not a string): CSV and form posts from devices carry nothing else,
+// and the same rule holds for every route so a row means one thing.
 
 export const INGEST_TS = '__ingest_ts';
 
@@ -13,6 +18,12 @@ export interface SchemaField {
   name: string;
   required: boolean;
   type: unknown;
+}
+
+/** The fields of a table's current schema, from its metadata. */
+export function currentSchemaFields(metadata: { schemas?: unknown; 'current-schema-id'?: unknown }): SchemaField[] {
+  const schemas = (metadata.schemas ?? []) as Array<{ 'schema-id': number; fields: SchemaField[] }>;
+  return schemas.find((s) => s['schema-id'] === metadata['current-schema-id'])?.fields ?? [];
 }
 
 export interface Reject {
@@ -66,8 +77,16 @@ export function mapLines(fields: SchemaField[], batchId: string, receivedAtMicro
         row[f.name] = v;
         continue;
       }
+      if (v === '' && f.type !== 'string') {
+        if (f.required) {
+          problem = `required column ${f.name} is empty`;
+          break;
+        }
+        row[f.name] = null;
+        continue;
+      }
       try {
-        row[f.name] = toInternal(f.type, v) as IcebergValue;
+        row[f.name] = toInternal(f.type, fromText(f.type, v)) as IcebergValue;
       } catch (err) {
         problem = `column ${f.name} (${f.type}): ${(err as Error).message}`;
         break;
@@ -76,4 +95,21 @@ export function mapLines(fields: SchemaField[], batchId: string, receivedAtMicro
     if (problem) reject(problem);
     else into.rows.push(row);
   }
+}
+
+/** A string for a float, double or boolean column read as that type; every other value as it is. */
+function fromText(type: string, v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  if (type === 'float' || type === 'double') {
+    const n = v.trim() === '' ? NaN : Number(v);
+    if (!Number.isFinite(n) && !/^[+-]?(Infinity|NaN)$/.test(v.trim())) throw new TypeError(`expected number, got "${v}"`);
+    return n;
+  }
+  if (type === 'boolean') {
+    const t = v.trim().toLowerCase();
+    if (t === 'true' || t === '1') return true;
+    if (t === 'false' || t === '0') return false;
+    throw new TypeError(`expected boolean, got "${v}"`);
+  }
+  return v;
 }

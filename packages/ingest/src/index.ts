@@ -1,0 +1,4 @@
+export * from './batch';
+export * from './rows';
+export * from './device-body';
+export * from './device-options';

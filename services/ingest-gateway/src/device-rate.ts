@@ -1,0 +1,33 @@
+import type { Redis } from 'ioredis';
+import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+// Limits: the device route takes 6 posts per minute per sink sustained, with
+// bursts of 30. One post per 10-second window is the sustained rate (so a
+// refused device waits a few seconds, never a minute); the burst allowance of
+// 29 more refills hourly, so a burst of 30 is always there after a quiet hour.
+export const DEVICE_POSTS_PER_MINUTE = 6;
+export const DEVICE_BURST = 30;
+const WINDOW_SECONDS = 60 / DEVICE_POSTS_PER_MINUTE;
+const BURST_REFILL_SECONDS = 3600;
+
+export class DeviceRateLimiter {
+  private readonly limiter: BurstyRateLimiter;
+
+  constructor(redis: Redis, prefix: string) {
+    this.limiter = new BurstyRateLimiter(
+      new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:device`, points: 1, duration: WINDOW_SECONDS }),
+      new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:device-burst`, points: DEVICE_BURST - 1, duration: BURST_REFILL_SECONDS }),
+    );
+  }
+
+  /** Takes one post from the sink's allowance: null when allowed, else the seconds to wait. */
+  async take(sinkId: string): Promise<number | null> {
+    try {
+      await this.limiter.consume(sinkId);
+      return null;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    }
+  }
+}

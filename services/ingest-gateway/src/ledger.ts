@@ -1,0 +1,101 @@
+import { scopeStoredBytes, STORAGE_LIMIT_BYTES } from '@floe/db/usage';
+import { HttpError, conflict } from '@floe/http';
+import { StorageError } from '@floe/storage';
+import type { IngestDeps } from './deps';
+
+// The batch ledger both intake routes share: a batch's NDJSON object in the
+// blob bucket, then its `sink_batches` row and the day's `ingest_usage`
+// counters in one statement. The row is written after the object, so a batch
+// row always has its object, and a lost race answers as the duplicate it is.
+
+/** What the intake routes need of a sink and its catalog. */
+export interface IntakeSink {
+  id: string;
+  state: string;
+  warehouse_id: string;
+  blob_bucket: string;
+  storage_access_key: string;
+  storage_secret_key: string;
+  org_id: string | null;
+  owner_id: string;
+}
+
+export interface BatchRow {
+  state: string;
+  accepted: number;
+  rejected: number;
+  bytes: number;
+  received_at: Date;
+}
+
+export async function existingBatch(d: IngestDeps, sinkId: string, batchId: string): Promise<BatchRow | null> {
+  const { rows } = await d.db.query<BatchRow>({
+    name: 'ingest_batch',
+    text: `SELECT state, accepted, rejected, bytes, received_at FROM sink_batches WHERE sink_id = $1 AND batch_id = $2`,
+    values: [sinkId, batchId],
+  });
+  return rows[0] ?? null;
+}
+
+/** The 200 answer to a batch already received: its counts and state, nothing written. */
+export function duplicateView(batchId: string, b: BatchRow) {
+  return {
+    duplicate: true, batch_id: batchId, accepted: b.accepted, rejected: b.rejected, bytes: b.bytes,
+    received_at: new Date(b.received_at).toISOString(), state: b.state === 'committed' ? 'committed' : 'pending',
+  };
+}
+
+/** 409 quota_exceeded once the scope's stored bytes reach the storage limit: nothing is accepted. */
+export async function requireStorageHeadroom(d: IngestDeps, sink: IntakeSink): Promise<void> {
+  const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
+  if (stored >= STORAGE_LIMIT_BYTES) {
+    throw conflict('quota_exceeded', 'the storage limit is reached; nothing was accepted', { current: stored, limit_value: STORAGE_LIMIT_BYTES, scope: sink.org_id ? 'organization' : 'project' });
+  }
+}
+
+export interface NewBatch {
+  batchId: string;
+  lines: string[];
+  rejected: number;
+  /** Request bytes of the post, metered as `ingest_bytes`. */
+  intakeBytes: number;
+  via: 'send' | 'device';
+}
+
+export type Recorded = { duplicate: false; bytes: number; received_at: Date; state: 'pending' | 'committed' } | { duplicate: true; row: BatchRow };
+
+export async function recordBatch(d: IngestDeps, sink: IntakeSink, b: NewBatch): Promise<Recorded> {
+  const ndjson = b.lines.length ? `${b.lines.join('\n')}\n` : '';
+  if (ndjson) {
+    try {
+      await d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key })
+        .put(sink.blob_bucket, `_sink/${sink.id}/${b.batchId}.ndjson`, ndjson, { contentType: 'application/x-ndjson' });
+    } catch (err) {
+      if (err instanceof StorageError) {
+        throw new HttpError(502, 'storage_error', 'the batch could not be stored; retry the same post (it is safe)', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
+      }
+      throw err;
+    }
+  }
+  const bytes = Buffer.byteLength(ndjson);
+  // A batch with no object has nothing to append: it is done as received.
+  const state = b.lines.length ? 'pending' : 'committed';
+  const { rows } = await d.db.query<{ received_at: Date }>({
+    name: 'ingest_record_batch',
+    text: `WITH b AS (
+             INSERT INTO sink_batches (sink_id, batch_id, bytes, accepted, rejected, state, via) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT DO NOTHING RETURNING received_at
+           ), u AS (
+             INSERT INTO ingest_usage AS u (sink_id, day, warehouse_id, batches, device_batches, rows, rejected, ingest_bytes, stored_bytes)
+             SELECT $1, (b.received_at AT TIME ZONE 'UTC')::date, $8::text, 1, $9::int, $4::int, $5::int, $10::bigint, $3::int FROM b
+             ON CONFLICT (sink_id, day) DO UPDATE SET
+               batches = u.batches + 1, device_batches = u.device_batches + EXCLUDED.device_batches, rows = u.rows + EXCLUDED.rows,
+               rejected = u.rejected + EXCLUDED.rejected, ingest_bytes = u.ingest_bytes + EXCLUDED.ingest_bytes,
+               stored_bytes = u.stored_bytes + EXCLUDED.stored_bytes
+           )
+           SELECT received_at FROM b`,
+    values: [sink.id, b.batchId, bytes, b.lines.length, b.rejected, state, b.via, sink.warehouse_id, b.via === 'device' ? 1 : 0, b.intakeBytes],
+  });
+  if (!rows[0]) return { duplicate: true, row: (await existingBatch(d, sink.id, b.batchId))! };
+  return { duplicate: false, bytes, received_at: rows[0].received_at, state };
+}

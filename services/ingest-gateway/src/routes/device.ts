@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { Express } from 'express';
+import { deviceTokenHash } from '@floe/auth';
+import { HttpError, conflict, readBodyUpTo, route } from '@floe/http';
+import {
+  DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DeviceBodyError, applyDeviceOptions, readDeviceBody, type DeviceOptions,
+} from '@floe/ingest';
+import type { IngestDeps } from '../deps';
+import { duplicateView, existingBatch, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
+
+// Spec: device ingest route POST /d/{token} on {ingest_url}. The URL is the
+// credential; form, JSON, NDJSON or CSV bodies up to 256 KiB; an identical
+// repeated post is a duplicate (the batch id is the body's content hash);
+// 6 posts per minute per sink sustained, bursts of 30.
+
+interface DeviceSink extends IntakeSink {
+  device_options: DeviceOptions | null;
+}
+
+export function mountDevice(app: Express, d: IngestDeps): void {
+  route(app, '/d/:token', {
+    post: async (req, res) => {
+      const sink = await deviceSink(d, String(req.params.token));
+      const wait = await d.deviceRate.take(sink.id);
+      if (wait !== null) {
+        req.resume();
+        throw new HttpError(429, 'rate_limited', `this sink takes 6 device posts per minute (bursts of 30); retry in ${wait} s`,
+          { retry_after_seconds: wait }, { 'Retry-After': String(wait) });
+      }
+      const body = await readBodyUpTo(req, DEVICE_BODY_LIMIT, () => new HttpError(413, 'body_too_large',
+        `a device post is at most ${DEVICE_BODY_LIMIT} bytes (256 KiB)`, { limit: DEVICE_BODY_LIMIT }, { Connection: 'close' }));
+      let parsed;
+      try {
+        parsed = readDeviceBody(req.get('content-type'), body);
+      } catch (err) {
+        if (err instanceof DeviceBodyError) throw new HttpError(err.status, err.code, err.message);
+        throw err;
+      }
+      const batchId = `d_${createHash('sha256').update(`${parsed.format}\n`).update(body).digest('hex').slice(0, 40)}`;
+      const seen = await existingBatch(d, sink.id, batchId);
+      if (seen) {
+        res.status(200).json(duplicateView(batchId, seen));
+        return;
+      }
+      const applied = applyDeviceOptions(parsed.elements, sink.device_options ?? DEFAULT_DEVICE_OPTIONS);
+      if (applied.pin_mismatch) {
+        throw new HttpError(401, 'invalid_device_secret', 'the pinned field is missing or has the wrong value; nothing was stored');
+      }
+      await requireStorageHeadroom(d, sink);
+      const saved = await recordBatch(d, sink, { batchId, lines: applied.lines, rejected: applied.reasons.length, intakeBytes: body.length, via: 'device' });
+      if (saved.duplicate) {
+        res.status(200).json(duplicateView(batchId, saved.row));
+        return;
+      }
+      res.status(202).json({
+        accepted: applied.lines.length,
+        rejected: applied.reasons.length,
+        reasons: applied.reasons,
+        batch_id: batchId,
+        sink_id: sink.id,
+        bytes: saved.bytes,
+        received_at: saved.received_at.toISOString(),
+        state: saved.state,
+        format: parsed.format,
+      });
+    },
+  });
+}
+
+async function deviceSink(d: IngestDeps, token: string): Promise<DeviceSink> {
+  const hash = deviceTokenHash(token);
+  const { rows } = hash
+    ? await d.db.query<DeviceSink>({
+      name: 'ingest_sink_by_device_token',
+      text: `SELECT s.id, s.state, s.device_options, s.warehouse_id, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
+               FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id JOIN projects p ON p.id = w.project_id
+              WHERE s.device_token_hash = $1`,
+      values: [hash],
+    })
+    : { rows: [] as DeviceSink[] };
+  const sink = rows[0];
+  // A deleted sink's token is as unknown as a made-up one: the URL says nothing about what it was.
+  if (!sink || sink.state === 'deleted') throw new HttpError(401, 'invalid_device_token', 'this device URL is not valid (unknown, replaced or removed token)');
+  if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sink.id} is disabled`);
+  return sink;
+}
