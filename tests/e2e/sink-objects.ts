@@ -1,16 +1,10 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { adminStorage } from '../support/store';
-import { db } from './helpers';
+import { blobReader as blobReaderOf } from '../support/blob-reader';
+import { stack } from './helpers';
 
-/** Objects in a blob bucket belong to the warehouse's identity: an S3 client signed as it. */
-export async function blobReader(warehouseId: string): Promise<S3Client> {
-  const pool = db();
-  try {
-    const { rows } = await pool.query(`SELECT storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [warehouseId]);
-    return adminStorage().s3As({ accessKeyId: rows[0].storage_access_key, secretAccessKey: rows[0].storage_secret_key });
-  } finally {
-    await pool.end();
-  }
+/** An S3 client signed as the warehouse's own identity, which owns its blob bucket's objects. */
+export function blobReader(warehouseId: string): Promise<S3Client> {
+  return blobReaderOf(stack().database_url, warehouseId);
 }
 
 export async function objectText(warehouseId: string, bucket: string, key: string): Promise<string> {

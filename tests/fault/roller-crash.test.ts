@@ -1,13 +1,16 @@
 // The roller dies at each stage of a roll — after writing the data file,
-// after the commit (before the batches are marked) — and a fresh roller
-// finishes the work: every row lands exactly once.
+// right after the commit, and after the reject file just before the batches
+// are marked — and a fresh roller finishes the work: every row lands exactly
+// once and every misfit is in exactly one reject file, counted once.
 import { spawn } from 'node:child_process';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { freePort } from '../../scripts/lib/infra';
 import { stopPid } from '../../scripts/lib/processes';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
 import { ROOT } from '../../scripts/lib/stack-env';
+import { blobReader } from '../support/blob-reader';
 import { until } from '../support/poll';
 import { orgAdminKey } from '../support/stack-org';
 
@@ -25,7 +28,7 @@ afterAll(async () => {
 }, 120_000);
 
 /** Runs a roller against the private stack; resolves with its exit code once it stops. */
-function roller(crashAt?: 'after_files' | 'after_commit'): { exited: Promise<number | null>; stop: () => Promise<void>; pid: number } {
+function roller(crashAt?: Stage): { exited: Promise<number | null>; stop: () => Promise<void>; pid: number } {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: state.database_url,
@@ -55,7 +58,9 @@ function startRoller(env: NodeJS.ProcessEnv) {
 
 const api = () => request(state.base_url);
 
-test.each(['after_files', 'after_commit'] as const)('a roller killed %s: the next roller lands every row exactly once', async (stage) => {
+type Stage = 'after_files' | 'after_commit' | 'before_mark';
+
+test.each(['after_files', 'after_commit', 'before_mark'] as const)('a roller killed %s: the next roller lands every row exactly once', async (stage) => {
   const key = await orgAdminKey(state, 'roller');
   const auth = { Authorization: `Bearer ${key}` };
   const project = await api().post('/v1/projects').set(auth).send({ name: `p-${stage}` });
@@ -64,7 +69,8 @@ test.each(['after_files', 'after_commit'] as const)('a roller killed %s: the nex
   await api().post('/v1/tables').set(auth).send({ warehouse_id: w.body.warehouse_id, namespace: 'ev', name: 't', schema: { type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] } }).expect(201);
   const sink = (await api().post('/v1/sinks').set(auth).send({ name: 's', table: 'ev.t', warehouse: w.body.warehouse_id, inactivity_seconds: 1 })).body;
   for (let b = 0; b < 5; b++) {
-    const rows = Array.from({ length: 100 }, (_, i) => ({ id: b * 100 + i }));
+    // Each batch carries one row the schema refuses.
+    const rows = [...Array.from({ length: 100 }, (_, i) => ({ id: b * 100 + i })), { id: `bad-${b}` }];
     await api().post(`/v1/sinks/${sink.sink_id}`).set({ Authorization: `Bearer ${sink.send_key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `b${b}` }).send(JSON.stringify(rows)).expect(202);
   }
 
@@ -81,7 +87,13 @@ test.each(['after_files', 'after_commit'] as const)('a roller killed %s: the nex
       const s = await api().get(`/v1/sinks/${sink.sink_id}`).set(auth);
       return s.body.lag.batches_waiting === 0 ? s.body : null;
     }, 90);
-    expect(done.received).toMatchObject({ batches: 5, rows: 500 });
+    expect(done.received).toMatchObject({ batches: 5, rows: 505 });
+    expect(done.rejects).toMatchObject({ rows: 5, files: 1 });
+    const s3 = await blobReader(state.database_url, w.body.warehouse_id);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: w.body.blob_bucket, Prefix: done.rejects.prefix }));
+    expect(listed.Contents).toHaveLength(1);
+    const text = await (await s3.send(new GetObjectCommand({ Bucket: w.body.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();
+    expect(text.trim().split('\n').map((l) => JSON.parse(l).raw).sort()).toEqual([0, 1, 2, 3, 4].map((b) => `{"id":"bad-${b}"}`));
     const final = await table();
     expect(final.body).toMatchObject({ rows: 500, rows_source: 'snapshot_summary', snapshots: 1 });
   } finally {

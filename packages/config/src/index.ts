@@ -58,7 +58,7 @@ const EnvSchema = z.object({
   // How often the roller asks which sinks are due.
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
   // Fault tests only: the roller process exits at this stage of a roll.
-  FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit']).optional(),
+  FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit', 'before_mark']).optional(),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
@@ -90,7 +90,7 @@ export interface FloeConfig {
   credentialKey: string | undefined;
   openSignup: boolean;
   sinksEnabled: boolean;
-  roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | undefined };
+  roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   listenHost: string;
   /** Express 'trust proxy' value for the public edge. */
   gatewayTrustProxy: boolean | string;

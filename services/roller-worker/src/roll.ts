@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CatalogFailure } from '@floe/catalog-client';
 import { buildAppend, parquetDataFile, writeParquetDataFile } from '@floe/iceberg';
-import type { StoreCredentials } from '@floe/storage';
+import type { ObjectClient, StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
 import { ageOutRejects } from './reject-ageing';
-import { INGEST_TS, currentSchemaFields, mapLines, type MappedRows } from '@floe/ingest';
+import { INGEST_TS, currentSchemaFields, mapLines, type MappedRows, type SchemaField } from '@floe/ingest';
 
 // One roll of one sink: waiting batches → one Parquet data file → one append
 // committed through the catalog → batches marked committed.
@@ -15,6 +15,8 @@ import { INGEST_TS, currentSchemaFields, mapLines, type MappedRows } from '@floe
 // appends (`floe.sink-id`, `floe.sink-batches`), so whatever happened last
 // time — files written but not committed, committed but not reported — the
 // next roll first finds batches already in the table and only reports them.
+// A roll's reject file is named after its snapshot, so the roll that reports
+// batches a stopped roller committed writes the same file again, not a copy.
 // A Postgres advisory lock keeps one roller per sink.
 
 type Json = Record<string, any>;
@@ -25,7 +27,7 @@ const TABLE_PROPERTIES = { 'write.metadata.delete-after-commit.enabled': 'true',
 const MAX_COMMIT_ATTEMPTS = 20;
 
 /** Fault-test hook (FLOE_ROLLER_CRASH_AT): the process ends at that stage of a roll. */
-function maybeCrash(d: RollerDeps, stage: 'after_files' | 'after_commit'): void {
+function maybeCrash(d: RollerDeps, stage: 'after_files' | 'after_commit' | 'before_mark'): void {
   if (d.config.roller.crashAt === stage) process.exit(86);
 }
 
@@ -81,11 +83,17 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     return { status: 'disabled', batches: 0, rows: 0, rejected: 0 };
   }
 
-  // Batches the table already holds (a roll that stopped after its commit) are only reported.
+  const objects = d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key });
+  // Batches the table already holds (a roll that stopped after its commit) are reported, their rejects written again.
   const inTable = batchesInTable(loaded.metadata, item.sink_id);
   const done = pending.filter((b) => inTable.has(b.batch_id));
-  for (const [snapshotId, ids] of groupBySnapshot(done, inTable)) {
-    await report(d.config, item.sink_id, { batch_ids: ids, snapshot_id: snapshotId, rows: 0, seconds: 0 });
+  for (const [snapshotId, batches] of groupBySnapshot(done, inTable)) {
+    const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), batches);
+    const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, batches, mapped);
+    await report(d.config, item.sink_id, {
+      batch_ids: batches.map((b) => b.batch_id), snapshot_id: snapshotId, rows: mapped.rows.length, rejected_rows: mapped.rejects.length, seconds: 0,
+      ...(rejectFile ? { reject_file: rejectFile } : {}),
+    });
   }
   const todo = pending.filter((b) => !inTable.has(b.batch_id));
   if (!todo.length) return { status: 'reconciled', batches: done.length, rows: 0, rejected: 0 };
@@ -96,30 +104,17 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     tableChanges = true;
   }
 
-  const objects = d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key });
-  const fields = currentSchemaFields(loaded.metadata);
-  const mapped: MappedRows = { rows: [], rejects: [] };
-  for (const b of todo) {
-    const text = await objects.getText(sink.blob_bucket, `_sink/${item.sink_id}/${b.batch_id}.ndjson`).catch((err) => {
-      if ((err as { kind?: string }).kind === 'not_found') return '';
-      throw err;
-    });
-    mapLines(fields, b.batch_id, BigInt(new Date(b.received_at).getTime()) * 1000n, text, mapped);
-  }
-
+  const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), todo);
   let snapshotId: string | null = null;
   if (mapped.rows.length) {
     snapshotId = await appendRows(d, item, tablePath, loaded, mapped.rows, todo.map((b) => b.batch_id));
+    maybeCrash(d, 'after_commit');
   }
-  let rejectFile: string | undefined;
-  if (mapped.rejects.length) {
-    rejectFile = `_sink/${item.sink_id}/_rejects/${snapshotId ?? 'none'}-${randomUUID()}.ndjson`;
-    await objects.put(sink.blob_bucket, rejectFile, `${mapped.rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
-  }
+  const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, todo, mapped);
   // Housekeeping after the roll's own work: failures here never undo a commit.
   await ageOutRejects(d.storage.s3As({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key }), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
-  maybeCrash(d, 'after_commit');
+  maybeCrash(d, 'before_mark');
   await report(d.config, item.sink_id, {
     batch_ids: todo.map((b) => b.batch_id),
     snapshot_id: snapshotId,
@@ -164,13 +159,35 @@ function batchesInTable(m: Json, sinkId: string): Map<string, string> {
   return out;
 }
 
-function groupBySnapshot(done: Batch[], inTable: Map<string, string>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+function groupBySnapshot(done: Batch[], inTable: Map<string, string>): Map<string, Batch[]> {
+  const out = new Map<string, Batch[]>();
   for (const b of done) {
     const s = inTable.get(b.batch_id)!;
-    out.set(s, [...(out.get(s) ?? []), b.batch_id]);
+    out.set(s, [...(out.get(s) ?? []), b]);
   }
   return out;
+}
+
+/** The batches' NDJSON mapped onto the table's fields; a batch object that is gone maps to nothing. */
+async function mapBatches(objects: ObjectClient, sink: SinkRow, sinkId: string, fields: SchemaField[], batches: Batch[]): Promise<MappedRows> {
+  const mapped: MappedRows = { rows: [], rejects: [] };
+  for (const b of batches) {
+    const text = await objects.getText(sink.blob_bucket, `_sink/${sinkId}/${b.batch_id}.ndjson`).catch((err) => {
+      if ((err as { kind?: string }).kind === 'not_found') return '';
+      throw err;
+    });
+    mapLines(fields, b.batch_id, BigInt(new Date(b.received_at).getTime()) * 1000n, text, mapped);
+  }
+  return mapped;
+}
+
+/** Writes the roll's reject file, named after its snapshot (or, with nothing appended, after its batches); its key, if any. */
+async function writeRejects(objects: ObjectClient, sink: SinkRow, sinkId: string, snapshotId: string | null, batches: Batch[], mapped: MappedRows): Promise<string | undefined> {
+  if (!mapped.rejects.length) return undefined;
+  const name = snapshotId ?? `none-${createHash('sha256').update(batches.map((b) => b.batch_id).join(',')).digest('hex').slice(0, 32)}`;
+  const key = `_sink/${sinkId}/_rejects/${name}.ndjson`;
+  await objects.put(sink.blob_bucket, key, `${mapped.rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
+  return key;
 }
 
 /** The first roll adds the optional `__ingest_ts` column and the metadata-retention properties, in one commit. */

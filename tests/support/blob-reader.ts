@@ -1,0 +1,14 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import pg from 'pg';
+import { adminStorage } from './store';
+
+/** Objects in a blob bucket belong to the warehouse's identity: an S3 client signed as it. */
+export async function blobReader(databaseUrl: string, warehouseId: string): Promise<S3Client> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const { rows } = await pool.query(`SELECT storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [warehouseId]);
+    return adminStorage().s3As({ accessKeyId: rows[0].storage_access_key, secretAccessKey: rows[0].storage_secret_key });
+  } finally {
+    await pool.end();
+  }
+}
