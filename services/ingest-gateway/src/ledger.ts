@@ -20,6 +20,18 @@ export interface IntakeSink {
   owner_id: string;
 }
 
+/** The sink a send key (by key id) or a device token (by hash) names, with what intake needs of its catalog. */
+export async function intakeSinkBy<T extends IntakeSink>(d: IngestDeps, by: 'send_key_id' | 'device_token_hash', value: string): Promise<T | null> {
+  const { rows } = await d.db.query<T>({
+    name: `ingest_sink_by_${by}`,
+    text: `SELECT s.id, s.state, s.send_key_hash, s.device_options, s.warehouse_id, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
+             FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id JOIN projects p ON p.id = w.project_id
+            WHERE s.${by} = $1`,
+    values: [value],
+  });
+  return rows[0] ?? null;
+}
+
 export interface BatchRow {
   state: string;
   accepted: number;

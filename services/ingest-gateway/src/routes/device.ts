@@ -6,7 +6,7 @@ import {
   DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DeviceBodyError, applyDeviceOptions, readDeviceBody, type DeviceOptions,
 } from '@floe/ingest';
 import type { IngestDeps } from '../deps';
-import { duplicateView, existingBatch, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
+import { duplicateView, existingBatch, intakeSinkBy, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
 
 // Spec: device ingest route POST /d/{token} on {ingest_url}. The URL is the
 // credential; form, JSON, NDJSON or CSV bodies up to 256 KiB; an identical
@@ -69,16 +69,7 @@ export function mountDevice(app: Express, d: IngestDeps): void {
 
 async function deviceSink(d: IngestDeps, token: string): Promise<DeviceSink> {
   const hash = deviceTokenHash(token);
-  const { rows } = hash
-    ? await d.db.query<DeviceSink>({
-      name: 'ingest_sink_by_device_token',
-      text: `SELECT s.id, s.state, s.device_options, s.warehouse_id, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
-               FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id JOIN projects p ON p.id = w.project_id
-              WHERE s.device_token_hash = $1`,
-      values: [hash],
-    })
-    : { rows: [] as DeviceSink[] };
-  const sink = rows[0];
+  const sink = hash ? await intakeSinkBy<DeviceSink>(d, 'device_token_hash', hash) : null;
   // A deleted sink's token is as unknown as a made-up one: the URL says nothing about what it was.
   if (!sink || sink.state === 'deleted') throw new HttpError(401, 'invalid_device_token', 'this device URL is not valid (unknown, replaced or removed token)');
   if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sink.id} is disabled`);

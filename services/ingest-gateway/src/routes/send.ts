@@ -3,7 +3,7 @@ import { looksLikeApiKey, parseSendKey, secretMatches } from '@floe/auth';
 import { HttpError, badRequest, conflict, forbidden, notFound, readBodyUpTo, route } from '@floe/http';
 import { parseBatch } from '@floe/ingest';
 import type { IngestDeps } from '../deps';
-import { duplicateView, existingBatch, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
+import { duplicateView, existingBatch, intakeSinkBy, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
 
 // Spec: POST /v1/sinks/{sink_id} — the send route. A JSON array of objects,
 // stored unchanged as one NDJSON object per batch in the blob bucket with one
@@ -74,16 +74,7 @@ async function authenticate(d: IngestDeps, req: Request, sinkId: string): Promis
     throw forbidden('send_only', 'the send route takes the sink\'s send key only; API keys and tokens are refused here');
   }
   const key = parseSendKey(presented);
-  const { rows } = key
-    ? await d.db.query<SinkAuth>({
-      name: 'ingest_sink_by_key',
-      text: `SELECT s.id, s.state, s.send_key_hash, s.warehouse_id, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
-               FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id JOIN projects p ON p.id = w.project_id
-              WHERE s.send_key_id = $1`,
-      values: [key.keyId],
-    })
-    : { rows: [] as SinkAuth[] };
-  const sink = rows[0];
+  const sink = key ? await intakeSinkBy<SinkAuth>(d, 'send_key_id', key.keyId) : null;
   if (!sink || !key || sink.id !== sinkId || !secretMatches(key.secret, sink.send_key_hash)) {
     throw new HttpError(401, 'invalid_key', 'this send key is not valid for this sink', {}, { 'WWW-Authenticate': 'Bearer' });
   }
