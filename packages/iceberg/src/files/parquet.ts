@@ -67,10 +67,10 @@ export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet 
   for (const f of topLevel) addElements(elements, leafByPath, f, [], false);
 
   const leaves = new Map<number, Leaf>([...leafByPath.values()].map((l) => [l.id, l]));
-  const columnData = topLevel.map((f) => ({
-    name: f.name,
-    data: rows.map((r) => normalize(f.type, f.required, r?.[f.name], leaves, false, f.name, f.id)),
-  }));
+  const columnData = topLevel.map((f) => {
+    const data = rows.map((r) => normalize(f.type, f.required, r?.[f.name], leaves, false, f.name, f.id));
+    return { name: f.name, data: f.type === 'string' ? utf8Values(data) : data };
+  });
 
   const writer = new ByteWriter();
   const codec = opts.codec ?? 'SNAPPY';
@@ -207,14 +207,62 @@ function primitiveElement(type: string): Partial<SchemaElement> {
   }
 }
 
+/**
+ * A string column's values as UTF-8 byte arrays, encoded in one native call
+ * for the whole column: the writer would otherwise call TextEncoder once per
+ * value, which costs more than the rest of writing the column.
+ */
+function utf8Values(values: unknown[]): unknown[] {
+  const joined = values.filter((v): v is string => typeof v === 'string').join('');
+  const all = Buffer.from(joined, 'utf8');
+  const ascii = all.length === joined.length;
+  let offset = 0;
+  return values.map((v) => {
+    if (typeof v !== 'string') return v;
+    const length = ascii ? v.length : utf8Length(v);
+    const bytes = all.subarray(offset, offset + length);
+    offset += length;
+    return bytes;
+  });
+}
+
+/** Bytes of a string in UTF-8 as Buffer.from writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 2 UTF-16 units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
 // ---- row values -> hyparquet-writer values, collecting metrics on the way ----
+
+/** Values that need no conversion: strings for string, in-range bigints for the 64-bit types. */
+function isInternalAlready(type: string, v: unknown): v is IcebergValue {
+  switch (type) {
+    case 'string': return typeof v === 'string';
+    case 'long': case 'timestamp': case 'timestamptz': case 'timestamp_ns': case 'timestamptz_ns': case 'time':
+      return typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX;
+    default: return false;
+  }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 function normalize(
   type: IcebergType, required: boolean, v: unknown, leaves: Map<number, Leaf>, inRepeated: boolean, name: string, id: number,
 ): unknown {
   if (typeof type === 'string') {
     const leaf = leaves.get(id)!;
-    const internal = toInternal(type, v);
+    // Rows from the roller already hold the internal form; converting again would only cost.
+    const internal = isInternalAlready(type, v) ? v : toInternal(type, v);
     leaf.values++;
     if (internal === null) {
       if (required) throw new Error(`required field ${name} is null`);

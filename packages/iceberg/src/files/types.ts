@@ -12,10 +12,18 @@ import { parsePrimitiveType, type ParsedPrimitive } from '../metadata/types.js';
  * rely on what the parser always sets: decimal's precision and scale, fixed's length.
  */
 export function requirePrimitive(type: string): ParsedPrimitive {
-  const p = parsePrimitiveType(type);
-  if (!p) throw new Error(`unsupported Iceberg type: ${type}`);
+  // Called for every value written: a table has few distinct type strings, each parsed once.
+  let p = parsedTypes.get(type);
+  if (p === undefined) {
+    const parsed = parsePrimitiveType(type);
+    if (!parsed) throw new Error(`unsupported Iceberg type: ${type}`);
+    p = Object.freeze(parsed);
+    if (parsedTypes.size < 1024) parsedTypes.set(type, p);
+  }
   return p;
 }
+
+const parsedTypes = new Map<string, ParsedPrimitive>();
 
 /** Smallest byte count whose two's complement range holds every unscaled value of precision P. */
 export function decimalRequiredBytes(precision: number): number {

@@ -44,6 +44,13 @@ describe('bounds ordering and truncation', () => {
   test('-0.0 sorts before +0.0; strings by code point not UTF-16 unit', () => {
     expect(compareValues(-0, 0)).toBeLessThan(0);
     expect(compareValues('\u{1F600}', '\uFFFF')).toBeGreaterThan(0); // JS '<' says the opposite
+    // Strings order as their UTF-8 bytes, across ASCII, BMP and supplementary characters.
+    const alphabet = ['a', 'z', '\u00e9', '\u0800', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1F600}'];
+    const enc = new TextEncoder();
+    const byBytes = (x: string, y: string) => Buffer.compare(Buffer.from(enc.encode(x)), Buffer.from(enc.encode(y)));
+    for (const x of alphabet) for (const y of alphabet) for (const z of ['', 'a', '\u{1F600}']) {
+      expect(Math.sign(compareValues(x + z, y))).toBe(byBytes(x + z, y));
+    }
   });
 
   test('string bounds truncate on code points and round the upper bound up', () => {
@@ -54,4 +61,15 @@ describe('bounds ordering and truncation', () => {
     expect(truncateBinaryUpper(new Uint8Array([1, 0xff, 9]), 2)).toEqual(new Uint8Array([2]));
     expect(truncateBinaryUpper(new Uint8Array([0xff, 0xff, 9]), 2)).toBeUndefined();
   });
+});
+
+test('timestamps: the canonical UTC form and the general path agree; impossible dates are refused', () => {
+  const general = (s: string) => toInternal('timestamptz', s.replace('Z', '+00:00'));
+  for (const s of ['2026-11-23T07:58:08Z', '2026-11-23T07:58:08.1Z', '2026-11-23T07:58:08.123456Z', '1969-12-31T23:59:59.999999Z', '2024-02-29T00:00:00Z']) {
+    expect(toInternal('timestamptz', s)).toBe(general(s));
+  }
+  expect(toInternal('timestamptz_ns', '2026-11-23T07:58:08.123456789Z')).toBe(1_795_420_688_123_456_789n);
+  expect(toInternal('timestamptz', '0050-01-01T00:00:00Z')).toBe(general('0050-01-01T00:00:00Z'));
+  expect(() => toInternal('timestamptz', '2026-02-30T00:00:00Z')).toThrow();
+  expect(() => toInternal('timestamptz', '2026-13-01T00:00:00Z')).toThrow();
 });

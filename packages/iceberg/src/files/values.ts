@@ -108,8 +108,33 @@ function parseTimeMicros(s: string): bigint {
   return BigInt(secs) * 1_000_000n + BigInt((m[4] ?? '').padEnd(6, '0'));
 }
 
+/** Date.parse and Date.UTC roll 2026-02-30 over to March 2; a day the month does not have is refused instead. */
+function requireRealDate(s: string, y: number, mo: number, d: number): void {
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = mo === 2 ? (leap ? 29 : 28) : mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31;
+  if (mo < 1 || mo > 12 || d < 1 || d > days) throw new RangeError(`invalid timestamp ${s}`);
+}
+
+/** The form nearly every producer writes (`toISOString()` and its kin): read without Date.parse. */
+const CANONICAL_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
+
 /** ISO timestamp to micros (digits=6) or nanos (digits=9); Date.parse alone would drop sub-millisecond digits. */
 function parseTimestamp(s: string, withZone: boolean, digits: number): bigint {
+  const c = CANONICAL_UTC.exec(s);
+  if (c) {
+    const y = +c[1], mo = +c[2], d = +c[3], h = +c[4], mi = +c[5], sec = +c[6];
+    // Date.UTC reads years below 100 as 19xx: those take the general path.
+    if (y >= 100 && h < 24 && mi < 60 && sec < 60) {
+      requireRealDate(s, y, mo, d);
+      const ms = Date.UTC(y, mo - 1, d, h, mi, sec);
+      const frac = c[7] === undefined ? 0 : +c[7].slice(0, digits).padEnd(digits, '0');
+      // Micros of years 1700-2255 are exact as doubles: one BigInt, not three.
+      if (digits === 6 && Math.abs(ms) < 9e12) return BigInt(ms * 1000 + frac);
+      return BigInt(ms) * 10n ** BigInt(digits - 3) + BigInt(frac);
+    }
+  }
+  const date = /^\s*(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (date) requireRealDate(s, Number(date[1]), Number(date[2]), Number(date[3]));
   const m = /^(.*?T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim().replace(' ', 'T'));
   if (!m) throw new TypeError(`invalid timestamp ${s}`);
   const zone = m[3] ?? 'Z';
@@ -213,10 +238,30 @@ export function compareValues(a: IcebergValue, b: IcebergValue): number {
     if (a === 0 && b === 0) return Object.is(a, -0) === Object.is(b, -0) ? 0 : Object.is(a, -0) ? -1 : 1;
     return a < b ? -1 : a > b ? 1 : 0;
   }
-  if (typeof a === 'string' && typeof b === 'string') return compareBytes(utf8.encode(a), utf8.encode(b));
+  if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
   if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Strings in UTF-8 byte order, which is code point order, without encoding
+ * them (this runs for every value written). UTF-16 units order the same way
+ * except that a surrogate (U+10000 and up) must sort above U+E000..U+FFFF.
+ */
+function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys && (x >= 0xe000 || y >= 0xe000)) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {

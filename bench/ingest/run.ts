@@ -1,0 +1,161 @@
+// bench/ingest: the ingest path, in one run on one private stack, beside the
+// floor it stands on.
+//   - the send route of ONE ingest-gateway process (on {ingest_url} directly)
+//     driven by 8 concurrent producers: accepted MB/s and batches/s
+//     (target ≥ 50 MB/s, ten times a managed stream's 5 MiB/s per stream)
+//   - the raw JSON.parse rate of the same bodies on this machine, one thread
+//   - rows/s one roll appends (target ≥ 200,000 rows/s on 2 cores), verified
+//     against the rows sent
+//
+// BENCH_SECONDS (default 15) is the length of the send phase; BENCH_ROLL_BATCHES
+// (default 16, about 17,000 rows each) the size of the measured roll.
+import { Agent, request, setGlobalDispatcher } from 'undici';
+import { cephInfo, ensureCeph } from '../../scripts/lib/ceph';
+import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
+import { stopPid } from '../../scripts/lib/processes';
+
+setGlobalDispatcher(new Agent({ keepAliveTimeout: 30_000, connections: 16 }));
+
+const PRODUCERS = 8;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const ROLL_BATCHES = Number(process.env.BENCH_ROLL_BATCHES ?? 16);
+const BATCH_BYTES = 1024 * 1024;
+const TARGET_MBS = 50;
+const TARGET_ROWS = 200_000;
+const MB = 1e6;
+
+/** A JSON array of about `bytes` of realistic event objects, ids from `first`. */
+function batchBody(first: number, bytes: number): { body: string; rows: number } {
+  const parts: string[] = [];
+  let size = 2;
+  let id = first;
+  const at = Date.parse('2026-11-23T00:00:00Z');
+  while (size < bytes) {
+    const row = `{"id":${id},"msg":"event ${id} from device-${id % 97}","ts":"${new Date(at + id).toISOString()}"}`;
+    parts.push(row);
+    size += row.length + 1;
+    id++;
+  }
+  return { body: `[${parts.join(',')}]`, rows: parts.length };
+}
+
+await ensureCeph();
+const ceph = cephInfo()!;
+Object.assign(process.env, {
+  FLOE_S3_URL: ceph.endpoint, FLOE_S3_REGION: ceph.region, FLOE_S3_ADMIN_ACCESS_KEY: ceph.accessKey, FLOE_S3_ADMIN_SECRET_KEY: ceph.secretKey,
+});
+const { orgAdminKey } = await import('../../tests/support/stack-org');
+
+const { state, stateFile } = await startPrivateStack('bench-ingest', { FLOE_LOG_LEVEL: 'warn' });
+try {
+  // The roll is measured in this process; the stack's own roller must not take the batches first.
+  await stopPid(state.services['roller-worker'].pid);
+  const admin = { Authorization: `Bearer ${await orgAdminKey(state, 'bench')}`, 'Content-Type': 'application/json' };
+  const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const r = await request(`${state.base_url}${path}`, { method, headers: admin, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await r.body.json()) as any;
+    if (r.statusCode >= 300) throw new Error(`${method} ${path}: ${r.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const project = await api('POST', '/v1/projects', { name: 'bench' });
+  const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name: 'bench_ingest' });
+  const schema = { type: 'struct', fields: [
+    { id: 1, name: 'id', required: true, type: 'long' },
+    { id: 2, name: 'msg', required: false, type: 'string' },
+    { id: 3, name: 'ts', required: false, type: 'timestamptz' },
+  ] };
+  for (const name of ['sent', 'rolled']) await api('POST', '/v1/tables', { warehouse_id: w.warehouse_id, namespace: 'bench', name, schema });
+  const sendSink = await api('POST', '/v1/sinks', { name: 'sent', table: 'bench.sent', warehouse: w.warehouse_id });
+  const rollSinkRecord = await api('POST', '/v1/sinks', { name: 'rolled', table: 'bench.rolled', warehouse: w.warehouse_id });
+
+  let seq = 0;
+  const send = async (sink: { sink_id: string; send_key: string }, body: string) => {
+    const r = await request(`${state.ingest_url}/v1/sinks/${sink.sink_id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sink.send_key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `b${seq++}` },
+      body,
+    });
+    const text = await r.body.text();
+    if (r.statusCode !== 202) throw new Error(`send: ${r.statusCode} ${text.slice(0, 200)}`);
+  };
+
+  // 1. One roll of ROLL_BATCHES batches, in this process, while the store is quiet; a first small roll adds __ingest_ts beforehand.
+  Object.assign(process.env, {
+    DATABASE_URL: state.database_url,
+    FLOE_REDIS_PREFIX: state.redis_prefix,
+    FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
+    FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
+    FLOE_IDENTITY_URL: state.services.identity.url,
+    FLOE_CATALOG_INTERNAL_URL: state.catalog_url,
+    FLOE_S3_URL: state.s3_url,
+    FLOE_LOG_LEVEL: 'warn',
+  });
+  const { loadConfig } = await import('@floe/config');
+  const { createLogger } = await import('@floe/http');
+  const { closeDeps, createDeps } = await import('../../services/roller-worker/src/deps');
+  const { rollSink } = await import('../../services/roller-worker/src/roll');
+  const { worklist } = await import('../../services/roller-worker/src/control-plane');
+  const config = loadConfig();
+  const deps = createDeps(config, createLogger('bench-roller', 'warn'));
+  try {
+    const item = async () => (await worklist(config)).find((i) => i.sink_id === rollSinkRecord.sink_id)!;
+    await send(rollSinkRecord, batchBody(0, 4096).body);
+    const warm = await rollSink(deps, await item());
+    if (warm.status !== 'rolled') throw new Error(`warm-up roll: ${warm.status}`);
+    let rowsSent = 0;
+    for (let b = 0; b < ROLL_BATCHES; b++) {
+      const { body, rows } = batchBody(10_000_000 + b * 100_000, BATCH_BYTES);
+      await send(rollSinkRecord, body);
+      rowsSent += rows;
+    }
+    const r0 = process.hrtime.bigint();
+    const outcome = await rollSink(deps, await item());
+    const rollSeconds = Number(process.hrtime.bigint() - r0) / 1e9;
+    if (outcome.status !== 'rolled' || outcome.rows !== rowsSent || outcome.rejected !== 0) {
+      throw new Error(`the measured roll appended ${outcome.rows} rows (${outcome.status}, ${outcome.rejected} rejected); ${rowsSent} were sent`);
+    }
+    const rowsPerSecond = outcome.rows / rollSeconds;
+
+    // 2. Then the send route (after the roll: its flood of writes keeps the store busy for a while): 8 producers, each posting ~1 MiB batches for SECONDS.
+    const bodies = Array.from({ length: PRODUCERS }, (_, i) => batchBody(i * 1_000_000, BATCH_BYTES).body);
+    for (let i = 0; i < PRODUCERS; i++) await send(sendSink, bodies[i]); // warm-up: JIT, pools, keep-alive
+    let acceptedBytes = 0;
+    let batches = 0;
+    const t0 = process.hrtime.bigint();
+    const until = Date.now() + SECONDS * 1000;
+    await Promise.all(bodies.map(async (body) => {
+      while (Date.now() < until) {
+        await send(sendSink, body);
+        acceptedBytes += Buffer.byteLength(body);
+        batches++;
+      }
+    }));
+    const sendSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const acceptedMBs = acceptedBytes / MB / sendSeconds;
+
+    // 3. The floor: JSON.parse of the same bodies, one thread.
+    let parsedBytes = 0;
+    const p0 = process.hrtime.bigint();
+    while (Number(process.hrtime.bigint() - p0) < 3e9) {
+      for (const body of bodies) {
+        JSON.parse(body);
+        parsedBytes += Buffer.byteLength(body);
+      }
+    }
+    const parseMBs = parsedBytes / MB / (Number(process.hrtime.bigint() - p0) / 1e9);
+
+    const verdict = (ok: boolean) => (ok ? 'PASS' : 'BELOW');
+
+    console.log(`\nbench/ingest on ${state.ingest_url} (one ingest-gateway process, measured directly, not through the public gateway)`);
+    console.log(`  send route, ${PRODUCERS} producers, ${(BATCH_BYTES / 1024 / 1024).toFixed(0)} MiB batches, ${sendSeconds.toFixed(1)} s:`);
+    console.log(`    accepted        ${acceptedMBs.toFixed(1)} MB/s, ${(batches / sendSeconds).toFixed(1)} batches/s   target ≥ ${TARGET_MBS} MB/s: ${verdict(acceptedMBs >= TARGET_MBS)}`);
+    console.log(`    JSON.parse      ${parseMBs.toFixed(1)} MB/s of the same bodies, one thread; accepted : parse = ${(acceptedMBs / parseMBs).toFixed(2)}`);
+    console.log(`  roll: ${outcome.rows} rows in ${ROLL_BATCHES} batches (verified: every row sent, none rejected)`);
+    console.log(`    phases (ms)     ${Object.entries(outcome.phases ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(`    appended        ${Math.round(rowsPerSecond).toLocaleString('en-US')} rows/s (${rollSeconds.toFixed(2)} s)   target ≥ ${TARGET_ROWS.toLocaleString('en-US')} rows/s: ${verdict(rowsPerSecond >= TARGET_ROWS)}`);
+  } finally {
+    await closeDeps(deps);
+  }
+} finally {
+  await stopPrivateStack(stateFile);
+}
