@@ -11,7 +11,7 @@
 // (default 16, about 17,000 rows each) the size of the measured roll.
 import { Agent, request, setGlobalDispatcher } from 'undici';
 import { cephInfo, ensureCeph } from '../../scripts/lib/ceph';
-import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
+import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import { stopPid } from '../../scripts/lib/processes';
 
 setGlobalDispatcher(new Agent({ keepAliveTimeout: 30_000, connections: 16 }));
@@ -80,16 +80,7 @@ try {
   };
 
   // 1. One roll of ROLL_BATCHES batches, in this process, while the store is quiet; a first small roll adds __ingest_ts beforehand.
-  Object.assign(process.env, {
-    DATABASE_URL: state.database_url,
-    FLOE_REDIS_PREFIX: state.redis_prefix,
-    FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
-    FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
-    FLOE_IDENTITY_URL: state.services.identity.url,
-    FLOE_CATALOG_INTERNAL_URL: state.catalog_url,
-    FLOE_S3_URL: state.s3_url,
-    FLOE_LOG_LEVEL: 'warn',
-  });
+  Object.assign(process.env, joinPrivateStackEnv(state), { FLOE_LOG_LEVEL: 'warn' });
   const { loadConfig } = await import('@floe/config');
   const { createLogger } = await import('@floe/http');
   const { closeDeps, createDeps } = await import('../../services/roller-worker/src/deps');

@@ -35,6 +35,19 @@ export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessE
   return { state, stateFile: paths.stateFile };
 }
 
+/** The settings a further process needs to work as part of a running private stack (a test's or bench's own roller). */
+export function joinPrivateStackEnv(state: StackState): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: state.database_url,
+    FLOE_REDIS_PREFIX: state.redis_prefix,
+    FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
+    FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
+    FLOE_IDENTITY_URL: state.services.identity.url,
+    FLOE_CATALOG_INTERNAL_URL: state.catalog_url,
+    FLOE_S3_URL: state.s3_url,
+  };
+}
+
 export async function stopPrivateStack(stateFile: string, keepFiles = false): Promise<void> {
   const paths = stackPaths(dirname(stateFile));
   const state = readState(paths);

@@ -7,7 +7,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { freePort } from '../../scripts/lib/infra';
 import { stopPid } from '../../scripts/lib/processes';
-import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
+import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
 import { ROOT } from '../../scripts/lib/stack-env';
 import { blobReader } from '../support/blob-reader';
@@ -31,13 +31,7 @@ afterAll(async () => {
 function roller(crashAt?: Stage): { exited: Promise<number | null>; stop: () => Promise<void>; pid: number } {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: state.database_url,
-    FLOE_REDIS_PREFIX: state.redis_prefix,
-    FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
-    FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
-    FLOE_IDENTITY_URL: state.services.identity.url,
-    FLOE_CATALOG_INTERNAL_URL: state.catalog_url,
-    FLOE_S3_URL: state.s3_url,
+    ...joinPrivateStackEnv(state),
     FLOE_ROLLER_TICK_MS: '300',
     FLOE_LOG_LEVEL: 'warn',
     ...(crashAt ? { FLOE_ROLLER_CRASH_AT: crashAt } : {}),
