@@ -17,7 +17,7 @@ function firstStep(state: StackState): void {
   say(`  base_url     ${state.base_url}`);
   say(`  catalog_url  ${state.catalog_url}   (Iceberg REST catalog; accepts catalog credentials only)`);
   say(`  s3_url       ${state.s3_url}   (Ceph RGW, state under .data/ceph)`);
-  say(`  ingest_url   ${state.ingest_url}   (not part of this stack yet)`);
+  say(`  ingest_url   ${state.ingest_url}   (sink send route and device route /d/<token>)`);
   for (const [name, s] of Object.entries(state.services)) say(`  ${name.padEnd(12)} ${s.url}  pid ${s.pid}  log ${relative(process.cwd(), s.log)}`);
   say('');
   say('First step: sign up (one call on a local stack: an account, its API key, an organisation, a project and the catalog `lake`):');
