@@ -7,8 +7,13 @@
 //   - rows/s one roll appends (target ≥ 200,000 rows/s on 2 cores), verified
 //     against the rows sent
 //
-// BENCH_SECONDS (default 15) is the length of the send phase; BENCH_ROLL_BATCHES
-// (default 16, about 17,000 rows each) the size of the measured roll.
+// BENCH_SECONDS (default 15) is the length of the send phase; BENCH_ROLL_ROWS
+// (default 200,000; 1 MiB batches of about 12,200 rows each are sent until it
+// is reached) the size of the measured roll. BENCH_CPU_PROF=<dir> writes a CPU
+// profile of every deployable there. The warehouse's buckets (about 0.8 GB of
+// batches), identities and role are removed from the store at the end.
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Agent, request, setGlobalDispatcher } from 'undici';
 import { cephInfo, ensureCeph } from '../../scripts/lib/ceph';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
@@ -18,7 +23,7 @@ setGlobalDispatcher(new Agent({ keepAliveTimeout: 30_000, connections: 16 }));
 
 const PRODUCERS = 8;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const ROLL_BATCHES = Number(process.env.BENCH_ROLL_BATCHES ?? 16);
+const ROLL_ROWS = Number(process.env.BENCH_ROLL_ROWS ?? 200_000);
 const BATCH_BYTES = 1024 * 1024;
 const TARGET_MBS = 50;
 const TARGET_ROWS = 200_000;
@@ -39,14 +44,29 @@ function batchBody(first: number, bytes: number): { body: string; rows: number }
   return { body: `[${parts.join(',')}]`, rows: parts.length };
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuSecondsOf(pid: number): number | null {
+  try {
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 await ensureCeph();
 const ceph = cephInfo()!;
 Object.assign(process.env, {
   FLOE_S3_URL: ceph.endpoint, FLOE_S3_REGION: ceph.region, FLOE_S3_ADMIN_ACCESS_KEY: ceph.accessKey, FLOE_S3_ADMIN_SECRET_KEY: ceph.secretKey,
 });
 const { orgAdminKey } = await import('../../tests/support/stack-org');
+const { adminStorage } = await import('../../tests/support/store');
 
-const { state, stateFile } = await startPrivateStack('bench-ingest', { FLOE_LOG_LEVEL: 'warn' });
+const { state, stateFile } = await startPrivateStack('bench-ingest', {
+  FLOE_LOG_LEVEL: 'warn', ...(process.env.BENCH_CPU_PROF ? { FLOE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
+});
+let warehouse: { warehouse_id: string; bucket: string; blob_bucket: string } | undefined;
 try {
   // The roll is measured in this process; the stack's own roller must not take the batches first.
   await stopPid(state.services['roller-worker'].pid);
@@ -59,6 +79,7 @@ try {
   };
   const project = await api('POST', '/v1/projects', { name: 'bench' });
   const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name: 'bench_ingest' });
+  warehouse = w;
   const schema = { type: 'struct', fields: [
     { id: 1, name: 'id', required: true, type: 'long' },
     { id: 2, name: 'msg', required: false, type: 'string' },
@@ -69,7 +90,7 @@ try {
   const rollSinkRecord = await api('POST', '/v1/sinks', { name: 'rolled', table: 'bench.rolled', warehouse: w.warehouse_id });
 
   let seq = 0;
-  const send = async (sink: { sink_id: string; send_key: string }, body: string) => {
+  const send = async (sink: { sink_id: string; send_key: string }, body: string | Buffer) => {
     const r = await request(`${state.ingest_url}/v1/sinks/${sink.sink_id}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${sink.send_key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `b${seq++}` },
@@ -94,35 +115,46 @@ try {
     const warm = await rollSink(deps, await item());
     if (warm.status !== 'rolled') throw new Error(`warm-up roll: ${warm.status}`);
     let rowsSent = 0;
-    for (let b = 0; b < ROLL_BATCHES; b++) {
-      const { body, rows } = batchBody(10_000_000 + b * 100_000, BATCH_BYTES);
+    let rollBatches = 0;
+    while (rowsSent < ROLL_ROWS) {
+      const { body, rows } = batchBody(10_000_000 + rollBatches * 100_000, BATCH_BYTES);
       await send(rollSinkRecord, body);
       rowsSent += rows;
+      rollBatches++;
     }
     const r0 = process.hrtime.bigint();
     const outcome = await rollSink(deps, await item());
     const rollSeconds = Number(process.hrtime.bigint() - r0) / 1e9;
-    if (outcome.status !== 'rolled' || outcome.rows !== rowsSent || outcome.rejected !== 0) {
-      throw new Error(`the measured roll appended ${outcome.rows} rows (${outcome.status}, ${outcome.rejected} rejected); ${rowsSent} were sent`);
+    if (outcome.status !== 'rolled' || outcome.batches !== rollBatches || outcome.rows !== rowsSent || outcome.rejected !== 0) {
+      throw new Error(`the measured roll appended ${outcome.rows} rows of ${outcome.batches} batches (${outcome.status}, ${outcome.rejected} rejected); ${rowsSent} rows in ${rollBatches} batches were sent`);
     }
     const rowsPerSecond = outcome.rows / rollSeconds;
 
     // 2. Then the send route (after the roll: its flood of writes keeps the store busy for a while): 8 producers, each posting ~1 MiB batches for SECONDS.
+    // The bodies go out as ready bytes, so the producers spend as little as they can of the cores they share with the gateway.
     const bodies = Array.from({ length: PRODUCERS }, (_, i) => batchBody(i * 1_000_000, BATCH_BYTES).body);
-    for (let i = 0; i < PRODUCERS; i++) await send(sendSink, bodies[i]); // warm-up: JIT, pools, keep-alive
+    const payloads = bodies.map((b) => Buffer.from(b));
+    for (let i = 0; i < PRODUCERS; i++) await send(sendSink, payloads[i]); // warm-up: JIT, pools, keep-alive
     let acceptedBytes = 0;
     let batches = 0;
+    const gatewayPid = state.services['ingest-gateway'].pid;
+    const gatewayCpu0 = cpuSecondsOf(gatewayPid);
+    const clientCpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const until = Date.now() + SECONDS * 1000;
-    await Promise.all(bodies.map(async (body) => {
+    await Promise.all(payloads.map(async (body) => {
       while (Date.now() < until) {
         await send(sendSink, body);
-        acceptedBytes += Buffer.byteLength(body);
+        acceptedBytes += body.length;
         batches++;
       }
     }));
     const sendSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const gatewayCpu1 = cpuSecondsOf(gatewayPid);
+    const clientCpu = process.cpuUsage(clientCpu0);
     const acceptedMBs = acceptedBytes / MB / sendSeconds;
+    const gatewayCores = gatewayCpu0 === null || gatewayCpu1 === null ? null : (gatewayCpu1 - gatewayCpu0) / sendSeconds;
+    const clientCores = (clientCpu.user + clientCpu.system) / 1e6 / sendSeconds;
 
     // 3. The floor: JSON.parse of the same bodies, one thread.
     let parsedBytes = 0;
@@ -140,8 +172,9 @@ try {
     console.log(`\nbench/ingest on ${state.ingest_url} (one ingest-gateway process, measured directly, not through the public gateway)`);
     console.log(`  send route, ${PRODUCERS} producers, ${(BATCH_BYTES / 1024 / 1024).toFixed(0)} MiB batches, ${sendSeconds.toFixed(1)} s:`);
     console.log(`    accepted        ${acceptedMBs.toFixed(1)} MB/s, ${(batches / sendSeconds).toFixed(1)} batches/s   target ≥ ${TARGET_MBS} MB/s: ${verdict(acceptedMBs >= TARGET_MBS)}`);
+    console.log(`    CPU             ingest-gateway ${gatewayCores === null ? 'n/a' : `${gatewayCores.toFixed(2)} cores`}, the ${PRODUCERS} producers (this process) ${clientCores.toFixed(2)} cores, of ${availableParallelism()}`);
     console.log(`    JSON.parse      ${parseMBs.toFixed(1)} MB/s of the same bodies, one thread; accepted : parse = ${(acceptedMBs / parseMBs).toFixed(2)}`);
-    console.log(`  roll: ${outcome.rows} rows in ${ROLL_BATCHES} batches (verified: every row sent, none rejected)`);
+    console.log(`  roll: ${outcome.rows} rows in ${rollBatches} batches (verified: every row sent, none rejected)`);
     console.log(`    phases (ms)     ${Object.entries(outcome.phases ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     console.log(`    appended        ${Math.round(rowsPerSecond).toLocaleString('en-US')} rows/s (${rollSeconds.toFixed(2)} s)   target ≥ ${TARGET_ROWS.toLocaleString('en-US')} rows/s: ${verdict(rowsPerSecond >= TARGET_ROWS)}`);
   } finally {
@@ -149,4 +182,11 @@ try {
   }
 } finally {
   await stopPrivateStack(stateFile);
+  // The stack's database goes with it, but not what its warehouse put in the store.
+  if (warehouse) {
+    const store = adminStorage();
+    for (const bucket of [warehouse.bucket, warehouse.blob_bucket]) await store.removeBucket(bucket).catch((err) => console.error(`removing ${bucket}: ${(err as Error).message}`));
+    for (const uid of [`t-${warehouse.warehouse_id}`, `t-${warehouse.warehouse_id}-ro`]) await store.deleteIdentity(uid).catch(() => undefined);
+    await store.deleteRole(`w-${warehouse.warehouse_id}`).catch(() => undefined);
+  }
 }
