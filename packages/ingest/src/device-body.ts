@@ -8,6 +8,9 @@ import { kindOf, parseBatch, type ElementKind } from './batch';
 
 export const DEVICE_BODY_LIMIT = 256 * 1024;
 
+/** The spec's Limits for the device route: 6 posts per minute per sink sustained, bursts of 30. */
+export const DEVICE_RATE = { posts_per_minute: 6, burst: 30 } as const;
+
 export type DeviceFormat = 'json' | 'ndjson' | 'csv' | 'form';
 
 /** An object to store, or an element refused with its reason (the spec's `reasons[{index, reason, got}]`). */

@@ -21,6 +21,9 @@ export interface DeviceOptions {
   preset_params: { separator?: string; column?: string };
 }
 
+const DEFAULT_SEPARATOR = '_';
+const DEFAULT_WRAP_COLUMN = 'payload';
+
 export const DEFAULT_DEVICE_OPTIONS: DeviceOptions = {
   required_field: null, pinned_value_sha256: null, strip_fields: [], preset: 'as_is', preset_params: {},
 };
@@ -32,8 +35,8 @@ export function deviceOptionsView(o: DeviceOptions) {
     pinned: o.pinned_value_sha256 !== null,
     strip_fields: o.strip_fields,
     preset: o.preset,
-    preset_params: o.preset === 'flatten' ? { separator: o.preset_params.separator ?? '_' }
-      : o.preset === 'wrap' ? { column: o.preset_params.column ?? 'payload' } : {},
+    preset_params: o.preset === 'flatten' ? { separator: o.preset_params.separator ?? DEFAULT_SEPARATOR }
+      : o.preset === 'wrap' ? { column: o.preset_params.column ?? DEFAULT_WRAP_COLUMN } : {},
   };
 }
 
@@ -79,8 +82,8 @@ export function applyDeviceOptions(elements: DeviceElement[], o: DeviceOptions):
       }
     }
     for (const f of o.strip_fields) delete obj[f];
-    if (o.preset === 'flatten') obj = flatten(obj, o.preset_params.separator ?? '_');
-    else if (o.preset === 'wrap') obj = { [o.preset_params.column ?? 'payload']: stringifyJson(obj) };
+    if (o.preset === 'flatten') obj = flatten(obj, o.preset_params.separator ?? DEFAULT_SEPARATOR);
+    else if (o.preset === 'wrap') obj = { [o.preset_params.column ?? DEFAULT_WRAP_COLUMN]: stringifyJson(obj) };
     out.lines.push(stringifyJson(obj));
     out.indexes.push(index);
   }

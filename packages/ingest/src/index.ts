@@ -2,3 +2,4 @@ export * from './batch';
 export * from './rows';
 export * from './device-body';
 export * from './device-options';
+export * from './device-request';

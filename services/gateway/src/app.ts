@@ -35,9 +35,10 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
       // The device route lives on {ingest_url}; a device pointed at the API host is sent there with 308,
       // which keeps the method and body. Where both share one host the gateway passes it on instead.
       const ingestOrigin = new URL(config.ingestUrl).origin;
+      const ingestSharesHost = ingestOrigin === new URL(config.baseUrl).origin;
       app.use('/d', (req, res, next) => {
         if (!/^\/[^/]+\/?$/.test(req.path)) return next();
-        if (ingestOrigin === new URL(config.baseUrl).origin) return upstreams.ingest(req, res, next);
+        if (ingestSharesHost) return upstreams.ingest(req, res, next);
         res.redirect(308, `${ingestOrigin}${req.originalUrl}`);
       });
 

@@ -1,13 +1,12 @@
 import type { Redis } from 'ioredis';
 import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { DEVICE_RATE } from '@floe/ingest';
 
 // Limits: the device route takes 6 posts per minute per sink sustained, with
 // bursts of 30. One post per 10-second window is the sustained rate (so a
 // refused device waits a few seconds, never a minute); the burst allowance of
 // 29 more refills hourly, so a burst of 30 is always there after a quiet hour.
-export const DEVICE_POSTS_PER_MINUTE = 6;
-export const DEVICE_BURST = 30;
-const WINDOW_SECONDS = 60 / DEVICE_POSTS_PER_MINUTE;
+const WINDOW_SECONDS = 60 / DEVICE_RATE.posts_per_minute;
 const BURST_REFILL_SECONDS = 3600;
 
 export class DeviceRateLimiter {
@@ -16,7 +15,7 @@ export class DeviceRateLimiter {
   constructor(redis: Redis, prefix: string) {
     this.limiter = new BurstyRateLimiter(
       new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:device`, points: 1, duration: WINDOW_SECONDS }),
-      new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:device-burst`, points: DEVICE_BURST - 1, duration: BURST_REFILL_SECONDS }),
+      new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:device-burst`, points: DEVICE_RATE.burst - 1, duration: BURST_REFILL_SECONDS }),
     );
   }
 

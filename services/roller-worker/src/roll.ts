@@ -170,7 +170,9 @@ function groupBySnapshot(done: Batch[], inTable: Map<string, string>): Map<strin
   const out = new Map<string, Batch[]>();
   for (const b of done) {
     const s = inTable.get(b.batch_id)!;
-    out.set(s, [...(out.get(s) ?? []), b]);
+    const group = out.get(s);
+    if (group) group.push(b);
+    else out.set(s, [b]);
   }
   return out;
 }
@@ -181,19 +183,20 @@ const READ_AHEAD = 8;
 /** The batches' NDJSON mapped onto the table's fields, in order; a batch object that is gone maps to nothing. */
 async function mapBatches(objects: ObjectClient, sink: SinkRow, sinkId: string, fields: SchemaField[], batches: Batch[]): Promise<MappedRows> {
   const mapped: MappedRows = { rows: [], rejects: [] };
-  const reads: Array<Promise<string> | undefined> = [];
-  const read = (i: number) => {
-    reads[i] ??= objects.getText(sink.blob_bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
+  const read = (i: number): Promise<string> | undefined => {
+    if (i >= batches.length) return undefined;
+    const text = objects.getText(sink.blob_bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
       if ((err as { kind?: string }).kind === 'not_found') return '';
       throw err;
     });
     // Awaited in turn below; this only keeps a failure ahead of its turn from counting as unhandled.
-    reads[i]!.catch(() => undefined);
+    text.catch(() => undefined);
+    return text;
   };
+  const ahead = Array.from({ length: READ_AHEAD }, (_, i) => read(i));
   for (let i = 0; i < batches.length; i++) {
-    for (let k = i; k < Math.min(i + READ_AHEAD, batches.length); k++) read(k);
-    const text = await reads[i]!;
-    reads[i] = Promise.resolve('');
+    const text = await ahead.shift()!;
+    ahead.push(read(i + READ_AHEAD));
     mapLines(fields, batches[i].batch_id, BigInt(new Date(batches[i].received_at).getTime()) * 1000n, text, mapped);
   }
   return mapped;

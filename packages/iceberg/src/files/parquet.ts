@@ -243,26 +243,13 @@ function utf8Length(s: string): number {
 
 // ---- row values -> hyparquet-writer values, collecting metrics on the way ----
 
-/** Values that need no conversion: strings for string, in-range bigints for the 64-bit types. */
-function isInternalAlready(type: string, v: unknown): v is IcebergValue {
-  switch (type) {
-    case 'string': return typeof v === 'string';
-    case 'long': case 'timestamp': case 'timestamptz': case 'timestamp_ns': case 'timestamptz_ns': case 'time':
-      return typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX;
-    default: return false;
-  }
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 function normalize(
   type: IcebergType, required: boolean, v: unknown, leaves: Map<number, Leaf>, inRepeated: boolean, name: string, id: number,
 ): unknown {
   if (typeof type === 'string') {
     const leaf = leaves.get(id)!;
-    // Rows from the roller already hold the internal form; converting again would only cost.
-    const internal = isInternalAlready(type, v) ? v : toInternal(type, v);
+    const internal = toInternal(type, v);
     leaf.values++;
     if (internal === null) {
       if (required) throw new Error(`required field ${name} is null`);

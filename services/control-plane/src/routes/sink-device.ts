@@ -1,10 +1,10 @@
-import type { Express, Request } from 'express';
+import type { Express } from 'express';
 import { z } from 'zod';
 import { generateDeviceToken } from '@floe/auth';
-import { HttpError, badRequest, conflict, parse, readBodyUpTo, route, writeAudit, type SqlClient } from '@floe/http';
+import { badRequest, conflict, parse, route, writeAudit, type SqlClient } from '@floe/http';
 import {
-  DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DeviceBodyError, PRESETS, applyDeviceOptions, currentSchemaFields, deviceOptionsView,
-  mapLines, pinnedValueHash, readDeviceBody, type DeviceOptions, type MappedRows,
+  DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DEVICE_RATE, PRESETS, applyDeviceOptions, currentSchemaFields, deviceOptionsView,
+  mapLines, pinnedValueHash, readDevicePost, type DeviceOptions, type MappedRows,
 } from '@floe/ingest';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
@@ -28,9 +28,6 @@ const DeviceTokenRequest = z.object({
     column: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a column name').optional(),
   }).strict().default({}),
 }).strict();
-
-/** The spec's Limits: 6 device posts per minute per sink sustained, bursts of 30. */
-const DEVICE_RATE = { posts_per_minute: 6, burst: 30 };
 
 export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
   const tables = catalogTables(d.catalog);
@@ -91,14 +88,7 @@ export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/sinks/:sink_id/test', {
     post: [...d.authed, async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'read');
-      const raw = await readTestBody(req);
-      let body;
-      try {
-        body = readDeviceBody(req.get('content-type'), raw);
-      } catch (err) {
-        if (err instanceof DeviceBodyError) throw new HttpError(err.status, err.code, err.message);
-        throw err;
-      }
+      const { body } = await readDevicePost(req);
       const options = sink.device.options ?? DEFAULT_DEVICE_OPTIONS;
       const applied = applyDeviceOptions(body.elements, options);
       const loaded = await tables.load(w, sink.namespace, sink.tableName);
@@ -142,8 +132,4 @@ async function requireDeviceSinkRoom(db: SqlClient, warehouseId: string): Promis
   if (rows[0].n >= FREE_PLAN.device_sinks) {
     throw conflict('limit_exceeded', `at most ${FREE_PLAN.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: FREE_PLAN.device_sinks, current: rows[0].n });
   }
-}
-
-function readTestBody(req: Request): Promise<Buffer> {
-  return readBodyUpTo(req, DEVICE_BODY_LIMIT, () => new HttpError(413, 'body_too_large', `a device post is at most ${DEVICE_BODY_LIMIT} bytes (256 KiB)`, { limit: DEVICE_BODY_LIMIT }));
 }

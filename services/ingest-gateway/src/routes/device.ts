@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Express } from 'express';
 import { deviceTokenHash } from '@floe/auth';
-import { HttpError, conflict, readBodyUpTo, route } from '@floe/http';
-import {
-  DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DeviceBodyError, applyDeviceOptions, readDeviceBody, type DeviceOptions,
-} from '@floe/ingest';
+import { HttpError, conflict, route } from '@floe/http';
+import { DEFAULT_DEVICE_OPTIONS, DEVICE_RATE, applyDeviceOptions, readDevicePost, type DeviceOptions } from '@floe/ingest';
 import type { IngestDeps } from '../deps';
 import { duplicateView, existingBatch, intakeSinkBy, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
 
@@ -24,30 +22,22 @@ export function mountDevice(app: Express, d: IngestDeps): void {
       const wait = await d.deviceRate.take(sink.id);
       if (wait !== null) {
         req.resume();
-        throw new HttpError(429, 'rate_limited', `this sink takes 6 device posts per minute (bursts of 30); retry in ${wait} s`,
+        throw new HttpError(429, 'rate_limited', `this sink takes ${DEVICE_RATE.posts_per_minute} device posts per minute (bursts of ${DEVICE_RATE.burst}); retry in ${wait} s`,
           { retry_after_seconds: wait }, { 'Retry-After': String(wait) });
       }
-      const body = await readBodyUpTo(req, DEVICE_BODY_LIMIT, () => new HttpError(413, 'body_too_large',
-        `a device post is at most ${DEVICE_BODY_LIMIT} bytes (256 KiB)`, { limit: DEVICE_BODY_LIMIT }, { Connection: 'close' }));
-      let parsed;
-      try {
-        parsed = readDeviceBody(req.get('content-type'), body);
-      } catch (err) {
-        if (err instanceof DeviceBodyError) throw new HttpError(err.status, err.code, err.message);
-        throw err;
-      }
-      const batchId = `d_${createHash('sha256').update(`${parsed.format}\n`).update(body).digest('hex').slice(0, 40)}`;
+      const { bytes, body } = await readDevicePost(req);
+      const batchId = `d_${createHash('sha256').update(`${body.format}\n`).update(bytes).digest('hex').slice(0, 40)}`;
       const seen = await existingBatch(d, sink.id, batchId);
       if (seen) {
         res.status(200).json(duplicateView(batchId, seen));
         return;
       }
-      const applied = applyDeviceOptions(parsed.elements, sink.device_options ?? DEFAULT_DEVICE_OPTIONS);
+      const applied = applyDeviceOptions(body.elements, sink.device_options ?? DEFAULT_DEVICE_OPTIONS);
       if (applied.pin_mismatch) {
         throw new HttpError(401, 'invalid_device_secret', 'the pinned field is missing or has the wrong value; nothing was stored');
       }
       await requireStorageHeadroom(d, sink);
-      const saved = await recordBatch(d, sink, { batchId, lines: applied.lines, rejected: applied.reasons.length, intakeBytes: body.length, via: 'device' });
+      const saved = await recordBatch(d, sink, { batchId, lines: applied.lines, rejected: applied.reasons.length, intakeBytes: bytes.length, via: 'device' });
       if (saved.duplicate) {
         res.status(200).json(duplicateView(batchId, saved.row));
         return;
@@ -61,7 +51,7 @@ export function mountDevice(app: Express, d: IngestDeps): void {
         bytes: saved.bytes,
         received_at: saved.received_at.toISOString(),
         state: saved.state,
-        format: parsed.format,
+        format: body.format,
       });
     },
   });
