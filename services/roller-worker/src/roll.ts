@@ -6,7 +6,7 @@ import type { ObjectClient, StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
 import { ageOutRejects } from './reject-ageing';
-import { INGEST_TS, currentSchemaFields, mapLines, type MappedRows, type SchemaField } from '@floe/ingest';
+import { INGEST_TS, currentSchemaFields, mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
 
 // One roll of one sink: waiting batches → one Parquet data file → one append
 // committed through the catalog → batches marked committed.
@@ -50,7 +50,7 @@ export interface RollOutcome {
   rejected: number;
   snapshotId?: string;
   /** Milliseconds of each part of a roll that appended: where the time goes (logged, and printed by bench/ingest). */
-  phases?: { load: number; read_and_map: number; write_and_commit: number; finish: number };
+  phases?: { load: number; read_and_map: number; write_parquet: number; upload_and_commit: number; finish: number };
 }
 
 export async function rollSink(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
@@ -93,7 +93,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), batches);
     const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, batches, mapped);
     await report(d.config, item.sink_id, {
-      batch_ids: batches.map((b) => b.batch_id), snapshot_id: snapshotId, rows: mapped.rows.length, rejected_rows: mapped.rejects.length, seconds: 0,
+      batch_ids: batches.map((b) => b.batch_id), snapshot_id: snapshotId, rows: mapped.count, rejected_rows: mapped.rejects.length, seconds: 0,
       ...(rejectFile ? { reject_file: rejectFile } : {}),
     });
   }
@@ -110,8 +110,9 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), todo);
   const tMapped = Date.now();
   let snapshotId: string | null = null;
-  if (mapped.rows.length) {
-    snapshotId = await appendRows(d, item, tablePath, loaded, mapped.rows, todo.map((b) => b.batch_id));
+  let parquetMs = 0;
+  if (mapped.count) {
+    ({ snapshotId, parquetMs } = await appendRows(d, item, tablePath, loaded, mapped, todo.map((b) => b.batch_id)));
     maybeCrash(d, 'after_commit');
   }
   const tCommitted = Date.now();
@@ -123,15 +124,15 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   await report(d.config, item.sink_id, {
     batch_ids: todo.map((b) => b.batch_id),
     snapshot_id: snapshotId,
-    rows: mapped.rows.length,
+    rows: mapped.count,
     rejected_rows: mapped.rejects.length,
     seconds: (Date.now() - started) / 1000,
     ...(rejectFile ? { reject_file: rejectFile } : {}),
     ...(tableChanges || item.table_changes_applied ? { table_changes_applied: true } : {}),
   });
-  const phases = { load: tLoaded - started, read_and_map: tMapped - tLoaded, write_and_commit: tCommitted - tMapped, finish: Date.now() - tCommitted };
-  d.logger.info('rolled', { sink_id: item.sink_id, batches: todo.length, rows: mapped.rows.length, rejected: mapped.rejects.length, snapshot_id: snapshotId, phases_ms: phases });
-  return { status: 'rolled', batches: todo.length, rows: mapped.rows.length, rejected: mapped.rejects.length, ...(snapshotId ? { snapshotId } : {}), phases };
+  const phases = { load: tLoaded - started, read_and_map: tMapped - tLoaded, write_parquet: parquetMs, upload_and_commit: tCommitted - tMapped - parquetMs, finish: Date.now() - tCommitted };
+  d.logger.info('rolled', { sink_id: item.sink_id, batches: todo.length, rows: mapped.count, rejected: mapped.rejects.length, snapshot_id: snapshotId, phases_ms: phases });
+  return { status: 'rolled', batches: todo.length, rows: mapped.count, rejected: mapped.rejects.length, ...(snapshotId ? { snapshotId } : {}), phases };
 }
 
 async function pendingBatches(d: RollerDeps, sinkId: string): Promise<Batch[]> {
@@ -182,7 +183,7 @@ const READ_AHEAD = 8;
 
 /** The batches' NDJSON mapped onto the table's fields, in order; a batch object that is gone maps to nothing. */
 async function mapBatches(objects: ObjectClient, sink: SinkRow, sinkId: string, fields: SchemaField[], batches: Batch[]): Promise<MappedRows> {
-  const mapped: MappedRows = { rows: [], rejects: [] };
+  const mapped = mappedRows(fields);
   const read = (i: number): Promise<string> | undefined => {
     if (i >= batches.length) return undefined;
     const text = objects.getText(sink.blob_bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
@@ -197,7 +198,7 @@ async function mapBatches(objects: ObjectClient, sink: SinkRow, sinkId: string, 
   for (let i = 0; i < batches.length; i++) {
     const text = await ahead.shift()!;
     ahead.push(read(i + READ_AHEAD));
-    mapLines(fields, batches[i].batch_id, BigInt(new Date(batches[i].received_at).getTime()) * 1000n, text, mapped);
+    mapLines(mapped, batches[i].batch_id, BigInt(new Date(batches[i].received_at).getTime()) * 1000n, text);
   }
   return mapped;
 }
@@ -238,7 +239,7 @@ async function addIngestColumn(d: RollerDeps, item: WorkItem, tablePath: string,
 }
 
 /** Writes the data file once, then builds and commits the append, rebuilding it on the new head after each lost race. */
-async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, rows: Array<Record<string, unknown>>, batchIds: string[]): Promise<string> {
+async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, mapped: MappedRows, batchIds: string[]): Promise<{ snapshotId: string; parquetMs: number }> {
   let m = loaded.metadata as Json;
   const creds = vendedCredentials(loaded);
   const s3 = d.storage.s3As(creds);
@@ -250,7 +251,9 @@ async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, load
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
   const schema = schemaOf(m);
-  const { bytes, stats } = writeParquetDataFile({ schema: schema as never, rows });
+  const tWrite = Date.now();
+  const { bytes, stats } = writeParquetDataFile({ schema: schema as never, columns: mapped.columns, rowCount: mapped.count });
+  const parquetMs = Date.now() - tWrite;
   const dataPath = `${m.location}/data/sink-${item.sink_id}-${randomUUID()}.parquet`;
   // The data file uploads while the first append is built; nothing is committed before both are done.
   const dataUpload = objects.put(bucketOf(dataPath), keyOf(dataPath), bytes);
@@ -281,13 +284,13 @@ async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, load
           { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': snapshotId },
         ],
       });
-      return snapshotId.toString();
+      return { snapshotId: snapshotId.toString(), parquetMs };
     } catch (err) {
       // Another writer committed first: rebuild on its snapshot (the data file stays).
       if (!(err instanceof CatalogFailure && err.status === 409) || attempt >= MAX_COMMIT_ATTEMPTS) throw err;
       m = (await loadTable(d, item, tablePath))!.metadata;
       const already = batchesInTable(m, item.sink_id).get(batchIds[0]);
-      if (already) return already;
+      if (already) return { snapshotId: already, parquetMs };
     }
   }
 }

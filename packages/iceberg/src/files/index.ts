@@ -2,9 +2,10 @@
 // ingest roller (appends) and the catalog (row counting, purge). Schemas, specs,
 // snapshots, primitive types and JSON are ../metadata's; only file-specific
 // helpers are exported here.
-export { decimalRequiredBytes, partitionResultType, partitionType } from './types.js';
+export { decimalRequiredBytes, partitionResultType, partitionType, requirePrimitive } from './types.js';
 export type { IcebergValue } from './values.js';
 export { compareValues, fromBinary, toBinary, toInternal } from './values.js';
+export { conformValue } from './nested-values.js';
 export type { AvroCodec, AvroContainer } from './avro.js';
 export { avroType, bigintLongType, readAvroContainer, readAvroHeader, writeAvroContainer } from './avro.js';
 export type { PartitionData } from './partition.js';

@@ -72,4 +72,10 @@ test('timestamps: the canonical UTC form and the general path agree; impossible 
   expect(toInternal('timestamptz', '0050-01-01T00:00:00Z')).toBe(general('0050-01-01T00:00:00Z'));
   expect(() => toInternal('timestamptz', '2026-02-30T00:00:00Z')).toThrow();
   expect(() => toInternal('timestamptz', '2026-13-01T00:00:00Z')).toThrow();
+  // Digits past the unit are cut, not rounded; anything off the canonical shape is still read or refused as before.
+  expect(toInternal('timestamptz', '2026-11-23T07:58:08.1234569Z')).toBe(general('2026-11-23T07:58:08.123456Z'));
+  expect(toInternal('timestamptz', '2026-11-23T07:58:08.000001000Z')).toBe(1_795_420_688_000_001n);
+  for (const bad of ['2026-11-23T07:58:08.Z', '2026-11-23T07:58:08.12a4Z', '2026-11-23T07:60:00Z', '2O26-11-23T07:58:08Z']) {
+    expect(() => toInternal('timestamptz', bad)).toThrow();
+  }
 });

@@ -77,8 +77,12 @@ function toInt32(v: unknown): number {
   return n;
 }
 
+const MIN_INT64 = -(2n ** 63n);
+const MAX_INT64 = 2n ** 63n - 1n;
+
 function toInt64(v: unknown): bigint {
-  if (typeof v === 'bigint') return BigInt.asIntN(64, v) === v ? v : fail();
+  // Compared, not BigInt.asIntN'd: that allocates, and every long a roll writes comes through here.
+  if (typeof v === 'bigint') return v >= MIN_INT64 && v <= MAX_INT64 ? v : fail();
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return toInt64(BigInt(v));
   return fail();
@@ -108,6 +112,58 @@ function parseTimeMicros(s: string): bigint {
   return BigInt(secs) * 1_000_000n + BigInt((m[4] ?? '').padEnd(6, '0'));
 }
 
+/**
+ * The form nearly every producer writes (`toISOString()` and its kin,
+ * `YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z`), read by position: this runs for every
+ * timestamp a sink rolls, and a regular expression with seven groups plus
+ * Date.parse cost more than the rest of mapping the row. Anything else is
+ * undefined and takes the general path.
+ */
+function parseCanonicalUtc(s: string, digits: number): bigint | undefined {
+  const n = s.length;
+  if (n < 20 || n > 30 || s.charCodeAt(n - 1) !== 0x5a /* Z */) return undefined;
+  if (s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d || s.charCodeAt(10) !== 0x54 || s.charCodeAt(13) !== 0x3a || s.charCodeAt(16) !== 0x3a) return undefined;
+  const y = digitsAt(s, 0, 4), mo = digitsAt(s, 5, 2), d = digitsAt(s, 8, 2);
+  const h = digitsAt(s, 11, 2), mi = digitsAt(s, 14, 2), sec = digitsAt(s, 17, 2);
+  // Anything not a digit (-1) takes the general path.
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
+  let frac = 0;
+  if (n > 20) {
+    const places = n - 21;
+    if (s.charCodeAt(19) !== 0x2e /* . */ || places < 1) return undefined;
+    const kept = places < digits ? places : digits;
+    frac = digitsAt(s, 20, kept);
+    if (frac < 0 || (places > kept && digitsAt(s, 20 + kept, places - kept) < 0)) return undefined;
+    frac *= 10 ** (digits - kept);
+  }
+  requireRealDate(s, y, mo, d);
+  const ms = daysFromCivil(y, mo, d) * DAY_MS + h * 3_600_000 + mi * 60_000 + sec * 1000;
+  // Micros of years 1700-2255 are exact as doubles: one BigInt, not three.
+  if (digits === 6 && Math.abs(ms) < 9e12) return BigInt(ms * 1000 + frac);
+  return BigInt(ms) * 10n ** BigInt(digits - 3) + BigInt(frac);
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (the civil-from-days inverse): a tenth of Date.UTC's cost. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** The decimal number in s[at, at+count), or -1 if any of it is not a digit. */
+function digitsAt(s: string, at: number, count: number): number {
+  let v = 0;
+  for (let i = at; i < at + count; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
 /** Date.parse and Date.UTC roll 2026-02-30 over to March 2; a day the month does not have is refused instead. */
 function requireRealDate(s: string, y: number, mo: number, d: number): void {
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
@@ -115,24 +171,10 @@ function requireRealDate(s: string, y: number, mo: number, d: number): void {
   if (mo < 1 || mo > 12 || d < 1 || d > days) throw new RangeError(`invalid timestamp ${s}`);
 }
 
-/** The form nearly every producer writes (`toISOString()` and its kin): read without Date.parse. */
-const CANONICAL_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
-
 /** ISO timestamp to micros (digits=6) or nanos (digits=9); Date.parse alone would drop sub-millisecond digits. */
 function parseTimestamp(s: string, withZone: boolean, digits: number): bigint {
-  const c = CANONICAL_UTC.exec(s);
-  if (c) {
-    const y = +c[1], mo = +c[2], d = +c[3], h = +c[4], mi = +c[5], sec = +c[6];
-    // Date.UTC reads years below 100 as 19xx: those take the general path.
-    if (y >= 100 && h < 24 && mi < 60 && sec < 60) {
-      requireRealDate(s, y, mo, d);
-      const ms = Date.UTC(y, mo - 1, d, h, mi, sec);
-      const frac = c[7] === undefined ? 0 : +c[7].slice(0, digits).padEnd(digits, '0');
-      // Micros of years 1700-2255 are exact as doubles: one BigInt, not three.
-      if (digits === 6 && Math.abs(ms) < 9e12) return BigInt(ms * 1000 + frac);
-      return BigInt(ms) * 10n ** BigInt(digits - 3) + BigInt(frac);
-    }
-  }
+  const canonical = parseCanonicalUtc(s, digits);
+  if (canonical !== undefined) return canonical;
   const date = /^\s*(\d{4})-(\d{2})-(\d{2})/.exec(s);
   if (date) requireRealDate(s, Number(date[1]), Number(date[2]), Number(date[3]));
   const m = /^(.*?T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim().replace(' ', 'T'));
@@ -234,6 +276,7 @@ export function fromBinary(type: string | ParsedPrimitive, b: Uint8Array): Icebe
  * unsigned lexicographically, -0.0 before +0.0.
  */
 export function compareValues(a: IcebergValue, b: IcebergValue): number {
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'number' && typeof b === 'number') {
     if (a === 0 && b === 0) return Object.is(a, -0) === Object.is(b, -0) ? 0 : Object.is(a, -0) ? -1 : 1;
     return a < b ? -1 : a > b ? 1 : 0;

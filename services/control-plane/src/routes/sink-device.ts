@@ -4,7 +4,7 @@ import { generateDeviceToken } from '@floe/auth';
 import { badRequest, conflict, parse, route, writeAudit, type SqlClient } from '@floe/http';
 import {
   DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DEVICE_RATE, PRESETS, applyDeviceOptions, currentSchemaFields, deviceOptionsView,
-  mapLines, pinnedValueHash, readDevicePost, type DeviceOptions, type MappedRows,
+  mapLines, mappedRows, pinnedValueHash, readDevicePost, type DeviceOptions,
 } from '@floe/ingest';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
@@ -93,8 +93,8 @@ export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
       const applied = applyDeviceOptions(body.elements, options);
       const loaded = await tables.load(w, sink.namespace, sink.tableName);
       const fields = currentSchemaFields(loaded.metadata as { schemas?: unknown; 'current-schema-id'?: unknown });
-      const mapped: MappedRows = { rows: [], rejects: [] };
-      mapLines(fields, 'test', BigInt(Date.now()) * 1000n, applied.lines.join('\n'), mapped);
+      const mapped = mappedRows(fields);
+      mapLines(mapped, 'test', BigInt(Date.now()) * 1000n, applied.lines.join('\n'));
       const reasons = [
         ...applied.reasons.map((r) => ({ ...r, stage: 'intake' })),
         ...mapped.rejects.map((r) => ({ index: applied.indexes[r.line - 1], reason: r.reason, got: 'object', stage: 'schema' })),
@@ -105,7 +105,7 @@ export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
         table: `${sink.namespace}.${sink.tableName}`,
         format: body.format,
         elements: body.elements.length,
-        accepted: applied.pin_mismatch ? 0 : mapped.rows.length,
+        accepted: applied.pin_mismatch ? 0 : mapped.count,
         rejected: applied.pin_mismatch ? body.elements.length : reasons.length,
         reasons: applied.pin_mismatch ? [] : reasons,
         device_secret: secret,

@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import { looksLikeApiKey, parseSendKey, secretMatches } from '@floe/auth';
 import { HttpError, badRequest, conflict, forbidden, notFound, readBodyUpTo, route } from '@floe/http';
-import { parseBatch } from '@floe/ingest';
+import { readSendBatch } from '@floe/ingest';
 import type { IngestDeps } from '../deps';
 import { duplicateView, existingBatch, intakeSinkBy, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
 
@@ -35,24 +35,19 @@ export function mountSend(app: Express, d: IngestDeps): void {
         throw new HttpError(415, 'unsupported_media_type', 'the send route takes Content-Type: application/json');
       }
       const body = await readBodyUpTo(req, SEND_BODY_LIMIT, tooLarge);
-      const parsed = parseBatch(body.toString('utf8'));
-      if (!parsed.ok) throw badRequest('not_an_array', parsed.reason, { got: parsed.got });
-      if (parsed.elements.length === 0) throw badRequest('empty_batch', 'the array has no elements');
+      const batch = readSendBatch(body);
+      if (!batch.ok) throw badRequest('not_an_array', batch.reason, { got: batch.got });
+      if (batch.count === 0) throw badRequest('empty_batch', 'the array has no elements');
 
-      const reasons: Array<{ index: number; reason: string; got: string }> = [];
-      const lines: string[] = [];
-      parsed.elements.forEach((e, index) => {
-        if (e.kind === 'object') lines.push(e.raw);
-        else reasons.push({ index, reason: 'not an object', got: e.kind });
-      });
+      const reasons = batch.others.map(({ index, got }) => ({ index, reason: 'not an object', got }));
       await requireStorageHeadroom(d, sink);
-      const saved = await recordBatch(d, sink, { batchId, lines, rejected: reasons.length, intakeBytes: body.length, via: 'send' });
+      const saved = await recordBatch(d, sink, { batchId, ndjson: batch.ndjson, accepted: batch.objects, rejected: reasons.length, intakeBytes: body.length, via: 'send' });
       if (saved.duplicate) {
         res.status(200).json(duplicateView(batchId, saved.row));
         return;
       }
       res.status(202).json({
-        accepted: lines.length,
+        accepted: batch.objects,
         rejected: reasons.length,
         reasons,
         batch_id: batchId,
