@@ -74,7 +74,7 @@ export function mapLines(into: MappedRows, batchId: string, receivedAtMicros: bi
     required: f.required,
     stamped: f.name === INGEST_TS,
     emptyIsNull: typeof f.type === 'string' && requirePrimitive(f.type).kind !== 'string',
-    read: readerFor(f),
+    read: makeReader(f),
     into: into.columns[f.name],
   }));
   const values = new Array<unknown>(readers.length);
@@ -135,18 +135,6 @@ function mapLine(readers: ColumnReader[], receivedAtMicros: bigint, value: unkno
     }
   }
   return undefined;
-}
-
-/** How each column reads values, once per field list a roll maps (fields are the table's, so one cache entry per schema). */
-const readerCache = new WeakMap<SchemaField, ReadValue>();
-
-function readerFor(f: SchemaField): ReadValue {
-  let read = readerCache.get(f);
-  if (!read) {
-    read = makeReader(f);
-    readerCache.set(f, read);
-  }
-  return read;
 }
 
 function makeReader(f: SchemaField): ReadValue {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CatalogFailure } from '@floe/catalog-client';
-import { buildAppend, parquetDataFile, writeParquetDataFile } from '@floe/iceberg';
+import { buildAppend, parquetDataFile, writeParquetDataFile, type WrittenParquet } from '@floe/iceberg';
 import type { ObjectClient, StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
@@ -85,7 +85,8 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     return { status: 'disabled', batches: 0, rows: 0, rejected: 0 };
   }
 
-  const objects = d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key });
+  const sinkCredentials = { accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key };
+  const objects = d.storage.objectsAs(sinkCredentials);
   // Batches the table already holds (a roll that stopped after its commit) are reported, their rejects written again.
   const inTable = batchesInTable(loaded.metadata, item.sink_id);
   const done = pending.filter((b) => inTable.has(b.batch_id));
@@ -110,15 +111,17 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), todo);
   const tMapped = Date.now();
   let snapshotId: string | null = null;
-  let parquetMs = 0;
+  let tWritten = tMapped;
   if (mapped.count) {
-    ({ snapshotId, parquetMs } = await appendRows(d, item, tablePath, loaded, mapped, todo.map((b) => b.batch_id)));
+    const written = writeParquetDataFile({ schema: schemaOf(loaded.metadata) as never, columns: mapped.columns, rowCount: mapped.count });
+    tWritten = Date.now();
+    snapshotId = await commitAppend(d, item, tablePath, loaded, written, todo.map((b) => b.batch_id));
     maybeCrash(d, 'after_commit');
   }
   const tCommitted = Date.now();
   const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, todo, mapped);
   // Housekeeping after the roll's own work: failures here never undo a commit.
-  await ageOutRejects(d.storage.s3As({ accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key }), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
+  await ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
   maybeCrash(d, 'before_mark');
   await report(d.config, item.sink_id, {
@@ -130,7 +133,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     ...(rejectFile ? { reject_file: rejectFile } : {}),
     ...(tableChanges || item.table_changes_applied ? { table_changes_applied: true } : {}),
   });
-  const phases = { load: tLoaded - started, read_and_map: tMapped - tLoaded, write_parquet: parquetMs, upload_and_commit: tCommitted - tMapped - parquetMs, finish: Date.now() - tCommitted };
+  const phases = { load: tLoaded - started, read_and_map: tMapped - tLoaded, write_parquet: tWritten - tMapped, upload_and_commit: tCommitted - tWritten, finish: Date.now() - tCommitted };
   d.logger.info('rolled', { sink_id: item.sink_id, batches: todo.length, rows: mapped.count, rejected: mapped.rejects.length, snapshot_id: snapshotId, phases_ms: phases });
   return { status: 'rolled', batches: todo.length, rows: mapped.count, rejected: mapped.rejects.length, ...(snapshotId ? { snapshotId } : {}), phases };
 }
@@ -238,8 +241,8 @@ async function addIngestColumn(d: RollerDeps, item: WorkItem, tablePath: string,
   return (await loadTable(d, item, tablePath))!;
 }
 
-/** Writes the data file once, then builds and commits the append, rebuilding it on the new head after each lost race. */
-async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, mapped: MappedRows, batchIds: string[]): Promise<{ snapshotId: string; parquetMs: number }> {
+/** Uploads the data file once, then builds and commits the append, rebuilding it on the new head after each lost race. */
+async function commitAppend(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, written: WrittenParquet, batchIds: string[]): Promise<string> {
   let m = loaded.metadata as Json;
   const creds = vendedCredentials(loaded);
   const s3 = d.storage.s3As(creds);
@@ -250,15 +253,11 @@ async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, load
     const out = await s3.send(new GetObjectCommand({ Bucket: bucketOf(p), Key: keyOf(p) }));
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
-  const schema = schemaOf(m);
-  const tWrite = Date.now();
-  const { bytes, stats } = writeParquetDataFile({ schema: schema as never, columns: mapped.columns, rowCount: mapped.count });
-  const parquetMs = Date.now() - tWrite;
   const dataPath = `${m.location}/data/sink-${item.sink_id}-${randomUUID()}.parquet`;
   // The data file uploads while the first append is built; nothing is committed before both are done.
-  const dataUpload = objects.put(bucketOf(dataPath), keyOf(dataPath), bytes);
+  const dataUpload = objects.put(bucketOf(dataPath), keyOf(dataPath), written.bytes);
   dataUpload.catch(() => undefined);
-  const file = parquetDataFile(dataPath, stats);
+  const file = parquetDataFile(dataPath, written.stats);
 
   for (let attempt = 1; ; attempt++) {
     const headId = m['current-snapshot-id'];
@@ -284,13 +283,13 @@ async function appendRows(d: RollerDeps, item: WorkItem, tablePath: string, load
           { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': snapshotId },
         ],
       });
-      return { snapshotId: snapshotId.toString(), parquetMs };
+      return snapshotId.toString();
     } catch (err) {
       // Another writer committed first: rebuild on its snapshot (the data file stays).
       if (!(err instanceof CatalogFailure && err.status === 409) || attempt >= MAX_COMMIT_ATTEMPTS) throw err;
       m = (await loadTable(d, item, tablePath))!.metadata;
       const already = batchesInTable(m, item.sink_id).get(batchIds[0]);
-      if (already) return { snapshotId: already, parquetMs };
+      if (already) return already;
     }
   }
 }

@@ -261,7 +261,6 @@ function utf8Length(s: string): number {
 
 // ---- row values -> hyparquet-writer values, collecting metrics on the way ----
 
-
 function normalize(
   type: IcebergType, required: boolean, v: unknown, leaves: Map<number, Leaf>, inRepeated: boolean, name: string, id: number,
 ): unknown {
