@@ -108,6 +108,9 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   }
 
   const tLoaded = Date.now();
+  // Housekeeping, alongside the roll's own work (it is mostly waiting on the store); a failure never fails the roll.
+  const ageing = ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
+    .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
   const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), todo);
   const tMapped = Date.now();
   let snapshotId: string | null = null;
@@ -120,9 +123,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   }
   const tCommitted = Date.now();
   const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, todo, mapped);
-  // Housekeeping after the roll's own work: failures here never undo a commit.
-  await ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
-    .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
+  await ageing;
   maybeCrash(d, 'before_mark');
   await report(d.config, item.sink_id, {
     batch_ids: todo.map((b) => b.batch_id),

@@ -145,3 +145,54 @@ test('data file metrics for the manifest', () => {
   expect(lower(14, 'uuid')).toBe('f79c3e09-677c-4bbd-a479-3f349cb785e7');
   expect(lower(12, 'timestamptz')).toBe(0n);
 });
+
+describe('column by column', () => {
+  const colSchema: Schema = {
+    type: 'struct',
+    'schema-id': 1,
+    fields: [
+      { id: 1, name: 'id', required: true, type: 'long' },
+      { id: 2, name: 'name', required: false, type: 'string' },
+      { id: 3, name: 'ts', required: false, type: 'timestamptz' },
+      { id: 4, name: 'score', required: false, type: 'double' },
+    ],
+  };
+  // U+E000 sorts below U+1F600 by code point, above it by UTF-16 unit: the bounds must follow code points.
+  const names = ['b\u{1F600}', null, 'b\uE000', 'aé', 'a'];
+  const written = writeParquetDataFile({
+    schema: colSchema,
+    rowCount: 5,
+    columns: {
+      id: [5n, 4, -3n, 2, 9_007_199_254_740_993n], // numbers are converted as in rows
+      name: names,
+      ts: [0n, null, new Date(1000), '1970-01-01T00:00:02Z', 3_000_000n],
+      score: [1.5, NaN, null, -2, 0],
+    },
+  });
+
+  test('reads back as written, in order', async () => {
+    const buf = written.bytes.buffer.slice(written.bytes.byteOffset, written.bytes.byteOffset + written.bytes.byteLength) as ArrayBuffer;
+    const objs = await parquetReadObjects({ file: buf });
+    expect(objs.map((o) => o.id)).toEqual([5n, 4n, -3n, 2n, 9_007_199_254_740_993n]);
+    expect(objs.map((o) => o.name)).toEqual(names);
+    expect(objs.map((o) => (o.ts === null ? null : (o.ts as Date).getTime()))).toEqual([0, null, 1000, 2000, 3000]);
+  });
+
+  test('metrics: counts and code point bounds', () => {
+    const s = written.stats;
+    expect(s.record_count).toBe(5n);
+    expect([s.value_counts.get(2), s.null_value_counts.get(2)]).toEqual([5n, 1n]);
+    expect([s.value_counts.get(3), s.null_value_counts.get(3)]).toEqual([5n, 1n]);
+    expect(s.nan_value_counts.get(4)).toBe(1n);
+    expect(fromBinary('string', s.lower_bounds.get(2)!)).toBe('a');
+    expect(fromBinary('string', s.upper_bounds.get(2)!)).toBe('b\u{1F600}');
+    expect([fromBinary('long', s.lower_bounds.get(1)!), fromBinary('long', s.upper_bounds.get(1)!)]).toEqual([-3n, 9_007_199_254_740_993n]);
+    expect([fromBinary('timestamptz', s.lower_bounds.get(3)!), fromBinary('timestamptz', s.upper_bounds.get(3)!)]).toEqual([0n, 3_000_000n]);
+  });
+
+  test('a null in a required column, or a value of the wrong type, is refused', () => {
+    expect(() => writeParquetDataFile({ schema: colSchema, rowCount: 1, columns: { id: [null] } })).toThrow('required field id is null');
+    expect(() => writeParquetDataFile({ schema: colSchema, rowCount: 1, columns: { id: [1n], name: [7] } })).toThrow(/expected string/);
+    expect(() => writeParquetDataFile({ schema: colSchema, rowCount: 1, columns: { id: ['x'] } })).toThrow(/64-bit integer/);
+  });
+});

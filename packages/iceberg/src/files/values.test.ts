@@ -79,3 +79,14 @@ test('timestamps: the canonical UTC form and the general path agree; impossible 
     expect(() => toInternal('timestamptz', bad)).toThrow();
   }
 });
+
+test('timestamps: the remembered day never carries over to another date', () => {
+  // Same month and day, different years: the leap day exists in one only.
+  expect(toInternal('timestamptz', '2024-02-29T12:00:00Z')).toBe(1_709_208_000_000_000n);
+  expect(() => toInternal('timestamptz', '2023-02-29T12:00:00Z')).toThrow(/invalid timestamp/);
+  expect(toInternal('timestamptz', '2024-02-29T13:00:00Z')).toBe(1_709_211_600_000_000n);
+  // Back and forth across midnight.
+  expect(toInternal('timestamptz', '2026-11-23T23:59:59.999999Z')).toBe(1_795_478_399_999_999n);
+  expect(toInternal('timestamptz', '2026-11-24T00:00:00Z')).toBe(1_795_478_400_000_000n);
+  expect(toInternal('timestamptz', '2026-11-23T00:00:00Z')).toBe(1_795_392_000_000_000n);
+});

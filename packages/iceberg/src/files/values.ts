@@ -123,10 +123,10 @@ function parseCanonicalUtc(s: string, digits: number): bigint | undefined {
   const n = s.length;
   if (n < 20 || n > 30 || s.charCodeAt(n - 1) !== 0x5a /* Z */) return undefined;
   if (s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d || s.charCodeAt(10) !== 0x54 || s.charCodeAt(13) !== 0x3a || s.charCodeAt(16) !== 0x3a) return undefined;
-  const y = digitsAt(s, 0, 4), mo = digitsAt(s, 5, 2), d = digitsAt(s, 8, 2);
-  const h = digitsAt(s, 11, 2), mi = digitsAt(s, 14, 2), sec = digitsAt(s, 17, 2);
+  const century = twoDigitsAt(s, 0), yy = twoDigitsAt(s, 2), mo = twoDigitsAt(s, 5), d = twoDigitsAt(s, 8);
+  const h = twoDigitsAt(s, 11), mi = twoDigitsAt(s, 14), sec = twoDigitsAt(s, 17);
   // Anything not a digit (-1) takes the general path.
-  if (y < 0 || mo < 0 || d < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
+  if ((century | yy | mo | d | h | mi | sec) < 0 || h > 23 || mi > 59 || sec > 59) return undefined;
   let frac = 0;
   if (n > 20) {
     const places = n - 21;
@@ -136,11 +136,31 @@ function parseCanonicalUtc(s: string, digits: number): bigint | undefined {
     if (frac < 0 || (places > kept && digitsAt(s, 20 + kept, places - kept) < 0)) return undefined;
     frac *= 10 ** (digits - kept);
   }
-  requireRealDate(s, y, mo, d);
-  const ms = daysFromCivil(y, mo, d) * DAY_MS + h * 3_600_000 + mi * 60_000 + sec * 1000;
+  const ms = dayMillis(s, century * 100 + yy, mo, d) + h * 3_600_000 + mi * 60_000 + sec * 1000;
   // Micros of years 1700-2255 are exact as doubles: one BigInt, not three.
   if (digits === 6 && Math.abs(ms) < 9e12) return BigInt(ms * 1000 + frac);
   return BigInt(ms) * 10n ** BigInt(digits - 3) + BigInt(frac);
+}
+
+/** The last day read and its epoch millis: a batch's timestamps mostly fall on one day. */
+let lastDayKey = -1;
+let lastDayMs = 0;
+
+function dayMillis(s: string, y: number, mo: number, d: number): number {
+  const key = y * 10_000 + mo * 100 + d;
+  if (key !== lastDayKey) {
+    requireRealDate(s, y, mo, d);
+    lastDayMs = daysFromCivil(y, mo, d) * DAY_MS;
+    lastDayKey = key;
+  }
+  return lastDayMs;
+}
+
+/** The two-digit number at s[at], or -1 if either is not a digit. */
+function twoDigitsAt(s: string, at: number): number {
+  const a = s.charCodeAt(at) - 48;
+  const b = s.charCodeAt(at + 1) - 48;
+  return a >>> 0 > 9 || b >>> 0 > 9 ? -1 : a * 10 + b;
 }
 
 /** Days from 1970-01-01 to a proleptic Gregorian date (the civil-from-days inverse): a tenth of Date.UTC's cost. */
