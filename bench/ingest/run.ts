@@ -125,12 +125,15 @@ try {
         batchesSent++;
       }
       const r0 = process.hrtime.bigint();
+      const cpu0 = process.cpuUsage();
       const outcome = await rollSink(deps, await item());
       const seconds = Number(process.hrtime.bigint() - r0) / 1e9;
+      const cpu = process.cpuUsage(cpu0);
+      const cores = (cpu.user + cpu.system) / 1e6 / seconds;
       if (outcome.status !== 'rolled' || outcome.batches !== batchesSent || outcome.rows !== rowsSent || outcome.rejected !== 0) {
         throw new Error(`a roll appended ${outcome.rows} rows of ${outcome.batches} batches (${outcome.status}, ${outcome.rejected} rejected); ${rowsSent} rows in ${batchesSent} batches were sent`);
       }
-      return { outcome, seconds, rowsPerSecond: outcome.rows / seconds };
+      return { outcome, seconds, cores, rowsPerSecond: outcome.rows / seconds };
     };
     // A roller runs for days: the measured rolls are not its first. A warm-up roll of the same size compiles the
     // hot code and grows the heap to its working size (and adds __ingest_ts to the table).
@@ -191,6 +194,7 @@ try {
     console.log(`  roll: ${ROLL_REPEATS} rolls of ${roll.outcome.rows} rows in ${roll.outcome.batches} batches each, after a warm-up roll of the same size (verified: every row sent, none rejected)`);
     console.log(`    each (rows/s)   ${rolls.map((r) => Math.round(r.rowsPerSecond).toLocaleString('en-US')).join(', ')}`);
     console.log(`    phases (ms)     ${Object.entries(roll.outcome.phases ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')} (the median roll)`);
+    console.log(`    CPU             the roller ${roll.cores.toFixed(2)} cores (its thread and V8's helpers) during the median roll, of ${availableParallelism()}`);
     console.log(`    appended        ${Math.round(roll.rowsPerSecond).toLocaleString('en-US')} rows/s, the median (${roll.seconds.toFixed(2)} s)   target ≥ ${TARGET_ROWS.toLocaleString('en-US')} rows/s: ${verdict(roll.rowsPerSecond >= TARGET_ROWS)}`);
     console.log(`    JSON.parse      ${Math.round(parseRows).toLocaleString('en-US')} rows/s of the same rows, one thread; appended : parse = ${(roll.rowsPerSecond / parseRows).toFixed(2)}`);
   } finally {

@@ -203,6 +203,9 @@ async function mapBatches(objects: ObjectClient, sink: SinkRow, sinkId: string, 
     const text = await ahead.shift()!;
     ahead.push(read(i + READ_AHEAD));
     mapLines(mapped, batches[i].batch_id, BigInt(new Date(batches[i].received_at).getTime()) * 1000n, text);
+    // The reads ahead only move while this thread waits on I/O: awaiting a read that is already done never does.
+    // Without this turn of the event loop they stalled behind the mapping, and the roll waited on them.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return mapped;
 }
