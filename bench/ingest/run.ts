@@ -47,6 +47,16 @@ function batchBody(first: number, bytes: number): { body: string; rows: number }
   return { body: `[${parts.join(',')}]`, rows: parts.length };
 }
 
+/** Busy CPU seconds of the whole machine so far (every core; from /proc/stat, Linux); null elsewhere. */
+function machineBusySeconds(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
 function cpuSecondsOf(pid: number): number | null {
   try {
@@ -152,6 +162,7 @@ try {
     let batches = 0;
     const gatewayPid = state.services['ingest-gateway'].pid;
     const gatewayCpu0 = cpuSecondsOf(gatewayPid);
+    const machine0 = machineBusySeconds();
     const clientCpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const until = Date.now() + SECONDS * 1000;
@@ -164,9 +175,11 @@ try {
     }));
     const sendSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const gatewayCpu1 = cpuSecondsOf(gatewayPid);
+    const machine1 = machineBusySeconds();
     const clientCpu = process.cpuUsage(clientCpu0);
     const acceptedMBs = acceptedBytes / MB / sendSeconds;
     const gatewayCores = gatewayCpu0 === null || gatewayCpu1 === null ? null : (gatewayCpu1 - gatewayCpu0) / sendSeconds;
+    const machineCores = machine0 === null || machine1 === null ? null : (machine1 - machine0) / sendSeconds;
     const clientCores = (clientCpu.user + clientCpu.system) / 1e6 / sendSeconds;
 
     // 3. The floor: JSON.parse of the same bodies, one thread; its rows/s are the roll's yardstick (the roller parses every row once).
@@ -189,7 +202,7 @@ try {
     console.log(`\nbench/ingest on ${state.ingest_url} (one ingest-gateway process, measured directly, not through the public gateway)`);
     console.log(`  send route, ${PRODUCERS} producers, ${(BATCH_BYTES / 1024 / 1024).toFixed(0)} MiB batches, ${sendSeconds.toFixed(1)} s:`);
     console.log(`    accepted        ${acceptedMBs.toFixed(1)} MB/s, ${(batches / sendSeconds).toFixed(1)} batches/s   target ≥ ${TARGET_MBS} MB/s: ${verdict(acceptedMBs >= TARGET_MBS)}`);
-    console.log(`    CPU             ingest-gateway ${gatewayCores === null ? 'n/a' : `${gatewayCores.toFixed(2)} cores`}, the ${PRODUCERS} producers (this process) ${clientCores.toFixed(2)} cores, of ${availableParallelism()}`);
+    console.log(`    CPU             ingest-gateway ${gatewayCores === null ? 'n/a' : `${gatewayCores.toFixed(2)} cores`}, the ${PRODUCERS} producers (this process) ${clientCores.toFixed(2)} cores; the whole machine ${machineCores === null ? 'n/a' : `${machineCores.toFixed(2)} cores busy`} (the store's share is the rest), of ${availableParallelism()}`);
     console.log(`    JSON.parse      ${parseMBs.toFixed(1)} MB/s of the same bodies, one thread; accepted : parse = ${(acceptedMBs / parseMBs).toFixed(2)}`);
     console.log(`  roll: ${ROLL_REPEATS} rolls of ${roll.outcome.rows} rows in ${roll.outcome.batches} batches each, after a warm-up roll of the same size (verified: every row sent, none rejected)`);
     console.log(`    each (rows/s)   ${rolls.map((r) => Math.round(r.rowsPerSecond).toLocaleString('en-US')).join(', ')}`);

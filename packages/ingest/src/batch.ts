@@ -86,12 +86,10 @@ function arrayElements(bytes: Uint8Array, text: () => string): Elements | { ok: 
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, MINUS = 45, PLUS = 43, DOT = 46, ZERO = 48, NINE = 57;
 const OPEN_SQ = 91, CLOSE_SQ = 93, OPEN_CU = 123, CLOSE_CU = 125, LF = 10, CR = 13, SPACE = 32, TAB = 9;
 
-/** JSON whitespace: 1 within a line, 2 a line break. */
-const WHITESPACE = new Uint8Array(256);
-WHITESPACE[SPACE] = 1;
-WHITESPACE[TAB] = 1;
-WHITESPACE[LF] = 2;
-WHITESPACE[CR] = 2;
+/** Bytes a string runs on over: all but the quote, the backslash and control characters (which JSON makes escape). */
+const PLAIN_IN_STRING = new Uint8Array(256).fill(1, SPACE);
+PLAIN_IN_STRING[QUOTE] = 0;
+PLAIN_IN_STRING[BACKSLASH] = 0;
 /** What may follow a backslash in a string: 1 alone, 2 (`u`) with four hex digits. */
 const ESCAPE = new Uint8Array(256);
 for (const c of '"\\/bfnrt') ESCAPE[c.charCodeAt(0)] = 1;
@@ -100,11 +98,19 @@ const HEX = new Uint8Array(256);
 for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 
 const IN_ARRAY = 1, IN_OBJECT = 2;
+/** What the scan expects at the next token. */
+const VALUE = 0, VALUE_OR_CLOSE = 1, KEY = 2, KEY_OR_CLOSE = 3, COLON_NEXT = 4, AFTER_VALUE = 5, END = 6;
+
+const isDigit = (c: number): boolean => c >= ZERO && c <= NINE;
 
 /**
  * The top-level elements of `b` if it is one JSON array and nothing else
  * (RFC 8259; bytes from 0x80 up are taken as the caller found them, valid
- * UTF-8); null if it is not. Iterative, so nesting depth costs memory, not stack.
+ * UTF-8); null if it is not. One loop over the tokens with every position in
+ * a local (this reads up to 16 MiB per request: helper closures sharing the
+ * position ran at two thirds the speed); iterative, so nesting depth costs
+ * memory, not stack. Reading past the end yields undefined, which no test
+ * below accepts.
  */
 function scanArray(b: Uint8Array): Elements | null {
   const n = b.length;
@@ -112,133 +118,122 @@ function scanArray(b: Uint8Array): Elements | null {
   let containers = new Uint8Array(32);
   let depth = 0;
   let lineBreak = false;
+  let valueEnd = 0;
+  let state = VALUE;
   let i = 0;
-
-  const skipWhitespace = (): void => {
-    for (; i < n; i++) {
-      const w = WHITESPACE[b[i]];
-      if (w === 0) return;
-      if (w === 2 && depth > 1) lineBreak = true; // inside an element: it is rewritten onto one line
-    }
-  };
-  const string = (): boolean => { // at the opening quote
-    for (i++; i < n;) {
-      const c = b[i];
-      if (c === QUOTE) {
-        i++;
-        return true;
-      }
-      if (c === BACKSLASH) {
-        const e = ESCAPE[b[i + 1]];
-        if (e === 1) i += 2;
-        else if (e === 2 && HEX[b[i + 2]] && HEX[b[i + 3]] && HEX[b[i + 4]] && HEX[b[i + 5]]) i += 6;
-        else return false;
-      } else if (c < SPACE) return false; // control characters must be escaped
-      else i++;
-    }
-    return false;
-  };
-  const digits = (): boolean => {
-    const from = i;
-    while (i < n && b[i] >= ZERO && b[i] <= NINE) i++;
-    return i > from;
-  };
-  const number = (): boolean => {
-    if (b[i] === MINUS) i++;
-    if (b[i] === ZERO) i++;
-    else if (!(b[i] > ZERO && b[i] <= NINE) || !digits()) return false;
-    if (b[i] === DOT) {
-      i++;
-      if (!digits()) return false;
-    }
-    if (b[i] === 101 || b[i] === 69) { // e E
-      i++;
-      if (b[i] === PLUS || b[i] === MINUS) i++;
-      if (!digits()) return false;
-    }
-    return true;
-  };
-  const literal = (word: string): boolean => {
-    for (let k = 0; k < word.length; k++) if (b[i + k] !== word.charCodeAt(k)) return false;
-    i += word.length;
-    return true;
-  };
-  const open = (kind: number): void => {
-    if (depth === containers.length) {
-      const grown = new Uint8Array(depth * 2);
-      grown.set(containers);
-      containers = grown;
-    }
-    containers[depth++] = kind;
-    i++;
-    skipWhitespace();
-  };
-  /** At a member's key: the key, the colon, and the whitespace up to its value. */
-  const key = (): boolean => {
-    if (b[i] !== QUOTE || !string()) return false;
-    skipWhitespace();
-    if (b[i] !== COLON) return false;
-    i++;
-    skipWhitespace();
-    return true;
-  };
-  /** Whitespace, then the end of the input. */
-  const end = (): Elements | null => {
-    skipWhitespace();
-    return i === n ? out : null;
-  };
-
-  skipWhitespace();
-  if (b[i] !== OPEN_SQ) return null;
-  open(IN_ARRAY);
-  if (b[i] === CLOSE_SQ) {
-    i++;
-    return end();
-  }
+  let c = b[0];
+  while (c === SPACE || c === TAB || c === LF || c === CR) c = b[++i];
+  if (c !== OPEN_SQ) return null;
+  containers[depth++] = IN_ARRAY;
+  i++;
+  state = VALUE_OR_CLOSE;
   for (;;) {
-    // A value starts here.
-    if (depth === 1) {
-      out.starts.push(i);
-      lineBreak = false;
+    c = b[i];
+    while (c === SPACE || c === TAB || c === LF || c === CR) {
+      if (depth > 1 && (c === LF || c === CR)) lineBreak = true; // inside an element: it is rewritten onto one line
+      c = b[++i];
     }
-    const c = b[i];
-    if (c === OPEN_CU) {
-      open(IN_OBJECT);
-      if (b[i] === CLOSE_CU) {
+    switch (state) {
+      case VALUE_OR_CLOSE:
+        if (c === CLOSE_SQ) {
+          depth--;
+          valueEnd = ++i;
+          state = depth === 0 ? END : AFTER_VALUE;
+          continue;
+        }
+        state = VALUE;
+        continue;
+      case KEY_OR_CLOSE:
+        if (c === CLOSE_CU) {
+          depth--;
+          valueEnd = ++i;
+          state = AFTER_VALUE;
+          continue;
+        }
+        if (c !== QUOTE) return null;
+        state = COLON_NEXT;
+        break; // the string below
+      case KEY:
+        if (c !== QUOTE) return null;
+        state = COLON_NEXT;
+        break; // the string below
+      case COLON_NEXT:
+        if (c !== COLON) return null;
+        i++;
+        state = VALUE;
+        continue;
+      case VALUE:
+        if (depth === 1) {
+          out.starts.push(i);
+          lineBreak = false;
+        }
+        if (c === OPEN_CU || c === OPEN_SQ) {
+          if (depth === containers.length) {
+            const grown = new Uint8Array(depth * 2);
+            grown.set(containers);
+            containers = grown;
+          }
+          containers[depth++] = c === OPEN_CU ? IN_OBJECT : IN_ARRAY;
+          i++;
+          state = c === OPEN_CU ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+          continue;
+        }
+        state = AFTER_VALUE;
+        if (c === QUOTE) break; // the string below
+        if (c === MINUS || isDigit(c)) {
+          if (c === MINUS) c = b[++i];
+          if (c === ZERO) c = b[++i];
+          else if (isDigit(c)) do c = b[++i]; while (isDigit(c));
+          else return null;
+          if (c === DOT) {
+            c = b[++i];
+            if (!isDigit(c)) return null;
+            do c = b[++i]; while (isDigit(c));
+          }
+          if (c === 101 || c === 69) { // e E
+            c = b[++i];
+            if (c === PLUS || c === MINUS) c = b[++i];
+            if (!isDigit(c)) return null;
+            do c = b[++i]; while (isDigit(c));
+          }
+        } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) i += 4; // true
+        else if (c === 102 && b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101) i += 5; // false
+        else if (c === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108) i += 4; // null
+        else return null;
+        valueEnd = i;
+        continue;
+      case AFTER_VALUE: {
+        if (depth === 1) {
+          out.ends.push(valueEnd);
+          if (lineBreak) out.multiline.add(out.starts.length - 1);
+        }
+        const inside = containers[depth - 1];
+        if (c === COMMA) {
+          i++;
+          state = inside === IN_OBJECT ? KEY : VALUE;
+          continue;
+        }
+        if (!((c === CLOSE_SQ && inside === IN_ARRAY) || (c === CLOSE_CU && inside === IN_OBJECT))) return null;
         depth--;
-        i++;
-      } else if (!key()) return null;
-      else continue;
-    } else if (c === OPEN_SQ) {
-      open(IN_ARRAY);
-      if (b[i] === CLOSE_SQ) {
-        depth--;
-        i++;
-      } else continue;
-    } else if (!(c === QUOTE ? string() : c === MINUS || (c >= ZERO && c <= NINE) ? number()
-      : c === 116 ? literal('true') : c === 102 ? literal('false') : c === 110 ? literal('null') : false)) {
-      return null;
-    }
-    // A value ended here: close what it ends, up to the next comma.
-    for (;;) {
-      if (depth === 1) {
-        out.ends.push(i);
-        if (lineBreak) out.multiline.add(out.starts.length - 1);
+        valueEnd = ++i;
+        if (depth === 0) state = END;
+        continue;
       }
-      skipWhitespace();
-      const inside = containers[depth - 1];
-      const d = b[i];
-      if (d === COMMA) {
-        i++;
-        skipWhitespace();
-        if (inside === IN_OBJECT && !key()) return null;
-        break;
-      }
-      if (!((d === CLOSE_SQ && inside === IN_ARRAY) || (d === CLOSE_CU && inside === IN_OBJECT))) return null;
-      depth--;
-      i++;
-      if (depth === 0) return end();
+      default: // END
+        return i === n ? out : null;
     }
+    // A string (a key or a value) starts at i.
+    for (i++; ;) {
+      while (PLAIN_IN_STRING[b[i]] === 1) i++;
+      c = b[i];
+      if (c === QUOTE) break;
+      if (c !== BACKSLASH) return null; // a control character, or the end of the input
+      const escape = ESCAPE[b[i + 1]];
+      if (escape === 1) i += 2;
+      else if (escape === 2 && HEX[b[i + 2]] && HEX[b[i + 3]] && HEX[b[i + 4]] && HEX[b[i + 5]]) i += 6;
+      else return null;
+    }
+    valueEnd = ++i;
   }
 }
 
