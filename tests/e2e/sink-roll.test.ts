@@ -52,6 +52,30 @@ test('batches roll into the table once; misfits are rejected with reasons; __ing
   expect((await send(sink.sink_id, sink.send_key, 'b', '[{"id":5}]')).body).toMatchObject({ duplicate: true, state: 'committed' });
 }, 90_000);
 
+test('a large roll is shared between two threads: two data files, one append, every row once, the rejects of both shares', async () => {
+  const s = await sinkSetup();
+  const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `l${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 3 })).body;
+  // Five batches of about 1 MiB (a split needs 4 MiB), each with one misfit; sent at once so they roll together.
+  const batch = (b: number) => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => `{"id":${b * 100_000 + i},"msg":"${'m'.repeat(80)} ${i}"}`);
+    rows.splice(500, 0, `{"id":"not a number ${b}"}`);
+    return `[${rows.join(',')}]`;
+  };
+  await Promise.all([0, 1, 2, 3, 4].map((b) => send(sink.sink_id, sink.send_key, `big-${b}`, batch(b)).expect(202)));
+  const rolled = await until('the roll', async () => {
+    const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(s.admin.api_key));
+    return got.body.lag.batches_waiting === 0 && got.body.last_roll ? got.body : null;
+  }, 90);
+  expect(rolled.last_roll).toMatchObject({ batches: 5, rows: 50_000, rejected_rows: 5 });
+  const table = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
+  expect(table.body).toMatchObject({ rows: 50_000, data_files: 2, snapshots: 1 });
+  const s3 = await blobReader(s.w.warehouse_id);
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: s.w.blob_bucket, Prefix: rolled.rejects.prefix }));
+  const text = await (await s3.send(new GetObjectCommand({ Bucket: s.w.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();
+  // Sent at once, the batches were received in no set order; each share's rejects are in its batches' order.
+  expect(text.trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.batch_id, r.line]).sort()).toEqual([0, 1, 2, 3, 4].map((b) => [`big-${b}`, 501]));
+}, 120_000);
+
 test('a sink whose table disappeared is disabled; sends answer sink_disabled', async () => {
   const s = await sinkSetup();
   const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `g${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 1 })).body;

@@ -5,6 +5,7 @@ import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
+import { ShareThread } from './share-thread';
 
 export interface RollerDeps {
   config: FloeConfig;
@@ -14,15 +15,18 @@ export interface RollerDeps {
   catalog: CatalogClient;
   connection: ConnectionOptions;
   prefix: string;
+  /** The second thread large rolls split their work with. */
+  shares: ShareThread;
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): RollerDeps {
   const db = new pg.Pool({ connectionString: config.databaseUrl, max: 6 });
   db.on('error', (err) => logger.error('postgres pool error', { err }));
   const storage = deploymentStorage(config.s3);
-  return { config, logger, db, storage, catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) };
+  return { config, logger, db, storage, catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix), shares: new ShareThread() };
 }
 
 export async function closeDeps(d: RollerDeps): Promise<void> {
+  await d.shares.close().catch(() => undefined);
   await d.db.end().catch(() => undefined);
 }

@@ -1,14 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CatalogFailure } from '@floe/catalog-client';
-import { buildAppend, parquetDataFile, writeParquetDataFile, type WrittenParquet } from '@floe/iceberg';
+import { buildAppend, parquetDataFile, type WrittenParquet } from '@floe/iceberg';
 import type { ObjectClient, StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
 import { ageOutRejects } from './reject-ageing';
-import { INGEST_TS, currentSchemaFields, mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
+import { INGEST_TS, currentSchemaFields, type Reject } from '@floe/ingest';
+import { mapBatches, type BatchRef } from './map-batches';
+import { runShare, type ShareTask } from './share-task';
 
-// One roll of one sink: waiting batches → one Parquet data file → one append
+// One roll of one sink: waiting batches → one Parquet data file (two for a
+// large roll, one per thread) → one append
 // committed through the catalog → batches marked committed.
 //
 // Exactly once: the snapshot summary carries the sink id and the batch ids it
@@ -34,7 +37,11 @@ function maybeCrash(d: RollerDeps, stage: 'after_files' | 'after_commit' | 'befo
 interface Batch {
   batch_id: string;
   received_at: Date;
+  bytes: number;
 }
+
+/** A roll of at least this many bytes of batches is split in two, one share on the share thread (share-thread.ts). */
+const SHARE_MIN_BYTES = 4 * 1024 * 1024;
 
 interface SinkRow {
   blob_bucket: string;
@@ -49,8 +56,13 @@ export interface RollOutcome {
   rows: number;
   rejected: number;
   snapshotId?: string;
-  /** Milliseconds of each part of a roll that appended: where the time goes (logged, and printed by bench/ingest). */
-  phases?: { load: number; read_and_map: number; write_parquet: number; upload_and_commit: number; finish: number };
+  /**
+   * Milliseconds of each part of a roll that appended: where the time goes
+   * (logged, and printed by bench/ingest). read_and_map and write_parquet
+   * are the roll's own thread's share; share_thread the other share's, run
+   * alongside (0 for a roll not split).
+   */
+  phases?: Record<'load' | 'read_and_map' | 'write_parquet' | 'share_thread' | 'upload_and_commit' | 'finish', number>;
 }
 
 export async function rollSink(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
@@ -91,8 +103,8 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   const inTable = batchesInTable(loaded.metadata, item.sink_id);
   const done = pending.filter((b) => inTable.has(b.batch_id));
   for (const [snapshotId, batches] of groupBySnapshot(done, inTable)) {
-    const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), batches);
-    const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, batches, mapped);
+    const mapped = await mapBatches(objects, sink.blob_bucket, item.sink_id, currentSchemaFields(loaded.metadata), batches.map(batchRef));
+    const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, batches, mapped.rejects);
     await report(d.config, item.sink_id, {
       batch_ids: batches.map((b) => b.batch_id), snapshot_id: snapshotId, rows: mapped.count, rejected_rows: mapped.rejects.length, seconds: 0,
       ...(rejectFile ? { reject_file: rejectFile } : {}),
@@ -111,37 +123,45 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   // Housekeeping, alongside the roll's own work (it is mostly waiting on the store); a failure never fails the roll.
   const ageing = ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
-  const mapped = await mapBatches(objects, sink, item.sink_id, currentSchemaFields(loaded.metadata), todo);
-  const tMapped = Date.now();
+  const share = (batches: Batch[]): ShareTask => ({
+    store: { endpoint: d.config.s3.endpoint, region: d.config.s3.region }, credentials: sinkCredentials, bucket: sink.blob_bucket,
+    sinkId: item.sink_id, fields: currentSchemaFields(loaded!.metadata), schema: schemaOf(loaded!.metadata), batches: batches.map(batchRef),
+  });
+  const [mine, theirs] = splitShares(todo);
+  const [own, other] = await Promise.all([runShare(share(mine), objects), theirs.length ? d.shares.run(share(theirs)) : undefined]);
+  const tWritten = Date.now();
+  const rows = own.count + (other?.count ?? 0);
+  const rejects = other ? [...own.rejects, ...other.rejects] : own.rejects;
+  const files = [own.written, other?.written].filter((w): w is WrittenParquet => w !== undefined);
   let snapshotId: string | null = null;
-  let tWritten = tMapped;
-  if (mapped.count) {
-    const written = writeParquetDataFile({ schema: schemaOf(loaded.metadata) as never, columns: mapped.columns, rowCount: mapped.count });
-    tWritten = Date.now();
-    snapshotId = await commitAppend(d, item, tablePath, loaded, written, todo.map((b) => b.batch_id));
+  if (files.length) {
+    snapshotId = await commitAppend(d, item, tablePath, loaded, files, todo.map((b) => b.batch_id));
     maybeCrash(d, 'after_commit');
   }
   const tCommitted = Date.now();
-  const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, todo, mapped);
+  const rejectFile = await writeRejects(objects, sink, item.sink_id, snapshotId, todo, rejects);
   await ageing;
   maybeCrash(d, 'before_mark');
   await report(d.config, item.sink_id, {
     batch_ids: todo.map((b) => b.batch_id),
     snapshot_id: snapshotId,
-    rows: mapped.count,
-    rejected_rows: mapped.rejects.length,
+    rows,
+    rejected_rows: rejects.length,
     seconds: (Date.now() - started) / 1000,
     ...(rejectFile ? { reject_file: rejectFile } : {}),
     ...(tableChanges || item.table_changes_applied ? { table_changes_applied: true } : {}),
   });
-  const phases = { load: tLoaded - started, read_and_map: tMapped - tLoaded, write_parquet: tWritten - tMapped, upload_and_commit: tCommitted - tWritten, finish: Date.now() - tCommitted };
-  d.logger.info('rolled', { sink_id: item.sink_id, batches: todo.length, rows: mapped.count, rejected: mapped.rejects.length, snapshot_id: snapshotId, phases_ms: phases });
-  return { status: 'rolled', batches: todo.length, rows: mapped.count, rejected: mapped.rejects.length, ...(snapshotId ? { snapshotId } : {}), phases };
+  const phases = {
+    load: tLoaded - started, read_and_map: Math.round(own.mapMs), write_parquet: Math.round(own.writeMs),
+    share_thread: Math.round(other ? other.mapMs + other.writeMs : 0), upload_and_commit: tCommitted - tWritten, finish: Date.now() - tCommitted,
+  };
+  d.logger.info('rolled', { sink_id: item.sink_id, batches: todo.length, rows, rejected: rejects.length, snapshot_id: snapshotId, phases_ms: phases });
+  return { status: 'rolled', batches: todo.length, rows, rejected: rejects.length, ...(snapshotId ? { snapshotId } : {}), phases };
 }
 
 async function pendingBatches(d: RollerDeps, sinkId: string): Promise<Batch[]> {
   const { rows } = await d.db.query<Batch>(
-    `SELECT batch_id, received_at FROM sink_batches WHERE sink_id = $1 AND state = 'pending' ORDER BY received_at, batch_id LIMIT 5000`, [sinkId]);
+    `SELECT batch_id, received_at, bytes FROM sink_batches WHERE sink_id = $1 AND state = 'pending' ORDER BY received_at, batch_id LIMIT 5000`, [sinkId]);
   return rows;
 }
 
@@ -182,40 +202,24 @@ function groupBySnapshot(done: Batch[], inTable: Map<string, string>): Map<strin
   return out;
 }
 
-/** Batch objects read ahead of the one being mapped: the store's latency overlaps the mapping. */
-const READ_AHEAD = 8;
+const batchRef = (b: Batch): BatchRef => ({ batch_id: b.batch_id, receivedAtMicros: BigInt(new Date(b.received_at).getTime()) * 1000n });
 
-/** The batches' NDJSON mapped onto the table's fields, in order; a batch object that is gone maps to nothing. */
-async function mapBatches(objects: ObjectClient, sink: SinkRow, sinkId: string, fields: SchemaField[], batches: Batch[]): Promise<MappedRows> {
-  const mapped = mappedRows(fields);
-  const read = (i: number): Promise<string> | undefined => {
-    if (i >= batches.length) return undefined;
-    const text = objects.getText(sink.blob_bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
-      if ((err as { kind?: string }).kind === 'not_found') return '';
-      throw err;
-    });
-    // Awaited in turn below; this only keeps a failure ahead of its turn from counting as unhandled.
-    text.catch(() => undefined);
-    return text;
-  };
-  const ahead = Array.from({ length: READ_AHEAD }, (_, i) => read(i));
-  for (let i = 0; i < batches.length; i++) {
-    const text = await ahead.shift()!;
-    ahead.push(read(i + READ_AHEAD));
-    mapLines(mapped, batches[i].batch_id, BigInt(new Date(batches[i].received_at).getTime()) * 1000n, text);
-    // The reads ahead only move while this thread waits on I/O: awaiting a read that is already done never does.
-    // Without this turn of the event loop they stalled behind the mapping, and the roll waited on them.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return mapped;
+/** The batches as the roll's own share and the share thread's: split by bytes once there are enough to be worth a second thread. */
+function splitShares(batches: Batch[]): [Batch[], Batch[]] {
+  const total = batches.reduce((sum, b) => sum + b.bytes, 0);
+  if (batches.length < 2 || total < SHARE_MIN_BYTES) return [batches, []];
+  let bytes = 0;
+  let cut = 0;
+  while (cut < batches.length - 1 && bytes + batches[cut].bytes <= total / 2) bytes += batches[cut++].bytes;
+  return [batches.slice(0, Math.max(cut, 1)), batches.slice(Math.max(cut, 1))];
 }
 
 /** Writes the roll's reject file, named after its snapshot (or, with nothing appended, after its batches); its key, if any. */
-async function writeRejects(objects: ObjectClient, sink: SinkRow, sinkId: string, snapshotId: string | null, batches: Batch[], mapped: MappedRows): Promise<string | undefined> {
-  if (!mapped.rejects.length) return undefined;
+async function writeRejects(objects: ObjectClient, sink: SinkRow, sinkId: string, snapshotId: string | null, batches: Batch[], rejects: Reject[]): Promise<string | undefined> {
+  if (!rejects.length) return undefined;
   const name = snapshotId ?? `none-${createHash('sha256').update(batches.map((b) => b.batch_id).join(',')).digest('hex').slice(0, 32)}`;
   const key = `_sink/${sinkId}/_rejects/${name}.ndjson`;
-  await objects.put(sink.blob_bucket, key, `${mapped.rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
+  await objects.put(sink.blob_bucket, key, `${rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
   return key;
 }
 
@@ -246,7 +250,7 @@ async function addIngestColumn(d: RollerDeps, item: WorkItem, tablePath: string,
 }
 
 /** Uploads the data file once, then builds and commits the append, rebuilding it on the new head after each lost race. */
-async function commitAppend(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, written: WrittenParquet, batchIds: string[]): Promise<string> {
+async function commitAppend(d: RollerDeps, item: WorkItem, tablePath: string, loaded: Json, written: WrittenParquet[], batchIds: string[]): Promise<string> {
   let m = loaded.metadata as Json;
   const creds = vendedCredentials(loaded);
   const s3 = d.storage.s3As(creds);
@@ -257,11 +261,11 @@ async function commitAppend(d: RollerDeps, item: WorkItem, tablePath: string, lo
     const out = await s3.send(new GetObjectCommand({ Bucket: bucketOf(p), Key: keyOf(p) }));
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
-  const dataPath = `${m.location}/data/sink-${item.sink_id}-${randomUUID()}.parquet`;
-  // The data file uploads while the first append is built; nothing is committed before both are done.
-  const dataUpload = objects.put(bucketOf(dataPath), keyOf(dataPath), written.bytes);
+  const dataPaths = written.map(() => `${m.location}/data/sink-${item.sink_id}-${randomUUID()}.parquet`);
+  // The data files upload while the first append is built; nothing is committed before all are done.
+  const dataUpload = Promise.all(written.map((w, i) => objects.put(bucketOf(dataPaths[i]), keyOf(dataPaths[i]), w.bytes)));
   dataUpload.catch(() => undefined);
-  const file = parquetDataFile(dataPath, written.stats);
+  const files = written.map((w, i) => parquetDataFile(dataPaths[i], w.stats));
 
   for (let attempt = 1; ; attempt++) {
     const headId = m['current-snapshot-id'];
@@ -272,7 +276,7 @@ async function commitAppend(d: RollerDeps, item: WorkItem, tablePath: string, lo
     const built = await buildAppend({
       formatVersion: m['format-version'], schema: schemaOf(m) as never, spec: spec as never, parent: parent as never,
       lastSequenceNumber: BigInt(m['last-sequence-number'] ?? 0), nextRowId: m['format-version'] >= 3 ? BigInt(m['next-row-id'] ?? 0) : undefined,
-      files: [file], snapshotId, read,
+      files, snapshotId, read,
       manifestPath: `${m.location}/metadata/${randomUUID()}-m0.avro`,
       manifestListPath: `${m.location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`,
       summary: { [SINK_ID_PROP]: item.sink_id, [SINK_BATCHES_PROP]: batchIds.join(','), 'engine-name': 'floe-roller' },

@@ -1,0 +1,40 @@
+import { mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
+import type { ObjectClient } from '@floe/storage';
+
+// Waiting batches read from the blob bucket and mapped onto a table's
+// fields: the roll's main thread does this for its share, and so does the
+// share thread for the other (share-thread.ts).
+
+export interface BatchRef {
+  batch_id: string;
+  /** When the batch was received, in epoch microseconds: its rows' `__ingest_ts`. */
+  receivedAtMicros: bigint;
+}
+
+/** Batch objects read ahead of the one being mapped: the store's latency overlaps the mapping. */
+const READ_AHEAD = 8;
+
+/** The batches' NDJSON mapped onto the fields, in order; a batch object that is gone maps to nothing. */
+export async function mapBatches(objects: ObjectClient, bucket: string, sinkId: string, fields: SchemaField[], batches: BatchRef[]): Promise<MappedRows> {
+  const mapped = mappedRows(fields);
+  const read = (i: number): Promise<string> | undefined => {
+    if (i >= batches.length) return undefined;
+    const text = objects.getText(bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
+      if ((err as { kind?: string }).kind === 'not_found') return '';
+      throw err;
+    });
+    // Awaited in turn below; this only keeps a failure ahead of its turn from counting as unhandled.
+    text.catch(() => undefined);
+    return text;
+  };
+  const ahead = Array.from({ length: READ_AHEAD }, (_, i) => read(i));
+  for (let i = 0; i < batches.length; i++) {
+    const text = await ahead.shift()!;
+    ahead.push(read(i + READ_AHEAD));
+    mapLines(mapped, batches[i].batch_id, batches[i].receivedAtMicros, text);
+    // The reads ahead only move while this thread waits on I/O: awaiting a read that is already done never does.
+    // Without this turn of the event loop they stalled behind the mapping, and the roll waited on them.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return mapped;
+}
