@@ -12,8 +12,12 @@ import type { ShareResult, ShareTask } from './share-task';
 
 type Waiting = { resolve: (r: ShareResult) => void; reject: (e: Error) => void };
 
-/** The worker's entry runs TypeScript: its loader is registered in the thread first, as `--import tsx` does for the process. */
-const ENTRY = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./share-worker.ts', import.meta.url).href)}); })`;
+/**
+ * The worker's entry runs TypeScript: its loader is registered in the thread
+ * first, as `--import tsx` does for the process (workers do not inherit it).
+ * Both are resolved here, so the thread does not depend on the working directory.
+ */
+const ENTRY = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./share-worker.ts', import.meta.url).href)}); })`;
 
 export class ShareThread {
   private worker?: Worker;
