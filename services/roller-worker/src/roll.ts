@@ -123,9 +123,11 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
   // Housekeeping, alongside the roll's own work (it is mostly waiting on the store); a failure never fails the roll.
   const ageing = ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
+  const fields = currentSchemaFields(loaded.metadata);
+  const schema = schemaOf(loaded.metadata);
   const share = (batches: Batch[]): ShareTask => ({
     store: { endpoint: d.config.s3.endpoint, region: d.config.s3.region }, credentials: sinkCredentials, bucket: sink.blob_bucket,
-    sinkId: item.sink_id, fields: currentSchemaFields(loaded!.metadata), schema: schemaOf(loaded!.metadata), batches: batches.map(batchRef),
+    sinkId: item.sink_id, fields, schema, batches: batches.map(batchRef),
   });
   const [mine, theirs] = splitShares(todo);
   const [own, other] = await Promise.all([runShare(share(mine), objects), theirs.length ? d.shares.run(share(theirs)) : undefined]);
