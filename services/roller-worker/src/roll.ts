@@ -9,6 +9,7 @@ import { ageOutRejects } from './reject-ageing';
 import { INGEST_TS, currentSchemaFields, type Reject } from '@floe/ingest';
 import { mapBatches, type BatchRef } from './map-batches';
 import { runShare, type ShareTask } from './share-task';
+import { splitShares, takeForRoll } from './batch-plan';
 
 // One roll of one sink: waiting batches → one Parquet data file (two for a
 // large roll, one per thread) → one append
@@ -39,9 +40,6 @@ interface Batch {
   received_at: Date;
   bytes: number;
 }
-
-/** A roll of at least this many bytes of batches is split in two, one share on the share thread (share-thread.ts). */
-const SHARE_MIN_BYTES = 4 * 1024 * 1024;
 
 interface SinkRow {
   blob_bucket: string;
@@ -110,7 +108,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
       ...(rejectFile ? { reject_file: rejectFile } : {}),
     });
   }
-  const todo = pending.filter((b) => !inTable.has(b.batch_id));
+  const todo = takeForRoll(pending.filter((b) => !inTable.has(b.batch_id)));
   if (!todo.length) return { status: 'reconciled', batches: done.length, rows: 0, rejected: 0 };
 
   let tableChanges = false;
@@ -205,16 +203,6 @@ function groupBySnapshot(done: Batch[], inTable: Map<string, string>): Map<strin
 }
 
 const batchRef = (b: Batch): BatchRef => ({ batch_id: b.batch_id, receivedAtMicros: BigInt(new Date(b.received_at).getTime()) * 1000n });
-
-/** The batches as the roll's own share and the share thread's: split by bytes once there are enough to be worth a second thread. */
-function splitShares(batches: Batch[]): [Batch[], Batch[]] {
-  const total = batches.reduce((sum, b) => sum + b.bytes, 0);
-  if (batches.length < 2 || total < SHARE_MIN_BYTES) return [batches, []];
-  let bytes = 0;
-  let cut = 0;
-  while (cut < batches.length - 1 && bytes + batches[cut].bytes <= total / 2) bytes += batches[cut++].bytes;
-  return [batches.slice(0, Math.max(cut, 1)), batches.slice(Math.max(cut, 1))];
-}
 
 /** Writes the roll's reject file, named after its snapshot (or, with nothing appended, after its batches); its key, if any. */
 async function writeRejects(objects: ObjectClient, sink: SinkRow, sinkId: string, snapshotId: string | null, batches: Batch[], rejects: Reject[]): Promise<string | undefined> {
