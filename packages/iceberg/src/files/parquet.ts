@@ -86,9 +86,8 @@ export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet 
     const p = requirePrimitive(f.type);
     const leaf = leaves.get(f.id)!;
     if (INT64_KINDS.has(p.kind)) return { name: f.name, data: int64Column(p, f.required, values, leaf, f.name) };
-    const data = p.kind === 'string' ? stringColumn(p, f.required, values, leaf, f.name)
-      : values.map((v) => leafValue(p, f.required, v, leaf, false, f.name));
-    return { name: f.name, data: p.kind === 'string' ? utf8Values(data) : data };
+    if (p.kind === 'string') return { name: f.name, data: utf8Values(stringColumn(p, f.required, values, leaf, f.name)) };
+    return { name: f.name, data: values.map((v) => leafValue(p, f.required, v, leaf, false, f.name)) };
   });
 
   const writer = new ByteWriter();
