@@ -1,7 +1,6 @@
-// The database package: the generated Prisma client, a pg pool for hot paths
-// that want raw SQL, and the offline migration runner.
+// The database package: the generated Prisma client and the offline migration
+// runner (the deployables' pg pool is packages/http's createPool).
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
 import { PrismaClient } from './generated/client';
 
 export * from './generated/client';
@@ -11,9 +10,4 @@ export type { ApplyOptions } from './migrate';
 /** A PrismaClient over a pg pool of `poolSize` connections (Prisma 7 needs a driver adapter). */
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) });
-}
-
-/** A plain pg pool; the caller ends it. */
-export function createPgPool(databaseUrl: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max });
 }

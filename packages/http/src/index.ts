@@ -12,3 +12,4 @@ export * from './sql';
 export * from './serve';
 export * from './transaction';
 export * from './body';
+export * from './pool';

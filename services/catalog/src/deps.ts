@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
-import type { Logger } from '@floe/http';
+import { createPool, type Logger } from '@floe/http';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { CatalogAuth } from './auth';
 import { MetadataFiles } from './metadata-files';
@@ -17,8 +17,7 @@ export interface CatalogDeps {
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): CatalogDeps {
-  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
-  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const db = createPool({ connectionString: config.databaseUrl, max: 10, name: 'catalog', logger });
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const auth = new CatalogAuth({ db, redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });

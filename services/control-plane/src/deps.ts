@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { Authenticator } from '@floe/auth';
-import { IdempotencyStore, type Logger } from '@floe/http';
+import { IdempotencyStore, type Logger, createPool } from '@floe/http';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { loadAccess } from './access/context';
@@ -28,8 +28,7 @@ export interface ControlPlaneDeps {
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps {
-  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
-  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const db = createPool({ connectionString: config.databaseUrl, max: 10, name: 'control-plane', logger });
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix });

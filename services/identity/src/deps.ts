@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
 import { Authenticator } from '@floe/auth';
 import type { Logger } from '@floe/http';
+import { createPool } from '@floe/http';
 import { SigningKeys } from './signing/signing-keys';
 
 /** Everything the identity routes touch outside the process. */
@@ -16,8 +17,7 @@ export interface IdentityDeps {
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): IdentityDeps {
-  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
-  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const db = createPool({ connectionString: config.databaseUrl, max: 10, name: 'identity', logger });
   // Auto-pipelining folds the per-request epoch and rate-limit reads into one round trip.
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
+import { createPool } from '@floe/http';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { DeviceRateLimiter } from './device-rate';
 
@@ -15,8 +16,7 @@ export interface IngestDeps {
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): IngestDeps {
-  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
-  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const db = createPool({ connectionString: config.databaseUrl, max: 10, name: 'ingest-gateway', logger });
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const storage = deploymentStorage(config.s3);

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'bullmq';
 import { CatalogClient } from '@floe/catalog-client';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
+import { createPool } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { ShareThread } from './share-thread';
@@ -20,8 +21,7 @@ export interface RollerDeps {
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): RollerDeps {
-  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 6 });
-  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const db = createPool({ connectionString: config.databaseUrl, max: 6, name: 'roller-worker', logger });
   const storage = deploymentStorage(config.s3);
   return { config, logger, db, storage, catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix), shares: new ShareThread() };
 }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
 import type { Logger } from '@floe/http';
+import { createPool } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import type { ConnectionOptions } from 'bullmq';
@@ -17,8 +18,7 @@ export interface WorkerDeps {
 }
 
 export function createDeps(config: FloeConfig, logger: Logger): WorkerDeps {
-  const db = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
-  db.on('error', (err) => logger.error('postgres pool error', { err }));
+  const db = createPool({ connectionString: config.databaseUrl, max: 4, name: 'teardown-worker', logger });
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const storage = deploymentStorage(config.s3);
