@@ -35,6 +35,9 @@ test('a dropped table registers again from its metadata file; overwrite moves an
 
   icebergError(await catalog().post(`${base()}/register`).set(bearer(rw)).send({ name: 'again', 'metadata-location': location }), 409, 'AlreadyExistsException');
   const other = await catalog().post(`${base()}/tables`).set(bearer(rw)).send({ name: 'other', schema }).expect(200);
+  // Two live tables never share a location: registering the live table's own file under a second name is refused.
+  icebergError(await catalog().post(`${base()}/register`).set(bearer(rw)).send({ name: 'again', 'metadata-location': other.body['metadata-location'], overwrite: true }), 400, 'BadRequestException');
+  await catalog().delete(`${base()}/tables/other`).set(bearer(rw)).expect(204);
   const over = await catalog().post(`${base()}/register`).set(bearer(rw)).send({ name: 'again', 'metadata-location': other.body['metadata-location'], overwrite: true });
   expect(over.status).toBe(200);
   expect((await catalog().get(`${base()}/tables/again`).set(bearer(rw))).body['metadata-location']).toBe(other.body['metadata-location']);

@@ -51,10 +51,30 @@ test('iceberg-js loads the table and lists the namespace', async () => {
   expect(await c.tableExists({ namespace: ['shop'], name: 'nope' })).toBe(false);
 });
 
-test('unknown table and unknown namespace are told apart', async () => {
+test('a table in a namespace that does not exist is NoSuchTableException on every table route, as the reference server answers', async () => {
+  // The Java client depends on it: metadata tables (db.t.files), time-travel selectors and dropTable returning false.
   icebergError(await catalog().get(path('shop', 'nope')).set(bearer(rwToken)), 404, 'NoSuchTableException');
-  icebergError(await catalog().get(path('nowhere', 'orders')).set(bearer(rwToken)), 404, 'NoSuchNamespaceException');
+  icebergError(await catalog().get(path('nowhere', 'orders')).set(bearer(rwToken)), 404, 'NoSuchTableException');
+  icebergError(await catalog().delete(path('nowhere', 'orders')).set(bearer(rwToken)), 404, 'NoSuchTableException');
+  icebergError(await catalog().delete(path('nowhere', 'orders')).query({ purgeRequested: 'true' }).set(bearer(rwToken)), 404, 'NoSuchTableException');
+  icebergError(await catalog().post(path('nowhere', 'orders')).set(bearer(rwToken)).send({ requirements: [], updates: [] }), 404, 'NoSuchTableException');
+  icebergError(await catalog().get(`${path('nowhere', 'orders')}/credentials`).set(bearer(rwToken)), 404, 'NoSuchTableException');
+  expect((await catalog().head(path('nowhere', 'orders')).set(bearer(rwToken))).status).toBe(404);
+  // Listing a namespace that does not exist is still NoSuchNamespaceException.
   icebergError(await catalog().get(path('nowhere')).set(bearer(rwToken)), 404, 'NoSuchNamespaceException');
+});
+
+test('If-None-Match honours a list of tags and *', async () => {
+  const etag = (await catalog().get(path('shop', 'orders')).set(bearer(rwToken))).headers.etag;
+  const ifNoneMatch = (value: string) => catalog().get(path('shop', 'orders')).set(bearer(rwToken)).set('If-None-Match', value);
+  for (const value of [`W/"stale", ${etag}`, `${etag},W/"other"`, '*', etag.slice(2)]) {
+    const res = await ifNoneMatch(value);
+    expect([value, res.status]).toEqual([value, 304]);
+    expect(res.headers.etag).toBe(etag);
+  }
+  for (const value of ['W/"stale"', 'W/"a", W/"b"']) {
+    expect([value, (await ifNoneMatch(value)).status]).toEqual([value, 200]);
+  }
 });
 
 test('vended credentials reach the table\'s files only; read-only for the read-only credential', async () => {

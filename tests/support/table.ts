@@ -42,8 +42,8 @@ export async function registerTestTable(
       await pool.query(`INSERT INTO catalog_namespaces (warehouse_id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [wh.id, namespace.slice(0, i).join('\u001f')]);
     }
     await pool.query(
-      `INSERT INTO catalog_tables (id, warehouse_id, namespace, name, kind, metadata_location, version) VALUES ($1, $2, $3, $4, 'table', $5, 1)`,
-      [randomUUID(), wh.id, namespace.join('\u001f'), name, metadataLocation],
+      `INSERT INTO catalog_tables (id, warehouse_id, namespace, name, kind, metadata_location, location, version) VALUES ($1, $2, $3, $4, 'table', $5, $6, 1)`,
+      [randomUUID(), wh.id, namespace.join('\u001f'), name, metadataLocation, location],
     );
   } finally {
     await pool.end();

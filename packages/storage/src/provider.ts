@@ -86,10 +86,10 @@ export interface StorageProvider {
   getLifecycle(bucket: string): Promise<{ configured: boolean; rules: LifecycleRuleView[] }>;
   deleteLifecycle(bucket: string): Promise<{ hadRules: number }>;
 
-  /** Lists up to `pageCap` pages (50 of 1,000 by default); beyond that `partial` and `bytes` is a lower bound. */
-  /** Deletes every object under a prefix (as the bucket owner); returns how many. */
-  deletePrefix(bucket: string, prefix: string): Promise<{ objectsDeleted: number }>;
+  /** Deletes every object under a prefix, as `as` when given (a warehouse's own identity), else as the bucket owner; returns how many. */
+  deletePrefix(bucket: string, prefix: string, as?: StoreCredentials): Promise<{ objectsDeleted: number }>;
 
+  /** Lists up to `pageCap` pages (50 of 1,000 by default); beyond that `partial` and `bytes` is a lower bound. */
   measureByListing(bucket: string, pageCap?: number, pageSize?: number): Promise<BucketMeasure>;
   bucketStats(bucket: string): Promise<{ bytes: number; objects: number }>;
 

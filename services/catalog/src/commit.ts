@@ -6,17 +6,23 @@ import {
   serializeTableMetadata, withMetadataLog, type TableMetadata, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { badRequest, IcebergError } from './errors';
+import { checkedLocation, checkWritePaths, isWithin, locationTaken, overlaps, WRITE_PATH_PROPERTIES } from './locations';
 import { MetadataFiles, parseS3Location } from './metadata-files';
-import { swapMetadataLocation, type TableRow } from './store/tables';
-import { withTransaction } from '@floe/http';
+import { OutcomeUnknown } from './store/outcome';
+import { movePointers, type PointerMove, type TableRow } from './store/tables';
 
 // One table commit: check the requirements against the current metadata,
-// apply the updates, write the new metadata file, then swap the pointer with
-// a compare-and-set. A failed requirement or a lost race is 409
-// CommitFailedException and leaves no visible change: the pointer moves
-// only in the swap, and a file written for a lost race is never referenced.
+// apply the updates, check any new location, write the new metadata file,
+// then swap the pointer with a compare-and-set. A failed requirement or a
+// lost race is 409 CommitFailedException and leaves no visible change: the
+// pointer moves only in the swap, and a file written for a lost race is
+// never referenced. When the database may have swapped without confirming
+// it, the answer is 500 CommitStateUnknownException and the new file is
+// kept: the pointer may name it.
 
 export const commitFailed = (m: string) => new IcebergError(409, 'CommitFailedException', m);
+export const commitStateUnknown = () => new IcebergError(500, 'CommitStateUnknownException',
+  'The catalog could not confirm whether the commit was applied; reload the table to see its current version');
 
 export interface PreparedCommit {
   row: TableRow | null;
@@ -26,11 +32,17 @@ export interface PreparedCommit {
   /** Null when nothing changed (every update a no-op): no file, no swap. */
   nextLocation: string | null;
   nextText: string;
+  /** The table's own location after the commit, as the catalog keeps it. */
+  location: string;
+  /** The location is new (a create or a set-location): it must overlap no other table's or view's. */
+  relocated: boolean;
 }
+
+export type StagedCommit = PreparedCommit & { namespace: string[]; name: string };
 
 /** Reads, checks and applies; writes nothing. `row` null means a staged create (assert-create). */
 export async function prepareCommit(
-  files: MetadataFiles, store: ObjectClient, row: TableRow | null, requirements: TableRequirement[], updates: TableUpdate[],
+  files: MetadataFiles, store: ObjectClient, bucket: string, row: TableRow | null, requirements: TableRequirement[], updates: TableUpdate[],
 ): Promise<PreparedCommit> {
   const currentLocation = row?.metadataLocation ?? null;
   const current = currentLocation ? await files.readParsed(store, currentLocation) : null;
@@ -43,61 +55,82 @@ export async function prepareCommit(
     if (err instanceof InvalidUpdateError) throw err.retryable ? commitFailed(err.message) : badRequest(err.message);
     throw err;
   }
+  const relocated = !current || next.location !== current.location;
+  // A table keeps whatever location it has; only a new one, or new write paths, are held to the rules.
+  const location = relocated ? checkedLocation(next.location, bucket, 'Table location') : next.location;
+  if (relocated || WRITE_PATH_PROPERTIES.some((k) => next.properties?.[k] !== current?.properties?.[k])) {
+    checkWritePaths(next.properties, location, bucket);
+  }
   if (current && next === current) {
-    return { row, current, currentLocation, next, nextLocation: null, nextText: await files.read(store, currentLocation!) };
+    return { row, current, currentLocation, next, nextLocation: null, nextText: await files.read(store, currentLocation!), location, relocated: false };
   }
   if (current && currentLocation) next = withMetadataLog(current, currentLocation, next);
   const version = currentLocation ? nextMetadataVersion(currentLocation) : 0;
   const nextLocation = metadataFileLocation(next, metadataFileName(version, randomUUID()));
-  return { row, current, currentLocation, next, nextLocation, nextText: serializeTableMetadata(next) };
+  return { row, current, currentLocation, next, nextLocation, nextText: serializeTableMetadata(next), location, relocated };
 }
 
 /**
  * Swaps every prepared table's pointer in one database transaction: all
- * tables move or none does. New tables (staged creates) are inserted.
+ * tables move or none does. New tables (staged creates) are inserted; new
+ * locations are checked against each other here and against every other
+ * table and view by the store, under the warehouse's location lock.
  */
-export async function swapAll(
-  pool: Pool, warehouseId: string, commits: Array<PreparedCommit & { namespace: string[]; name: string }>,
-): Promise<void> {
+export async function swapAll(pool: Pool, warehouseId: string, commits: StagedCommit[]): Promise<void> {
   const moving = commits.filter((c) => c.nextLocation);
-  // One existing table: a single compare-and-set statement is its own transaction.
-  if (moving.length === 1 && moving[0].row) {
-    const c = moving[0];
-    if (!(await swapMetadataLocation(pool, c.row!.id, c.row!.version, c.nextLocation!))) {
-      throw commitFailed(`Commit failed: ${[...c.namespace, c.name].join('.')} was changed by a concurrent commit`);
-    }
-    return;
+  const relocating = moving.filter((c) => c.relocated);
+  for (const [i, a] of relocating.entries()) {
+    const b = relocating.slice(i + 1).find((o) => overlaps(a.location, o.location));
+    if (b) throw badRequest(`Table locations ${a.location} and ${b.location} of one transaction overlap: no two tables share a location`);
   }
-  await withTransaction(pool, async (client) => {
-    for (const c of commits) {
-      if (!c.nextLocation) continue;
-      if (c.row) {
-        const r = await client.query(
-          `UPDATE catalog_tables SET metadata_location = $3, version = version + 1, updated_at = now() WHERE id = $1 AND version = $2`,
-          [c.row.id, c.row.version, c.nextLocation],
-        );
-        if (r.rowCount !== 1) throw commitFailed(`Commit failed: ${[...c.namespace, c.name].join('.')} was changed by a concurrent commit`);
-      } else {
-        const r = await client.query(
-          `INSERT INTO catalog_tables (id, warehouse_id, namespace, name, kind, metadata_location, version)
-           VALUES ($1, $2, $3, $4, 'table', $5, 1) ON CONFLICT (warehouse_id, namespace, name) DO NOTHING`,
-          [randomUUID(), warehouseId, c.namespace.join('\u001f'), c.name, c.nextLocation],
-        );
-        if (r.rowCount !== 1) throw commitFailed(`Commit failed: ${[...c.namespace, c.name].join('.')} was created concurrently`);
-      }
-    }
-  });
+  const moves: PointerMove[] = moving.map((c) => ({
+    id: c.row?.id ?? randomUUID(), expectedVersion: c.row?.version ?? null, namespace: c.namespace, name: c.name, kind: 'table',
+    metadataLocation: c.nextLocation!, location: c.location, relocated: c.relocated,
+  }));
+  const refusal = await moveOrUnknown(pool, warehouseId, moves);
+  if (!refusal) return;
+  const ident = [...refusal.move.namespace, refusal.move.name].join('.');
+  if (refusal.reason === 'location_taken') throw locationTaken('Table location', refusal.move.location, refusal.holder);
+  throw commitFailed(refusal.move.expectedVersion === null ? `Commit failed: ${ident} was created concurrently` : `Commit failed: ${ident} was changed by a concurrent commit`);
 }
 
 /**
+ * Writes one pointer of a create, a register or a view replace: a new row
+ * (`expectedVersion` null; a name taken meanwhile is AlreadyExists) or an
+ * existing one moved (a lost race is CommitFailed). `noun` names it in refusals.
+ */
+export async function placePointer(pool: Pool, warehouseId: string, move: PointerMove, noun: 'Table' | 'View'): Promise<void> {
+  const refusal = await moveOrUnknown(pool, warehouseId, [move]);
+  if (!refusal) return;
+  const ident = [...move.namespace, move.name].join('.');
+  if (refusal.reason === 'location_taken') throw locationTaken(`${noun} location`, move.location, refusal.holder);
+  if (move.expectedVersion === null) throw new IcebergError(409, 'AlreadyExistsException', `${noun} ${ident} already exists`);
+  throw commitFailed(`Commit failed: ${noun.toLowerCase()} ${ident} was changed by a concurrent commit`);
+}
+
+async function moveOrUnknown(pool: Pool, warehouseId: string, moves: PointerMove[]) {
+  try {
+    return await movePointers(pool, warehouseId, moves);
+  } catch (err) {
+    if (err instanceof OutcomeUnknown) throw commitStateUnknown();
+    throw err;
+  }
+}
+
+/** True when a failed commit certainly left its new metadata file unreferenced, so the file may go. */
+export const mayDiscard = (err: unknown) => !(err instanceof IcebergError && err.type === 'CommitStateUnknownException');
+
+/**
  * After a successful commit: with write.metadata.delete-after-commit.enabled,
- * metadata files that fell off the metadata-log are deleted (best effort).
+ * metadata files that fell off the metadata-log are deleted (best effort) —
+ * only those inside the table's own location: a metadata-log is whatever the
+ * table's writers put there, and must never reach another table's files.
  */
 export async function deleteDroppedMetadata(store: ObjectClient, c: PreparedCommit): Promise<void> {
   if (!c.current || !c.nextLocation || c.next.properties?.['write.metadata.delete-after-commit.enabled'] !== 'true') return;
   const kept = new Set((c.next['metadata-log'] ?? []).map((e) => e['metadata-file']));
   const before = [...(c.current['metadata-log'] ?? []).map((e) => e['metadata-file']), c.currentLocation!];
-  for (const file of before.filter((f) => !kept.has(f))) {
+  for (const file of before.filter((f) => !kept.has(f) && isWithin(f, c.location))) {
     const { bucket, key } = parseS3Location(file);
     await store.delete(bucket, key).catch(() => undefined);
   }

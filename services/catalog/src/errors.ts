@@ -15,6 +15,7 @@ export type IcebergErrorType =
   | 'AlreadyExistsException'
   | 'NamespaceNotEmptyException'
   | 'CommitFailedException'
+  | 'CommitStateUnknownException'
   | 'NotImplementedException'
   | 'ServiceUnavailableException'
   | 'InternalServerError'

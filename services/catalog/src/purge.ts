@@ -1,47 +1,67 @@
 import type { Pool } from 'pg';
-import type { Logger } from '@floe/http';
+import { writeAudit, type Logger } from '@floe/http';
 import type { RgwStorage } from '@floe/storage';
-import { parseS3Location } from './metadata-files';
-import { withTransaction } from '@floe/http';
+import { checkedLocation, keyPrefixOf } from './locations';
+import { overlappingHolder } from './store/locations';
+import { claimPurge, finishPurge, type PurgeJob } from './store/purges';
+import { warehouseById } from './store/warehouses';
 
-// DELETE …/tables/{table}?purgeRequested=true records the table's location
-// with the drop, in one transaction; this loop then removes every file under
-// it. Claims use SKIP LOCKED so replicas share the work, and a claim older
-// than five minutes (a crashed replica) is taken over.
+// The files of a table dropped with purgeRequested are removed here, after
+// the drop answered. A purge deletes only what the dropped table owned
+// exclusively: its location must still be a valid location of its
+// warehouse's own table bucket, and no live table or view may hold anything
+// equal to, inside or around it. It deletes as the warehouse's own storage
+// identity, never the service's, so even a wrong location could reach
+// nothing outside the warehouse's buckets. Each purge is logged with table,
+// location and object count, and audited as `table.purge`.
 
 const EVERY_MS = 2_000;
 
-export async function recordDropWithPurge(pool: Pool, tableId: string, warehouseId: string, location: string): Promise<void> {
-  await withTransaction(pool, async (client) => {
-    await client.query(`DELETE FROM catalog_tables WHERE id = $1`, [tableId]);
-    await client.query(`INSERT INTO catalog_purges (warehouse_id, location) VALUES ($1, $2)`, [warehouseId, location]);
-  });
+export interface PurgeDeps {
+  db: Pool;
+  storage: RgwStorage;
+  logger: Logger;
 }
 
 /** One pass: claims and finishes at most one purge; true when it did one. */
-export async function purgeOnce(pool: Pool, storage: RgwStorage): Promise<boolean> {
-  const { rows } = await pool.query<{ id: string; location: string }>(
-    `UPDATE catalog_purges SET claimed_at = now()
-      WHERE id = (SELECT id FROM catalog_purges
-                   WHERE done_at IS NULL AND (claimed_at IS NULL OR claimed_at < now() - interval '5 minutes')
-                   ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id, location`,
-  );
-  const job = rows[0];
+export async function purgeOnce(d: PurgeDeps): Promise<boolean> {
+  const job = await claimPurge(d.db);
   if (!job) return false;
-  const { bucket, key } = parseS3Location(job.location.endsWith('/') ? job.location : `${job.location}/`);
-  const { objectsDeleted } = await storage.deletePrefix(bucket, key);
-  await pool.query(`UPDATE catalog_purges SET done_at = now(), objects = $2 WHERE id = $1`, [job.id, objectsDeleted]);
+  const wh = await warehouseById(d.db, job.warehouseId);
+  const refusal = wh ? await refusalOf(d, job, wh.tableBucket) : 'the warehouse is gone (its teardown removes its buckets)';
+  let objects = 0;
+  if (!refusal) ({ objectsDeleted: objects } = await d.storage.deletePrefix(wh!.tableBucket, keyPrefixOf(job.location, wh!.tableBucket), wh!.rw));
+  const outcome = refusal ? `refused: ${refusal}` : 'purged';
+  await finishPurge(d.db, job.id, outcome, objects);
+  const fields = { warehouse_id: job.warehouseId, table: job.tableIdent, location: job.location, objects, outcome };
+  if (refusal) d.logger.warn('table purge refused', fields);
+  else d.logger.info('table purged', fields);
+  await writeAudit(d.db, null, {
+    action: 'table.purge', actorId: job.requestedBy, actorKind: 'catalog_credential', orgId: wh?.orgId ?? null,
+    targetType: 'table', targetId: job.tableIdent, data: fields,
+  });
   return true;
 }
 
-export function startPurgeLoop(pool: Pool, storage: RgwStorage, logger: Logger): () => void {
+/** Why this location is not the dropped table's alone to delete; null when it is. */
+async function refusalOf(d: PurgeDeps, job: PurgeJob, bucket: string): Promise<string | null> {
+  try {
+    checkedLocation(job.location, bucket, 'The location');
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const holder = await overlappingHolder(d.db, job.warehouseId, job.location, { purge: job.id });
+  if (!holder) return null;
+  return `${holder.location} is also held by ${holder.kind === 'purge' ? `the dropped table ${holder.identifier}` : `the ${holder.kind} ${holder.identifier}`}`;
+}
+
+export function startPurgeLoop(d: PurgeDeps): () => void {
   let stopped = false;
   const tick = async () => {
     try {
-      while (!stopped && (await purgeOnce(pool, storage)));
+      while (!stopped && (await purgeOnce(d)));
     } catch (err) {
-      logger.error('purge pass failed; retried on the next pass', { err: (err as Error).message });
+      d.logger.error('purge pass failed; the purge is retried once its claim lapses', { err });
     }
     if (!stopped) timer = setTimeout(tick, EVERY_MS);
   };

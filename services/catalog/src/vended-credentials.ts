@@ -1,10 +1,14 @@
 import type { RgwStorage } from '@floe/storage';
+import { forbidden, IcebergError } from './errors';
+import { checkedLocation, keyPrefixOf } from './locations';
 import type { WarehouseRow } from './store/warehouses';
-import { parseS3Location } from './metadata-files';
 
 // X-Iceberg-Access-Delegation: vended-credentials — an STS session on the
 // warehouse's role, narrowed to the table's location, read-only for the
-// read-only credential. Sessions last 900 s.
+// read-only credential. Sessions last 900 s. The location is checked again
+// here, whatever wrote it: a session policy is only as narrow as its prefix,
+// and a location left by an older version (another bucket, a `*`) must never
+// become one.
 
 export interface StorageCredential {
   prefix: string;
@@ -15,12 +19,18 @@ export async function vendTableCredentials(
   storage: RgwStorage, wh: WarehouseRow, tableLocation: string, access: 'read' | 'write', s3: { endpoint: string; region: string },
 ): Promise<StorageCredential> {
   if (!wh.roleArn) throw new Error(`warehouse ${wh.id} has no role to vend sessions from`);
-  const { bucket, key } = parseS3Location(tableLocation.endsWith('/') ? tableLocation : `${tableLocation}/`);
+  let location: string;
+  try {
+    location = checkedLocation(tableLocation, wh.tableBucket, 'Table location');
+  } catch (err) {
+    if (!(err instanceof IcebergError)) throw err;
+    throw forbidden(`No storage credentials are vended for this table: ${err.message}. Move it with set-location first.`);
+  }
   const session = await storage.assumeSession({
-    roleArn: wh.roleArn, as: access === 'write' ? wh.rw : wh.ro, bucket, prefix: key, access,
+    roleArn: wh.roleArn, as: access === 'write' ? wh.rw : wh.ro, bucket: wh.tableBucket, prefix: keyPrefixOf(location, wh.tableBucket), access,
   });
   return {
-    prefix: tableLocation,
+    prefix: location,
     config: {
       's3.access-key-id': session.accessKeyId,
       's3.secret-access-key': session.secretAccessKey,

@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { Express, Request, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import {
-  InvalidUpdateError, newTableMetadata, parseTableRequirements, parseTableUpdates, serializeTableMetadata,
+  InvalidUpdateError, metadataFileLocation, metadataFileName, newTableMetadata, parseTableRequirements, parseTableUpdates, serializeTableMetadata,
   type FormatVersion, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
-import { commitFailed, deleteDroppedMetadata, discardUnreferenced, prepareCommit, swapAll, type PreparedCommit } from '../commit';
+import {
+  commitFailed, deleteDroppedMetadata, discardUnreferenced, mayDiscard, placePointer, prepareCommit, swapAll, type StagedCommit,
+} from '../commit';
 import { alreadyExists, badRequest, noSuchNamespace, noSuchTable } from '../errors';
+import { checkedLocation, checkWritePaths, derivedLocation, locationTaken } from '../locations';
+import { sendLoadResult } from '../responses';
+import { overlappingHolder } from '../store/locations';
 import { getNamespace } from '../store/namespaces';
-import { findTable, insertTable, nameTaken } from '../store/tables';
+import { findTable, nameTaken } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
-import { vendTableCredentials } from '../vended-credentials';
 import { requirePrefix, requireWrite } from './prefix';
 import { namespaceOf, warehouseOf } from './tables';
 
@@ -25,33 +29,18 @@ function parseCommitParts(body: Json): { requirements: TableRequirement[]; updat
   }
 }
 
-/** The table's metadata text as LoadTableResult, with vended credentials when asked. */
-async function sendLoadResult(d: CatalogDeps, req: Request, res: Response, wh: WarehouseRow, location: string | null, text: string, tableLocation: string): Promise<void> {
-  const config: Record<string, string> = {};
-  let credentials = '';
-  if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
-    const cred = await vendTableCredentials(d.storage, wh, tableLocation, req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
-    Object.assign(config, cred.config);
-    credentials = `,"storage-credentials":${JSON.stringify([cred])}`;
-  }
-  res.status(200).type('application/json')
-    .send(`{"metadata-location":${JSON.stringify(location)},"metadata":${text},"config":${JSON.stringify(config)}${credentials}}`);
+/** The location a create asks for, held to the rules, or one derived from the names. */
+function locationOfNewTable(wh: WarehouseRow, ns: string[], name: string, asked: unknown): string {
+  if (asked === undefined || asked === null) return derivedLocation(wh.tableBucket, ns, name, randomUUID().replace(/-/g, ''));
+  return checkedLocation(asked, wh.tableBucket, 'Table location');
 }
 
-function tableLocationFor(wh: WarehouseRow, ns: string[], name: string, asked: unknown): string {
-  const root = `s3://${wh.tableBucket}/`;
-  if (asked === undefined || asked === null) return `${root}${ns.map(encodeURIComponent).join('/')}/${encodeURIComponent(name)}-${randomUUID().replace(/-/g, '')}`;
-  if (typeof asked !== 'string' || !asked.startsWith(root) || asked.length === root.length || asked.includes('..')) {
-    throw badRequest(`Table location must be under ${root}`);
-  }
-  return asked.replace(/\/+$/, '');
-}
-
-export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'commit', import('express').RequestHandler[]> {
+export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'commit', RequestHandler[]> {
   const auth = d.auth.requireCaller();
 
   // POST /v1/{prefix}/namespaces/{namespace}/tables — create, or stage-create.
   const create = [auth, requirePrefix, requireWrite, async (req: Request, res: Response) => {
+    // validate
     const ns = namespaceOf(req);
     const body = (req.body ?? {}) as Json;
     const name = body.name;
@@ -60,8 +49,9 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     const wh = await warehouseOf(d, req);
     if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
     if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
-    const location = tableLocationFor(wh, ns, name, body.location);
+    const location = locationOfNewTable(wh, ns, name, body.location);
     const properties = (body.properties ?? {}) as Record<string, string>;
+    checkWritePaths(properties, location, wh.tableBucket);
     let meta;
     try {
       meta = newTableMetadata({
@@ -76,40 +66,48 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
       if (err instanceof InvalidUpdateError) throw badRequest(err.message);
       throw err;
     }
+    // An early refusal; the insert checks again under the warehouse's location lock.
+    const holder = await overlappingHolder(d.db, wh.id, location);
+    if (holder) throw locationTaken('Table location', location, holder);
     const text = serializeTableMetadata(meta);
-    if (body['stage-create'] === true) return sendLoadResult(d, req, res, wh, null, text, location);
-    const metadataLocation = `${location}/metadata/00000-${randomUUID()}.metadata.json`;
+    if (body['stage-create'] === true) return sendLoadResult(d, req, res, wh, { metadataLocation: null, metadataText: text, tableLocation: location });
+
+    // act: the metadata file first, then the pointer
+    const metadataLocation = metadataFileLocation(meta, metadataFileName(0, randomUUID()));
     const s3 = d.storage.objectsAs(wh.rw);
     await d.metadata.write(s3, metadataLocation, text);
-    if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'table', metadataLocation }))) {
-      await discardUnreferenced(s3, metadataLocation);
-      throw alreadyExists(`Table ${[...ns, name].join('.')}`);
+    try {
+      await placePointer(d.db, wh.id, { id: randomUUID(), expectedVersion: null, namespace: ns, name, kind: 'table', metadataLocation, location, relocated: true }, 'Table');
+    } catch (err) {
+      if (mayDiscard(err)) await discardUnreferenced(s3, metadataLocation);
+      throw err;
     }
-    return sendLoadResult(d, req, res, wh, metadataLocation, text, location);
+    return sendLoadResult(d, req, res, wh, { metadataLocation, metadataText: text, tableLocation: location });
   }];
 
   /** Prepares and writes one table's commit (without swapping). */
-  async function stage(wh: WarehouseRow, ns: string[], name: string, body: Json): Promise<PreparedCommit & { namespace: string[]; name: string }> {
+  async function stage(wh: WarehouseRow, ns: string[], name: string, body: Json): Promise<StagedCommit> {
     const { requirements, updates } = parseCommitParts(body);
     const row = await findTable(d.db, wh.id, ns, name);
     const creating = requirements.some((r) => r.type === 'assert-create');
-    if (!row && !creating) {
-      if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
-      throw noSuchTable(ns, name);
-    }
+    // A missing namespace is a missing table here, as the reference server answers.
+    if (!row && !creating) throw noSuchTable(ns, name);
     if (row && creating) throw commitFailed(`Requirement failed: table ${[...ns, name].join('.')} already exists`);
     if (!row && !(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
-    const prepared = await prepareCommit(d.metadata, d.storage.objectsAs(wh.rw), row, requirements, updates);
-    if (prepared.nextLocation) await d.metadata.write(d.storage.objectsAs(wh.rw), prepared.nextLocation, prepared.nextText);
+    const s3 = d.storage.objectsAs(wh.rw);
+    const prepared = await prepareCommit(d.metadata, s3, wh.tableBucket, row, requirements, updates);
+    if (prepared.nextLocation) await d.metadata.write(s3, prepared.nextLocation, prepared.nextText);
     return { ...prepared, namespace: ns, name };
   }
 
-  async function finish(wh: WarehouseRow, commits: Array<PreparedCommit & { namespace: string[]; name: string }>): Promise<void> {
+  /** Swaps the staged pointers; files of a commit that certainly did not land are removed. */
+  async function finish(wh: WarehouseRow, commits: StagedCommit[]): Promise<void> {
     const s3 = d.storage.objectsAs(wh.rw);
     try {
       await swapAll(d.db, wh.id, commits);
     } catch (err) {
-      for (const c of commits) await discardUnreferenced(s3, c.nextLocation);
+      if (mayDiscard(err)) for (const c of commits) await discardUnreferenced(s3, c.nextLocation);
+      else d.logger.error('commit outcome unknown; its metadata files are kept', { warehouse_id: wh.id, files: commits.map((c) => c.nextLocation), err });
       throw err;
     }
     for (const c of commits) await deleteDroppedMetadata(s3, c);
@@ -131,7 +129,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
       const changes = ((req.body ?? {}) as Json)['table-changes'];
       if (!Array.isArray(changes) || changes.length === 0) throw badRequest('Invalid request: table-changes is required');
       const wh = await warehouseOf(d, req);
-      const staged: Array<PreparedCommit & { namespace: string[]; name: string }> = [];
+      const staged: StagedCommit[] = [];
       const seen = new Set<string>();
       try {
         for (const change of changes as Json[]) {

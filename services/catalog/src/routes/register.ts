@@ -1,25 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
-import { MetadataParseError, parseTableMetadata } from '@floe/iceberg';
+import { MetadataParseError, parseTableMetadata, type TableMetadata } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
+import { placePointer } from '../commit';
 import { alreadyExists, badRequest, noSuchNamespace } from '../errors';
+import { checkedLocation, checkWritePaths, isWithin, tableBucketRoot } from '../locations';
+import { sendLoadResult } from '../responses';
 import { getNamespace } from '../store/namespaces';
-import { findTable, insertTable, swapMetadataLocation } from '../store/tables';
-import { commitFailed } from '../commit';
+import { findTable } from '../store/tables';
 import { requirePrefix, requireWrite } from './prefix';
 import { existingTable, namespaceOf, warehouseOf } from './tables';
 import type { WarehouseRow } from '../store/warehouses';
 
 /** A metadata file to register: it must lie in the warehouse's table bucket and be readable. */
 export async function readForRegistration(d: CatalogDeps, wh: WarehouseRow, location: string): Promise<string> {
-  const root = `s3://${wh.tableBucket}/`;
+  const root = tableBucketRoot(wh.tableBucket);
   if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
   try {
     return await d.metadata.read(d.storage.objectsAs(wh.rw), location);
   } catch {
     throw badRequest(`Cannot read metadata at ${location}`);
   }
+}
+
+/**
+ * The registered table's own location, held to the catalog's rules; its
+ * metadata file must lie within it, so the table owns every file it names.
+ */
+function registeredLocation(meta: TableMetadata, metadataLocation: string, bucket: string): string {
+  const location = checkedLocation(meta.location, bucket, 'Table location');
+  checkWritePaths(meta.properties, location, bucket);
+  if (!isWithin(metadataLocation, location)) throw badRequest(`metadata-location ${metadataLocation} must lie within the table's location ${location}`);
+  return location;
 }
 
 // POST …/register adopts a table whose metadata file already sits in the
@@ -37,26 +50,23 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       if (typeof name !== 'string' || !name) throw badRequest('Invalid request: name is required');
       if (typeof location !== 'string' || !location) throw badRequest('Invalid request: metadata-location is required');
       const wh = await warehouseOf(d, req);
-      const root = `s3://${wh.tableBucket}/`;
-      if (!location.startsWith(root)) throw badRequest(`metadata-location must be under ${root}`);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       const text = await readForRegistration(d, wh, location);
-      let tableLocation: string;
+      let meta: TableMetadata;
       try {
-        tableLocation = parseTableMetadata(text).location;
+        meta = parseTableMetadata(text);
       } catch (err) {
         if (err instanceof MetadataParseError) throw badRequest(`Not valid table metadata: ${err.message}`);
         throw err;
       }
-      if (!tableLocation.startsWith(root)) throw badRequest(`The table's location must be under ${root}`);
+      const tableLocation = registeredLocation(meta, location, wh.tableBucket);
       const existing = await findTable(d.db, wh.id, ns, name);
-      if (existing) {
-        if (body.overwrite !== true) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
-        if (!(await swapMetadataLocation(d.db, existing.id, existing.version, location))) throw commitFailed('Commit failed: the table changed during registration');
-      } else if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'table', metadataLocation: location }))) {
-        throw alreadyExists(`Table ${[...ns, name].join('.')}`);
-      }
-      res.status(200).type('application/json').send(`{"metadata-location":${JSON.stringify(location)},"metadata":${text},"config":{}}`);
+      if (existing && body.overwrite !== true) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
+      await placePointer(d.db, wh.id, {
+        id: existing?.id ?? randomUUID(), expectedVersion: existing?.version ?? null, namespace: ns, name, kind: 'table',
+        metadataLocation: location, location: tableLocation, relocated: existing?.location !== tableLocation,
+      }, 'Table');
+      await sendLoadResult(d, req, res, wh, { metadataLocation: location, metadataText: text, tableLocation });
     }],
   });
 

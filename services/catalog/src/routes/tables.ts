@@ -4,10 +4,11 @@ import { route } from '@floe/http';
 import { serializeTableMetadata } from '@floe/iceberg';
 import type { CatalogDeps } from '../deps';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace, noSuchTable } from '../errors';
+import { sendLoadResult } from '../responses';
 import { getNamespace, splitNamespace } from '../store/namespaces';
+import { dropWithPurge } from '../store/purges';
 import { deleteTable, findTable, listTables, nameTaken, renameTable, type TableRow } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
-import { recordDropWithPurge } from '../purge';
 import { vendTableCredentials } from '../vended-credentials';
 import { pageOf, pageParams } from './paging';
 import { requirePrefix, requireWrite } from './prefix';
@@ -28,17 +29,27 @@ export async function warehouseOf(_d: CatalogDeps, req: Request): Promise<Wareho
   return req.catalogCaller!.warehouse;
 }
 
+/**
+ * The table, or NoSuchTableException — also when its namespace does not
+ * exist, as the reference server answers: the Java client relies on it
+ * (metadata tables like db.t.files, time-travel selectors, dropTable → false).
+ */
 export async function existingTable(d: CatalogDeps, req: Request, ns: string[], name: string): Promise<TableRow> {
   const t = await findTable(d.db, req.catalogCaller!.warehouseId, ns, name);
-  if (!t || !t.metadataLocation) {
-    if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
-    throw noSuchTable(ns, name);
-  }
+  if (!t || !t.metadataLocation) throw noSuchTable(ns, name);
   return t;
 }
 
 /** A weak validator of one metadata version: the location changes with every commit. */
 export const etagOf = (metadataLocation: string) => `W/"${createHash('sha256').update(metadataLocation).digest('base64url').slice(0, 27)}"`;
+
+/** If-None-Match (weak comparison): `*`, or a list of tags one of which is this version's. */
+export function matchesNoneOf(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
 
 /** The table's location, read from its metadata text without a full parse. */
 function locationOf(metadataText: string): string {
@@ -94,7 +105,7 @@ export function mountTables(app: Express, d: CatalogDeps): void {
       const t = await existingTable(d, req, ns, String(req.params.table));
       const etag = etagOf(t.metadataLocation!);
       if (req.method === 'HEAD') return void res.status(204).end();
-      if (req.get('if-none-match') === etag) return void res.status(304).set('ETag', etag).end();
+      if (matchesNoneOf(req.get('if-none-match'), etag)) return void res.status(304).set('ETag', etag).end();
       const wh = await warehouseOf(d, req);
       const s3 = d.storage.objectsAs(wh.rw);
       const snapshotsMode = req.query.snapshots ?? 'all';
@@ -106,27 +117,21 @@ export function mountTables(app: Express, d: CatalogDeps): void {
         const referenced = new Set(Object.values(meta.refs ?? {}).map((r) => String(r['snapshot-id'])));
         text = serializeTableMetadata({ ...meta, snapshots: (meta.snapshots ?? []).filter((sn) => referenced.has(String(sn['snapshot-id']))) });
       }
-      const config: Record<string, string> = {};
-      let credentials = '';
-      if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
-        const cred = await vendTableCredentials(d.storage, wh, locationOf(text), req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
-        Object.assign(config, cred.config);
-        credentials = `,"storage-credentials":${JSON.stringify([cred])}`;
-      }
-      // The stored text is spliced in as it is: 64-bit ids stay exact and nothing is re-serialised.
-      res.status(200).set('ETag', etag).type('application/json')
-        .send(`{"metadata-location":${JSON.stringify(t.metadataLocation)},"metadata":${text},"config":${JSON.stringify(config)}${credentials}}`);
+      await sendLoadResult(d, req, res, wh, { metadataLocation: t.metadataLocation, metadataText: text, tableLocation: locationOf(text), etag });
     }],
     delete: [auth, requirePrefix, requireWrite, async (req, res) => {
       const ns = namespaceOf(req);
       const t = await existingTable(d, req, ns, String(req.params.table));
+      let dropped: boolean;
       if (req.query.purgeRequested === 'true') {
         const wh = await warehouseOf(d, req);
-        const text = await d.metadata.read(d.storage.objectsAs(wh.rw), t.metadataLocation!);
-        await recordDropWithPurge(d.db, t.id, wh.id, locationOf(text));
+        const location = t.location ?? locationOf(await d.metadata.read(d.storage.objectsAs(wh.rw), t.metadataLocation!));
+        dropped = await dropWithPurge(d.db, { id: t.id, warehouseId: wh.id, location, tableIdent: [...ns, t.name].join('.'), requestedBy: req.catalogCaller!.clientId });
       } else {
-        await deleteTable(d.db, t.id);
+        dropped = await deleteTable(d.db, t.id);
       }
+      // Concurrent drops of one table: one removes the row, the others find it gone.
+      if (!dropped) throw noSuchTable(ns, t.name);
       res.status(204).end();
     }],
     post: writes.commit,

@@ -6,13 +6,16 @@ import {
 } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
-import { commitFailed, discardUnreferenced } from '../commit';
+import { commitFailed, discardUnreferenced, mayDiscard, placePointer } from '../commit';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
+import { checkedLocation, derivedLocation, isWithin, locationTaken } from '../locations';
+import { overlappingHolder } from '../store/locations';
 import { getNamespace } from '../store/namespaces';
-import { deleteTable, findTable, insertTable, nameTaken, swapMetadataLocation, type TableRow } from '../store/tables';
+import { deleteTable, findTable, nameTaken, type PointerMove, type TableRow } from '../store/tables';
 import { requirePrefix, requireWrite } from './prefix';
 import { readForRegistration } from './register';
 import { listIdentifiers, namespaceOf, renameHandler, warehouseOf } from './tables';
+import type { WarehouseRow } from '../store/warehouses';
 
 // Spec: the view routes of the Iceberg REST catalog. Views share the tables'
 // pointer store (kind = 'view') and their name space within a namespace.
@@ -35,13 +38,23 @@ function asBadRequest<T>(f: () => T): T {
 export function mountViews(app: Express, d: CatalogDeps): void {
   const auth = d.auth.requireCaller();
 
+  /** The view, or NoSuchViewException (also when its namespace does not exist, as for tables). */
   async function existingView(req: Request, ns: string[], name: string): Promise<TableRow> {
     const v = await findTable(d.db, req.catalogCaller!.warehouseId, ns, name, 'view');
-    if (!v || !v.metadataLocation) {
-      if (!(await getNamespace(d.db, req.catalogCaller!.warehouseId, ns))) throw noSuchNamespace(ns);
-      throw noSuchView(ns, name);
-    }
+    if (!v || !v.metadataLocation) throw noSuchView(ns, name);
     return v;
+  }
+
+  /** Writes a view's metadata file, then its pointer; the file goes again when the pointer certainly did not move. */
+  async function placeView(wh: WarehouseRow, move: PointerMove, text: string): Promise<void> {
+    const s3 = d.storage.objectsAs(wh.rw);
+    await d.metadata.write(s3, move.metadataLocation, text);
+    try {
+      await placePointer(d.db, wh.id, move, 'View');
+    } catch (err) {
+      if (mayDiscard(err)) await discardUnreferenced(s3, move.metadataLocation);
+      throw err;
+    }
   }
 
   route(app, '/v1/:prefix/namespaces/:namespace/views', {
@@ -55,20 +68,17 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const wh = await warehouseOf(d, req);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
-      const root = `s3://${wh.tableBucket}/`;
-      const location = typeof body.location === 'string' ? body.location.replace(/\/+$/, '') : `${root}${ns.map(encodeURIComponent).join('/')}/${encodeURIComponent(name)}-${randomUUID().replace(/-/g, '')}`;
-      if (!location.startsWith(root) || location.includes('..')) throw badRequest(`View location must be under ${root}`);
+      const location = body.location === undefined || body.location === null
+        ? derivedLocation(wh.tableBucket, ns, name, randomUUID().replace(/-/g, ''))
+        : checkedLocation(body.location, wh.tableBucket, 'View location');
+      const holder = await overlappingHolder(d.db, wh.id, location);
+      if (holder) throw locationTaken('View location', location, holder);
       const meta = asBadRequest(() => newViewMetadata({
         location, schema: body.schema as never, viewVersion: body['view-version'] as never, properties: (body.properties ?? {}) as Record<string, string>,
       }));
       const text = serializeViewMetadata(meta);
       const metadataLocation = `${location}/metadata/${metadataFileName(0, randomUUID())}`;
-      const s3 = d.storage.objectsAs(wh.rw);
-      await d.metadata.write(s3, metadataLocation, text);
-      if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'view', metadataLocation }))) {
-        await discardUnreferenced(s3, metadataLocation);
-        throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
-      }
+      await placeView(wh, { id: randomUUID(), expectedVersion: null, namespace: ns, name, kind: 'view', metadataLocation, location, relocated: true }, text);
       sendView(res, metadataLocation, text);
     }],
   });
@@ -94,18 +104,17 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const failures = checkViewRequirements(current, requirements);
       if (failures.length) throw commitFailed(`Requirement failed: ${failures.map((f) => f.message).join('; ')}`);
       const next = asBadRequest(() => applyViewUpdates(current, updates, { nowMs: Date.now() }));
+      const relocated = next.location !== current.location;
+      const location = relocated ? checkedLocation(next.location, wh.tableBucket, 'View location') : next.location.replace(/\/+$/, '');
       const text = serializeViewMetadata(next);
-      const nextLocation = `${next.location.replace(/\/+$/, '')}/metadata/${metadataFileName(nextMetadataVersion(v.metadataLocation), randomUUID())}`;
-      await d.metadata.write(s3, nextLocation, text);
-      if (!(await swapMetadataLocation(d.db, v.id, v.version, nextLocation))) {
-        await discardUnreferenced(s3, nextLocation);
-        throw commitFailed(`Commit failed: view ${[...ns, name].join('.')} was changed by a concurrent commit`);
-      }
+      const nextLocation = `${location}/metadata/${metadataFileName(nextMetadataVersion(v.metadataLocation), randomUUID())}`;
+      await placeView(wh, { id: v.id, expectedVersion: v.version, namespace: ns, name, kind: 'view', metadataLocation: nextLocation, location, relocated }, text);
       sendView(res, nextLocation, text);
     }],
     delete: [auth, requirePrefix, requireWrite, async (req, res) => {
-      const v = await existingView(req, namespaceOf(req), String(req.params.view));
-      await deleteTable(d.db, v.id);
+      const ns = namespaceOf(req);
+      const v = await existingView(req, ns, String(req.params.view));
+      if (!(await deleteTable(d.db, v.id))) throw noSuchView(ns, v.name);
       res.status(204).end();
     }],
   });
@@ -122,14 +131,13 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const location = body['metadata-location'];
       if (typeof name !== 'string' || !name || typeof location !== 'string' || !location) throw badRequest('Invalid request: name and metadata-location are required');
       const wh = await warehouseOf(d, req);
-      if (!location.startsWith(`s3://${wh.tableBucket}/`)) throw badRequest(`metadata-location must be under s3://${wh.tableBucket}/`);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       const text = await readForRegistration(d, wh, location);
-      asBadRequest(() => parseViewMetadata(text));
+      const meta = asBadRequest(() => parseViewMetadata(text));
+      const viewLocation = checkedLocation(meta.location, wh.tableBucket, 'View location');
+      if (!isWithin(location, viewLocation)) throw badRequest(`metadata-location ${location} must lie within the view's location ${viewLocation}`);
       if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
-      if (!(await insertTable(d.db, { id: randomUUID(), warehouseId: wh.id, namespace: ns, name, kind: 'view', metadataLocation: location }))) {
-        throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
-      }
+      await placePointer(d.db, wh.id, { id: randomUUID(), expectedVersion: null, namespace: ns, name, kind: 'view', metadataLocation: location, location: viewLocation, relocated: true }, 'View');
       sendView(res, location, text);
     }],
   });

@@ -1,8 +1,13 @@
+import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
+import { lockWarehouseLocations, overlappingHolder, type LocationHolder } from './locations';
 import { joinNamespace, splitNamespace } from './namespaces';
+import { confirmed, transactionWithKnownOutcome } from './outcome';
 
 // Each table's current metadata location lives here and moves only by a
 // compare-and-set on `version`: a commit that lost a race changes nothing.
+// The table's own location moves with it, and a new or moved location is
+// checked against every other holder under the warehouse's location lock.
 
 export interface TableRow {
   id: string;
@@ -10,6 +15,8 @@ export interface TableRow {
   name: string;
   kind: 'table' | 'view';
   metadataLocation: string | null;
+  /** Null only for rows older than the column that the backfill could not place. */
+  location: string | null;
   version: number;
 }
 
@@ -19,17 +26,18 @@ interface Raw {
   name: string;
   kind: 'table' | 'view';
   metadata_location: string | null;
+  location: string | null;
   version: number;
 }
 
 const toRow = (r: Raw): TableRow => ({
-  id: r.id, namespace: splitNamespace(r.namespace), name: r.name, kind: r.kind, metadataLocation: r.metadata_location, version: r.version,
+  id: r.id, namespace: splitNamespace(r.namespace), name: r.name, kind: r.kind, metadataLocation: r.metadata_location, location: r.location, version: r.version,
 });
 
 export async function findTable(db: SqlClient, warehouseId: string, namespace: string[], name: string, kind: 'table' | 'view' = 'table'): Promise<TableRow | null> {
   const { rows } = await db.query<Raw>({
     name: 'catalog_find_table',
-    text: `SELECT id, namespace, name, kind, metadata_location, version FROM catalog_tables
+    text: `SELECT id, namespace, name, kind, metadata_location, location, version FROM catalog_tables
             WHERE warehouse_id = $1 AND namespace = $2 AND name = $3 AND kind = $4`,
     values: [warehouseId, joinNamespace(namespace), name, kind],
   });
@@ -45,25 +53,87 @@ export async function nameTaken(db: SqlClient, warehouseId: string, namespace: s
   return rows[0]?.kind ?? null;
 }
 
-/** Inserts a new table at version 1; false when the name is taken (unique violation). */
-export async function insertTable(
-  db: SqlClient, t: { id: string; warehouseId: string; namespace: string[]; name: string; kind: 'table' | 'view'; metadataLocation: string },
-): Promise<boolean> {
+/** A pointer to write: a new row (`expectedVersion` null) or an existing one moved by compare-and-set. */
+export interface PointerMove {
+  id: string;
+  expectedVersion: number | null;
+  namespace: string[];
+  name: string;
+  kind: 'table' | 'view';
+  metadataLocation: string;
+  location: string;
+  /** The location is new to this row (a create, a set-location, a register): it must overlap no other holder. */
+  relocated: boolean;
+}
+
+export type MoveRefusal =
+  /** The row changed since it was read, or the name was taken meanwhile. */
+  | { reason: 'lost_race'; move: PointerMove }
+  | { reason: 'location_taken'; move: PointerMove; holder: LocationHolder };
+
+class Refused extends Error {
+  constructor(readonly refusal: MoveRefusal) {
+    super(refusal.reason);
+  }
+}
+
+/**
+ * Writes every pointer or none. A lone move that keeps its location is one
+ * compare-and-set statement (the commit hot path); anything else is one
+ * transaction that, when a location is new, first takes the warehouse's
+ * location lock and checks it against every other holder (the caller checks
+ * the new locations of one call against each other). Returns the
+ * refusal that stopped it, or null when everything moved; throws
+ * OutcomeUnknown when the database may have committed without saying so.
+ */
+export async function movePointers(pool: Pool, warehouseId: string, moves: PointerMove[]): Promise<MoveRefusal | null> {
+  if (moves.length === 1 && moves[0].expectedVersion !== null && !moves[0].relocated) {
+    const m = moves[0];
+    const moved = await confirmed(() => swapPointer(pool, m.id, m.expectedVersion!, m.metadataLocation, m.location));
+    return moved ? null : { reason: 'lost_race', move: m };
+  }
+  try {
+    await transactionWithKnownOutcome(pool, async (client) => {
+      const relocating = moves.filter((m) => m.relocated);
+      if (relocating.length) {
+        await lockWarehouseLocations(client, warehouseId);
+        // The relocating rows' old locations are being given up; every other row keeps holding its own.
+        const vacating = relocating.map((m) => m.id);
+        for (const m of relocating) {
+          const holder = await overlappingHolder(client, warehouseId, m.location, { rows: vacating });
+          if (holder) throw new Refused({ reason: 'location_taken', move: m, holder });
+        }
+      }
+      for (const m of moves) {
+        const ok = m.expectedVersion === null
+          ? await insertPointer(client, warehouseId, m)
+          : await swapPointer(client, m.id, m.expectedVersion, m.metadataLocation, m.location);
+        if (!ok) throw new Refused({ reason: 'lost_race', move: m });
+      }
+    });
+  } catch (err) {
+    if (err instanceof Refused) return err.refusal;
+    throw err;
+  }
+  return null;
+}
+
+async function insertPointer(db: SqlClient, warehouseId: string, m: PointerMove): Promise<boolean> {
   const r = await db.query(
-    `INSERT INTO catalog_tables (id, warehouse_id, namespace, name, kind, metadata_location, version)
-     VALUES ($1, $2, $3, $4, $5, $6, 1) ON CONFLICT (warehouse_id, namespace, name) DO NOTHING`,
-    [t.id, t.warehouseId, joinNamespace(t.namespace), t.name, t.kind, t.metadataLocation],
+    `INSERT INTO catalog_tables (id, warehouse_id, namespace, name, kind, metadata_location, location, version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 1) ON CONFLICT (warehouse_id, namespace, name) DO NOTHING`,
+    [m.id, warehouseId, joinNamespace(m.namespace), m.name, m.kind, m.metadataLocation, m.location],
   );
-  return (r.rowCount ?? 0) > 0;
+  return (r.rowCount ?? 0) === 1;
 }
 
 /** The compare-and-set: true when `expectedVersion` was still current and the pointer moved. */
-export async function swapMetadataLocation(db: SqlClient, id: string, expectedVersion: number, location: string): Promise<boolean> {
+async function swapPointer(db: SqlClient, id: string, expectedVersion: number, metadataLocation: string, location: string): Promise<boolean> {
   const r = await db.query({
     name: 'catalog_swap_metadata',
-    text: `UPDATE catalog_tables SET metadata_location = $3, version = version + 1, updated_at = now()
+    text: `UPDATE catalog_tables SET metadata_location = $3, location = $4, version = version + 1, updated_at = now()
             WHERE id = $1 AND version = $2`,
-    values: [id, expectedVersion, location],
+    values: [id, expectedVersion, metadataLocation, location],
   });
   return (r.rowCount ?? 0) === 1;
 }
@@ -77,6 +147,7 @@ export async function listTables(db: SqlClient, warehouseId: string, namespace: 
   return rows.map((r) => r.name);
 }
 
+/** Removes a table or view; false when it was gone already (a concurrent drop won). */
 export async function deleteTable(db: SqlClient, id: string): Promise<boolean> {
   const r = await db.query(`DELETE FROM catalog_tables WHERE id = $1`, [id]);
   return (r.rowCount ?? 0) > 0;

@@ -4,6 +4,7 @@ import type { StoreCredentials } from '@floe/storage';
 export interface WarehouseRow {
   id: string;
   name: string;
+  orgId: string | null;
   tableBucket: string;
   status: string;
   /** The warehouse's own storage identities: the catalog reads and writes metadata as them, never as the admin. */
@@ -15,6 +16,7 @@ export interface WarehouseRow {
 interface Raw {
   id: string;
   name: string;
+  org_id: string | null;
   table_bucket: string;
   status: string;
   storage_access_key: string;
@@ -24,13 +26,14 @@ interface Raw {
   role_arn: string | null;
 }
 
-const COLUMNS = `w.id, w.name, w.table_bucket, w.status, w.storage_access_key, w.storage_secret_key,
+const COLUMNS = `w.id, w.name, w.org_id, w.table_bucket, w.status, w.storage_access_key, w.storage_secret_key,
                  w.storage_ro_access_key, w.storage_ro_secret_key, w.role_arn`;
 
 function toRow(r: Raw): WarehouseRow {
   return {
     id: r.id,
     name: r.name,
+    orgId: r.org_id,
     tableBucket: r.table_bucket,
     status: r.status,
     rw: { accessKeyId: r.storage_access_key, secretAccessKey: r.storage_secret_key },

@@ -51,7 +51,10 @@ export function catalogTables(catalog: CatalogClient) {
     } catch (err) {
       if (err instanceof CatalogFailure && err.type === 'NoSuchNamespaceException') throw await namespaceNotFound(w, ns);
       if (err instanceof CatalogFailure && err.type === 'NoSuchTableException') {
-        throw notFound('table_not_found', `no table ${ns}.${name} in catalog ${w.name}`, { available: await tablesIn(w, ns).catch(() => []) });
+        // The catalog answers NoSuchTable also when the namespace is missing (as the reference does); listing it tells which.
+        const available = await tablesIn(w, ns).catch((e) => (e instanceof CatalogFailure && e.type === 'NoSuchNamespaceException' ? null : []));
+        if (available === null) throw await namespaceNotFound(w, ns);
+        throw notFound('table_not_found', `no table ${ns}.${name} in catalog ${w.name}`, { available });
       }
       throw asCatalogError(err);
     }
