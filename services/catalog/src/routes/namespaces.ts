@@ -8,7 +8,7 @@ import {
   namespaceContents, SEP, splitNamespace,
 } from '../store/namespaces';
 import { pageOf, pageParams } from './paging';
-import { requirePrefix, requireWrite } from './prefix';
+import { requirePrefix, requirePrefixWithout404, requireWrite } from './prefix';
 
 const Level = z.string().min(1).max(255).refine((s) => !s.includes(SEP), 'a namespace level may not contain U+001F');
 const Properties = z.record(z.string(), z.string());
@@ -46,7 +46,7 @@ export function mountNamespaces(app: Express, d: CatalogDeps): void {
       if (next) body['next-page-token'] = next;
       res.json(body);
     }],
-    post: [auth, requirePrefix, requireWrite, async (req, res) => {
+    post: [auth, requirePrefixWithout404, requireWrite, async (req, res) => {
       const body = parseBody(CreateNamespace, req.body);
       const levels = body.namespace;
       // The REST document declares no 404 for createNamespace: a missing parent is a bad request.
