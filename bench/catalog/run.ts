@@ -3,6 +3,8 @@
 //   - commits/s across 100 tables with 16 concurrent clients (target ≥ 200 on 2 cores)
 //   - p50/p99 of serial commits to one table (target: within 2× the floor)
 //   - p50/p99 of loadTable (target: p50 < 5 ms)
+//   - p50/p99 of table creates and of commits that move a table (set-location):
+//     the two paths that check a new location against every other table's
 //   - the floor: one PUT of a metadata-sized object to RGW plus one Postgres UPDATE transaction
 //
 // BENCH_CPU_PROF=<dir> writes a CPU profile of every deployable there.
@@ -54,7 +56,12 @@ try {
   };
   const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }, { id: 2, name: 'v', required: false, type: 'string' }] };
   await call('POST', '/namespaces', { namespace: ['bench'] });
-  for (let i = 0; i < TABLES; i++) await call('POST', '/namespaces/bench/tables', { name: `t${i}`, schema });
+  const creates: number[] = [];
+  for (let i = 0; i < TABLES; i++) {
+    const t = process.hrtime.bigint();
+    await call('POST', '/namespaces/bench/tables', { name: `t${i}`, schema });
+    creates.push(ms(t));
+  }
   const commit = (table: string, round: number) => call('POST', `/namespaces/bench/tables/${table}`, { requirements: [], updates: [{ action: 'set-properties', updates: { round: String(round) } }] });
 
   // Warm-up: JIT, pools, the metadata cache.
@@ -84,7 +91,15 @@ try {
     loads.push(ms(t));
   }
 
-  // 4. The floor: what any commit must do at least — write a metadata-sized
+  // 4. Commits that move a table: a new location each time, checked against the other 99 tables'.
+  const moves: number[] = [];
+  for (let i = 0; i < SERIAL; i++) {
+    const t = process.hrtime.bigint();
+    await call('POST', '/namespaces/bench/tables/t1', { requirements: [], updates: [{ action: 'set-location', location: `s3://${wh.tableBucket}/bench/moved/m${i}` }] });
+    moves.push(ms(t));
+  }
+
+  // 5. The floor: what any commit must do at least — write a metadata-sized
   // object, then one UPDATE (its own transaction) — with the leanest clients:
   // the object client the catalog uses, and one pooled statement.
   const store = adminStorage().objectsAs(wh.storage);
@@ -106,11 +121,14 @@ try {
   console.log(`${'floor: PUT metadata-sized object + UPDATE txn'.padEnd(52)}${fmt(pct(floor, 50))}${fmt(pct(floor, 99))}`);
   console.log(`${'serial commit to one table'.padEnd(52)}${fmt(pct(serial, 50))}${fmt(pct(serial, 99))}`);
   console.log(`${'loadTable'.padEnd(52)}${fmt(pct(loads, 50))}${fmt(pct(loads, 99))}`);
+  console.log(`${`create table (${TABLES} in one namespace)`.padEnd(52)}${fmt(pct(creates, 50))}${fmt(pct(creates, 99))}`);
+  console.log(`${'commit moving a table (set-location)'.padEnd(52)}${fmt(pct(moves, 50))}${fmt(pct(moves, 99))}`);
   const rate = COMMITS_ACROSS / acrossSeconds;
   const ratio = pct(serial, 50) / pct(floor, 50);
   console.log(`\ncommits/s across ${TABLES} tables with ${CLIENTS} clients: ${rate.toFixed(0)} (target ≥ 200): ${rate >= 200 ? 'met' : 'NOT met'}`);
   console.log(`serial commit p50 / floor p50: ${ratio.toFixed(2)}× (target ≤ 2×): ${ratio <= 2 ? 'met' : 'NOT met'}`);
   console.log(`loadTable p50: ${pct(loads, 50).toFixed(2)} ms (target < 5 ms): ${pct(loads, 50) < 5 ? 'met' : 'NOT met'}`);
+  console.log(`create p50 / floor p50: ${(pct(creates, 50) / pct(floor, 50)).toFixed(2)}×; moving commit p50 / floor p50: ${(pct(moves, 50) / pct(floor, 50)).toFixed(2)}×`);
 } finally {
   await removeTestWarehouse(wh);
   await stopPrivateStack(stateFile);
