@@ -1,5 +1,7 @@
 // The database package: the generated Prisma client, a pg pool for hot paths
-// that want raw SQL, and the offline migration runner.
+// that want raw SQL, and the offline migration runner (SQL migrations, then the
+// data migration that seals stored secrets). Sealing itself is `@floe/db/sealed`,
+// importable without the Prisma client.
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/client';
@@ -7,6 +9,8 @@ import { PrismaClient } from './generated/client';
 export * from './generated/client';
 export { applyMigrations, createMigration, diffSchema, dropDatabase, ensureDatabase, migrationsDir } from './migrate';
 export type { ApplyOptions } from './migrate';
+export { migrateDatabase, sealStoredSecrets } from './stored-secrets';
+export type { SealReport } from './stored-secrets';
 
 /** A PrismaClient over a pg pool of `poolSize` connections (Prisma 7 needs a driver adapter). */
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {

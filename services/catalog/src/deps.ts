@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
+import { Keyring } from '@floe/db/sealed';
 import type { Logger } from '@floe/http';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { CatalogAuth } from './auth';
@@ -21,7 +22,7 @@ export function createDeps(config: FloeConfig, logger: Logger): CatalogDeps {
   db.on('error', (err) => logger.error('postgres pool error', { err }));
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
-  const auth = new CatalogAuth({ db, redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });
+  const auth = new CatalogAuth({ db, keyring: new Keyring(config.dataKeys), redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });
   const storage = deploymentStorage(config.s3);
   return { config, logger, db, redis, auth, storage, metadata: new MetadataFiles() };
 }
