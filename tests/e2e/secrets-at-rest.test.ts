@@ -5,6 +5,7 @@ import { stackKeyring } from '../support/keyring';
 import { adminStorage } from '../support/store';
 import { bearer, gateway, newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
 import { db, stack } from './helpers';
+import { sinkTestSchema } from './sink-helpers';
 
 // A copy of the database alone reveals no usable secret: the warehouses'
 // storage secret keys and the JWT private keys are sealed with the stack's
@@ -40,10 +41,16 @@ test('a new catalog\'s storage secret keys are stored sealed: as stored they are
   }
 });
 
-test('no row of any table holds a storage secret key, a catalog client secret or an API key secret in the clear', async () => {
+test('no row of any table holds a storage secret key, a catalog client secret, an API key, a send key or a device token in the clear', async () => {
   const { admin } = await newOrgWithAdmin();
-  const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
+  const project = await newProject(admin.api_key);
+  // With an Idempotency-Key, so the answer is kept in idempotency_keys too.
+  const w = (await gateway().post('/v1/warehouses').set(bearer(admin.api_key)).set('Idempotency-Key', `at-rest-${project.project_id}`)
+    .send({ project_id: project.project_id, name: 'at_rest' }).expect(201)).body;
   const connection = await gateway().get('/v1/connection').query({ warehouse: w.warehouse_id }).set(bearer(admin.api_key)).expect(200);
+  await gateway().post('/v1/tables').set(bearer(admin.api_key)).send({ warehouse_id: w.warehouse_id, namespace: 'ev', name: 't', schema: sinkTestSchema }).expect(201);
+  const sink = (await gateway().post('/v1/sinks').set(bearer(admin.api_key)).send({ name: 'at_rest', table: 'ev.t', warehouse: w.warehouse_id }).expect(201)).body;
+  const device = (await gateway().post(`/v1/sinks/${sink.sink_id}/device-token`).set(bearer(admin.api_key)).send({}).expect(201)).body;
   const pool = db();
   try {
     const { rows: [keys] } = await pool.query(`SELECT storage_secret_key, storage_ro_secret_key FROM warehouses WHERE id = $1`, [w.warehouse_id]);
@@ -53,10 +60,13 @@ test('no row of any table holds a storage secret key, a catalog client secret or
       storage_ro: keyring.open(keys.storage_ro_secret_key),
       catalog_client_secret: connection.body.catalog_credential.client_secret as string,
       api_key_secret: admin.api_key.split('_').at(-1)!,
+      send_key: sink.send_key as string,
+      device_token: device.device_token as string,
     };
     for (const s of Object.values(secrets)) expect(s.length).toBeGreaterThanOrEqual(20);
     const { rows: tables } = await pool.query<{ name: string }>(`SELECT quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
-    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['warehouses', 'signing_keys', 'audit_events', 'idempotency_keys', 'catalog_credentials']));
+    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['warehouses', 'signing_keys', 'audit_events', 'idempotency_keys', 'catalog_credentials', 'sinks']));
+    expect((await pool.query(`SELECT 1 FROM idempotency_keys WHERE response_body->>'warehouse_id' = $1`, [w.warehouse_id])).rowCount).toBe(1);
     const found: string[] = [];
     for (const { name } of tables) {
       for (const [what, secret] of Object.entries(secrets)) {
