@@ -2,7 +2,7 @@
 // prefix, data folder and free ports, so it never collides with a developer's
 // `npm start` or another run; removed without trace by stopPrivateStack.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redis } from 'ioredis';
 import { dropDatabase } from '@floe/db';
@@ -60,8 +60,14 @@ export async function restartPrivateStack(stateFile: string, extraEnv: NodeJS.Pr
     FLOE_DATA_KEYS: old.data_keys,
   };
   for (const [name, setting] of Object.entries(PORT_SETTINGS)) own[setting] = new URL(old.services[name].url).port;
-  const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
-  return state;
+  try {
+    const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
+    return state;
+  } catch (err) {
+    // Put the record back, so stopPrivateStack still finds the database and Redis keys to remove.
+    writeFileSync(paths.stateFile, `${JSON.stringify(old, null, 2)}\n`, { mode: 0o600 });
+    throw err;
+  }
 }
 
 /** The settings a further process needs to work as part of a running private stack (a test's or bench's own roller). */
