@@ -4,7 +4,8 @@
 #
 #   docker build -t floe .
 #   docker run floe pnpm --filter @floe/gateway start    # or @floe/identity, ...
-#   docker run floe pnpm db:migrate                      # apply migrations to DATABASE_URL
+#   docker run floe pnpm db:migrate                      # apply migrations to DATABASE_URL, seal stored secrets (FLOE_DATA_KEYS)
+#   docker run floe pnpm secrets:reseal                  # after a data key rotation: reseal under the first key
 #
 # TypeScript runs directly with tsx (as on a development machine), so the image
 # keeps the workspace's full dependency tree, dev dependencies included.

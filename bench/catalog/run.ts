@@ -37,7 +37,7 @@ const { adminStorage } = await import('../../tests/support/store');
 const { createTestWarehouse, removeTestWarehouse } = await import('../../tests/support/warehouse');
 
 const { state, stateFile } = await startPrivateStack('bench', { FLOE_LOG_LEVEL: 'warn', ...(process.env.BENCH_CPU_PROF ? { FLOE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}) });
-const wh = await createTestWarehouse(state.database_url);
+const wh = await createTestWarehouse(state);
 try {
   const cat = state.catalog_url;
   const tokenRes = await fetch(`${cat}/v1/oauth/tokens`, {

@@ -2,7 +2,7 @@
 // prefix, data folder and free ports, so it never collides with a developer's
 // `npm start` or another run; removed without trace by stopPrivateStack.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redis } from 'ioredis';
 import { dropDatabase } from '@floe/db';
@@ -10,29 +10,64 @@ import { freePort } from './infra';
 import { readState, startStack, stopStack, type StackState } from './stack';
 import { stackPaths } from './stack-env';
 
+/** The port setting of each deployable. */
+const PORT_SETTINGS: Record<string, string> = {
+  gateway: 'FLOE_GATEWAY_PORT',
+  identity: 'FLOE_IDENTITY_PORT',
+  'control-plane': 'FLOE_CONTROL_PLANE_PORT',
+  'ingest-gateway': 'FLOE_INGEST_PORT',
+  catalog: 'FLOE_CATALOG_PORT',
+  'teardown-worker': 'FLOE_TEARDOWN_HEALTH_PORT',
+  'roller-worker': 'FLOE_ROLLER_HEALTH_PORT',
+};
+
+/** A private stack's environment: its own settings over the caller's, addresses derived from its own ports. */
+function privateEnv(own: NodeJS.ProcessEnv, extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, FLOE_ENV: 'test', ...own, ...extraEnv };
+  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL']) {
+    if (!(k in extraEnv)) delete env[k];
+  }
+  return env;
+}
+
 export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ state: StackState; stateFile: string }> {
   const id = randomBytes(4).toString('hex');
   const paths = stackPaths(`.data/${label}-${id}`);
-  const baseEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    FLOE_ENV: 'test',
+  const own: NodeJS.ProcessEnv = {
     DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/floe_${label}_${id}`,
     FLOE_REDIS_PREFIX: `floe:${label}:${id}:`,
     FLOE_BOOTSTRAP_SECRET: randomBytes(24).toString('hex'),
-    FLOE_GATEWAY_PORT: String(await freePort()),
-    FLOE_IDENTITY_PORT: String(await freePort()),
-    FLOE_CONTROL_PLANE_PORT: String(await freePort()),
-    FLOE_INGEST_PORT: String(await freePort()),
-    FLOE_CATALOG_PORT: String(await freePort()),
-    FLOE_TEARDOWN_HEALTH_PORT: String(await freePort()),
-    FLOE_ROLLER_HEALTH_PORT: String(await freePort()),
-    ...extraEnv,
   };
-  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL']) {
-    if (!(k in extraEnv)) delete baseEnv[k];
-  }
-  const { state } = await startStack(paths, { detached: true, baseEnv });
+  for (const setting of Object.values(PORT_SETTINGS)) own[setting] = String(await freePort());
+  const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
   return { state, stateFile: paths.stateFile };
+}
+
+/**
+ * Stops a private stack's deployables and starts them again on the same
+ * database, Redis prefix, secrets, data keys and ports, as an upgrade does:
+ * the start migrates the database first.
+ */
+export async function restartPrivateStack(stateFile: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<StackState> {
+  const paths = stackPaths(dirname(stateFile));
+  const old = readState(paths);
+  if (!old) throw new Error(`no private stack recorded in ${stateFile}`);
+  await stopStack(paths);
+  const own: NodeJS.ProcessEnv = {
+    DATABASE_URL: old.database_url,
+    FLOE_REDIS_PREFIX: old.redis_prefix,
+    FLOE_BOOTSTRAP_SECRET: old.bootstrap_secret,
+    FLOE_DATA_KEYS: old.data_keys,
+  };
+  for (const [name, setting] of Object.entries(PORT_SETTINGS)) own[setting] = new URL(old.services[name].url).port;
+  try {
+    const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
+    return state;
+  } catch (err) {
+    // Put the record back, so stopPrivateStack still finds the database and Redis keys to remove.
+    writeFileSync(paths.stateFile, `${JSON.stringify(old, null, 2)}\n`, { mode: 0o600 });
+    throw err;
+  }
 }
 
 /** The settings a further process needs to work as part of a running private stack (a test's or bench's own roller). */
@@ -41,6 +76,7 @@ export function joinPrivateStackEnv(state: StackState): NodeJS.ProcessEnv {
     DATABASE_URL: state.database_url,
     FLOE_REDIS_PREFIX: state.redis_prefix,
     FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
+    FLOE_DATA_KEYS: state.data_keys,
     FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
     FLOE_IDENTITY_URL: state.services.identity.url,
     FLOE_CATALOG_INTERNAL_URL: state.catalog_url,

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { applyMigrations, ensureDatabase } from '@floe/db';
+import { ensureDatabase, migrateDatabase } from '@floe/db';
+import { Keyring } from '@floe/db/sealed';
 import type { FloeConfig } from '@floe/config';
 import { cephInfo, ensureCeph, stopCeph } from './ceph';
 import { DEPLOYABLES } from './deployables';
@@ -14,6 +15,8 @@ export interface StackState {
   s3_url: string;
   ingest_url: string;
   bootstrap_secret: string;
+  /** FLOE_DATA_KEYS of this stack: what a further process (a test, a CLI) needs to open or seal its stored secrets. */
+  data_keys: string;
   database_url: string;
   redis_prefix: string;
   /** Whether this stack started the local Ceph (and so stops it on the way down). */
@@ -51,13 +54,14 @@ async function withObjectStore(base: NodeJS.ProcessEnv): Promise<{ env: NodeJS.P
   return { env, startedCeph: !wasUp };
 }
 
-/** Postgres and Redis answer, the database exists and is migrated. */
+/** Postgres and Redis answer, the database exists and is migrated, and every stored secret is sealed. */
 export async function prepareData(config: FloeConfig): Promise<void> {
   await ensurePostgres(config.databaseUrl);
   await ensureRedis(config.redisUrl);
   if (await ensureDatabase(config.databaseUrl)) say(`created database ${redact(config.databaseUrl)}`);
-  const { applied } = await applyMigrations(config.databaseUrl);
+  const { applied, sealed } = await migrateDatabase(config.databaseUrl, new Keyring(config.dataKeys));
   say(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  if (sealed.sealed) say(`sealed ${sealed.sealed} stored secret(s) left in plain text by an older version`);
 }
 
 /**
@@ -89,6 +93,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     s3_url: config.s3Url,
     ingest_url: config.ingestUrl,
     bootstrap_secret: env.FLOE_BOOTSTRAP_SECRET!,
+    data_keys: env.FLOE_DATA_KEYS!,
     database_url: config.databaseUrl,
     redis_prefix: config.redisPrefix,
     started_ceph: store.startedCeph,

@@ -23,7 +23,7 @@ const schema = {
 };
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
   rw = (await catalog().post('/v1/oauth/tokens').type('form')
     .send({ grant_type: 'client_credentials', client_id: wh.rw.clientId, client_secret: wh.rw.clientSecret })).body.access_token;
 }, 60_000);

@@ -17,7 +17,7 @@ const schema = {
 const tablePath = (name: string) => `/v1/${wh.id}/namespaces/lake/tables/${name}`;
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
   rw = await token(wh.rw.clientId, wh.rw.clientSecret);
   ro = await token(wh.ro.clientId, wh.ro.clientSecret);
   await catalog().post(`/v1/${wh.id}/namespaces`).set(bearer(rw)).send({ namespace: ['lake'] }).expect(200);

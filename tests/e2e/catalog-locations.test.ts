@@ -46,7 +46,7 @@ async function purgesOf(w: TestWarehouse): Promise<Array<{ location: string; don
 }
 
 beforeAll(async () => {
-  [mine, theirs] = await Promise.all([createTestWarehouse(stack().database_url), createTestWarehouse(stack().database_url)]);
+  [mine, theirs] = await Promise.all([createTestWarehouse(stack()), createTestWarehouse(stack())]);
   rw = await token(mine.rw.clientId, mine.rw.clientSecret);
   theirRw = await token(theirs.rw.clientId, theirs.rw.clientSecret);
   for (const [w, t] of [[mine, rw], [theirs, theirRw]] as const) {
@@ -263,7 +263,7 @@ describe('purge', () => {
   }, 30_000);
 
   test('a purge acts as the warehouse\'s own storage identity, never the service\'s', async () => {
-    const own = await createTestWarehouse(stack().database_url);
+    const own = await createTestWarehouse(stack());
     try {
       const t = await token(own.rw.clientId, own.rw.clientSecret);
       await catalog().post(`/v1/${own.id}/namespaces`).set(bearer(t)).send({ namespace: ['shop'] }).expect(200);

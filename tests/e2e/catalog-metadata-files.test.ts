@@ -12,7 +12,7 @@ let rw: string;
 const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
   rw = (await catalog().post('/v1/oauth/tokens').type('form').send({ grant_type: 'client_credentials', client_id: wh.rw.clientId, client_secret: wh.rw.clientSecret })).body.access_token;
   await catalog().post(`/v1/${wh.id}/namespaces`).set(bearer(rw)).send({ namespace: ['m'] }).expect(200);
 }, 60_000);

@@ -15,8 +15,8 @@ const client = (t: string, warehouse: string) => new IcebergRestCatalog({ baseUr
 
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
-  other = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
+  other = await createTestWarehouse(stack());
 }, 60_000);
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', r
 const base = () => `/v1/${wh.id}/namespaces/reg`;
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
   rw = await token(wh.rw.clientId, wh.rw.clientSecret);
   ro = await token(wh.ro.clientId, wh.ro.clientSecret);
   await catalog().post(`/v1/${wh.id}/namespaces`).set(bearer(rw)).send({ namespace: ['reg'] }).expect(200);

@@ -17,7 +17,7 @@ let roToken: string;
 
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
   orders = await registerTestTable(stack().database_url, wh, wh.storage, ['shop'], 'orders');
   await registerTestTable(stack().database_url, wh, wh.storage, ['shop'], 'customers');
   rwToken = await token(wh.rw.clientId, wh.rw.clientSecret);

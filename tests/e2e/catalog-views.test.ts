@@ -15,7 +15,7 @@ const version = (sql: string, id = 1) => ({
 const views = () => `/v1/${wh.id}/namespaces/v/views`;
 
 beforeAll(async () => {
-  wh = await createTestWarehouse(stack().database_url);
+  wh = await createTestWarehouse(stack());
   rw = await token(wh.rw.clientId, wh.rw.clientSecret);
   ro = await token(wh.ro.clientId, wh.ro.clientSecret);
   await catalog().post(`/v1/${wh.id}/namespaces`).set(bearer(rw)).send({ namespace: ['v'] }).expect(200);

@@ -73,7 +73,7 @@ describe('GET /v1/connection', () => {
       const { rows } = await pool.query(`SELECT org_id FROM warehouses WHERE id = $1`, [w.warehouse_id]);
       await pool.query(
         `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name)
-         SELECT gen_random_uuid()::text, name, $2, org_id, table_bucket || '-old', blob_bucket || '-old', 'ready', 'x', 'x', 'x', 'x', 'x', 'x', 'x' FROM warehouses WHERE id = $1`, [w.warehouse_id, p2.project_id]);
+         SELECT gen_random_uuid()::text, name, $2, org_id, table_bucket || '-old', blob_bucket || '-old', 'ready', 'x', 'x', '', 'x', 'x', '', 'x' FROM warehouses WHERE id = $1`, [w.warehouse_id, p2.project_id]);
       expect(rows[0].org_id).toBeTruthy();
     } finally {
       await pool.end();

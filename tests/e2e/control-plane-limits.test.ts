@@ -19,7 +19,7 @@ async function fakeWarehouse(projectId: string, orgId: string | null, name: stri
   const id = randomUUID();
   await sql(
     `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'x', 'x', 'x', 'x', 'x', 'x', 'x', $8)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'x', 'x', '', 'x', 'x', '', 'x', $8)`,
     [id, name, projectId, orgId, `fake-${id}`, `fake-${id}-b`, status, createdBy]);
   return id;
 }

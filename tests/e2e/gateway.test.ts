@@ -55,7 +55,13 @@ describe('the gateway edge', () => {
     const log = readFileSync(stack().services.identity.log, 'utf8');
     const line = log.split('\n').find((l) => l.includes(String(err.request_id)) && l.includes('unhandled error'));
     expect(line).toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ level: 'error', service: 'identity', request_id: err.request_id });
+    const logged = JSON.parse(line!);
+    expect(logged).toMatchObject({
+      level: 'error', service: 'identity', request_id: err.request_id, method: 'POST', path: '/internal/selftest/error',
+      err: { name: 'Error', message: 'selftest: a deliberate unhandled error' },
+    });
+    // The stack says where it was thrown: the route's own file.
+    expect(logged.err.stack).toMatch(/^Error: selftest: a deliberate unhandled error\n\s+at .*services\/identity\/src\/routes\/internal\.ts:\d+/);
   });
 
   test('internal routes refuse a missing or wrong bootstrap secret', async () => {

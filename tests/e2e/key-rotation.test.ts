@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { SigningKeys } from '../../services/identity/src/signing/signing-keys';
+import { stackKeyring } from '../support/keyring';
 import { bearer, db, gateway, newPrincipal, stack } from './helpers';
 
 const mint = async (apiKey: string): Promise<string> =>
@@ -13,7 +14,7 @@ test('rotation: a new key signs, both keys stay published, tokens of the old key
   const pool = db();
   let rotated: { kid: string; retired: string[] };
   try {
-    rotated = await new SigningKeys(pool, 1200).rotate();
+    rotated = await new SigningKeys(pool, stackKeyring(stack()), 1200).rotate();
   } finally {
     await pool.end();
   }

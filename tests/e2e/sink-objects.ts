@@ -4,7 +4,7 @@ import { stack } from './helpers';
 
 /** An S3 client signed as the warehouse's own identity, which owns its blob bucket's objects. */
 export function blobReader(warehouseId: string): Promise<S3Client> {
-  return blobReaderOf(stack().database_url, warehouseId);
+  return blobReaderOf(stack(), warehouseId);
 }
 
 export async function objectText(warehouseId: string, bucket: string, key: string): Promise<string> {

@@ -36,7 +36,7 @@ const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', r
 
 beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('commits', { FLOE_LOG_LEVEL: 'warn' }));
-  wh = await createTestWarehouse(state.database_url);
+  wh = await createTestWarehouse(state);
   pool = new pg.Pool({ connectionString: state.database_url, max: 2, application_name: 'fault-test' });
   const t = await request(state.catalog_url).post('/v1/oauth/tokens').type('form')
     .send({ grant_type: 'client_credentials', client_id: wh.rw.clientId, client_secret: wh.rw.clientSecret });

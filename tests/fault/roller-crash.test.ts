@@ -83,7 +83,7 @@ test.each(['after_files', 'after_commit', 'before_mark'] as const)('a roller kil
     }, 90);
     expect(done.received).toMatchObject({ batches: 5, rows: 505 });
     expect(done.rejects).toMatchObject({ rows: 5, files: 1 });
-    const s3 = await blobReader(state.database_url, w.body.warehouse_id);
+    const s3 = await blobReader(state, w.body.warehouse_id);
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: w.body.blob_bucket, Prefix: done.rejects.prefix }));
     expect(listed.Contents).toHaveLength(1);
     const text = await (await s3.send(new GetObjectCommand({ Bucket: w.body.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();

@@ -1,13 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { generateApiKey } from '@floe/auth';
+import type { StackState } from '../../scripts/lib/stack';
+import { stackKeyring } from './keyring';
 import { adminStorage } from './store';
 
 // A warehouse provisioned the way POST /v1/warehouses will (control-plane
 // issue): both buckets, the read/write and read-only storage identities, the
 // role for vended sessions, and the catalog credentials t-<uuid> / t-<uuid>-ro
-// whose secrets are kept only as hashes. Until the control plane exists, the
-// catalog's tests create warehouses through this.
+// whose secrets are kept only as hashes, and the storage secret keys sealed
+// with the stack's data key. The catalog's tests create warehouses outside
+// any project through this.
 
 export interface TestWarehouse {
   id: string;
@@ -20,7 +23,8 @@ export interface TestWarehouse {
   storage: { accessKeyId: string; secretAccessKey: string };
 }
 
-export async function createTestWarehouse(databaseUrl: string, name = `wh_${randomBytes(3).toString('hex')}`): Promise<TestWarehouse> {
+export async function createTestWarehouse(state: Pick<StackState, 'database_url' | 'data_keys'>, name = `wh_${randomBytes(3).toString('hex')}`): Promise<TestWarehouse> {
+  const keyring = stackKeyring(state);
   const store = adminStorage();
   const id = randomUUID();
   const tableBucket = `test--${name.replace(/_/g, '-')}-${id.slice(0, 8)}`;
@@ -34,13 +38,13 @@ export async function createTestWarehouse(databaseUrl: string, name = `wh_${rand
   const { arn } = await store.ensureRole({ roleName, trustedUids: [uid, `${uid}-ro`], buckets: [tableBucket, blobBucket] });
   const rwSecret = generateApiKey();
   const roSecret = generateApiKey();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  const pool = new pg.Pool({ connectionString: state.database_url, max: 1 });
   try {
     await pool.query(
       `INSERT INTO warehouses (id, name, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key,
          storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, role_arn)
        VALUES ($1, $2, $3, $4, 'ready', $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [id, name, tableBucket, blobBucket, uid, rwKeys.accessKeyId, rwKeys.secretAccessKey, `${uid}-ro`, roKeys.accessKeyId, roKeys.secretAccessKey, roleName, arn],
+      [id, name, tableBucket, blobBucket, uid, rwKeys.accessKeyId, keyring.seal(rwKeys.secretAccessKey), `${uid}-ro`, roKeys.accessKeyId, keyring.seal(roKeys.secretAccessKey), roleName, arn],
     );
     await pool.query(
       `INSERT INTO catalog_credentials (client_id, warehouse_id, access, secret_hash) VALUES ($1, $2, 'write', $3), ($4, $2, 'read', $5)`,

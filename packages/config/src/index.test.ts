@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError, RESERVED_WORDS, loadConfig } from './index';
 
 describe('loadConfig', () => {
@@ -26,6 +27,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FLOE_GATEWAY_PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ FLOE_BASE_URL: 'not a url' })).toThrow(/FLOE_BASE_URL/);
     expect(() => loadConfig({ FLOE_BOOTSTRAP_SECRET: 'short' })).toThrow(/FLOE_BOOTSTRAP_SECRET/);
+  });
+
+  test('FLOE_DATA_KEYS: ids and 32-byte keys, the sealing key first; a bad entry fails naming the variable, never the key', () => {
+    expect(loadConfig({}).dataKeys).toEqual([]);
+    const a = randomBytes(32);
+    const b = randomBytes(32);
+    const c = loadConfig({ FLOE_DATA_KEYS: `k2:${a.toString('base64')}, k1:${b.toString('base64url')}` });
+    expect(c.dataKeys).toEqual([{ id: 'k2', key: a }, { id: 'k1', key: b }]);
+    const short = randomBytes(16).toString('base64');
+    for (const bad of [`k1:${short}`, `${a.toString('base64')}`, `k 1:${a.toString('base64')}`, `k1:${a.toString('hex')}`, `k1:${a.toString('base64')},k1:${b.toString('base64')}`]) {
+      let message = '';
+      try {
+        loadConfig({ FLOE_DATA_KEYS: bad });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/FLOE_DATA_KEYS/);
+      expect(message).not.toContain(short);
+      expect(message).not.toContain(a.toString('base64'));
+    }
   });
 
   test('the brand word is reserved beside the spec\'s reserved words', () => {

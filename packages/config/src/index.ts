@@ -2,6 +2,9 @@
 // calls loadConfig() once at start; a bad environment fails loudly before any
 // socket is opened.
 import { z } from 'zod';
+import { parseDataKeys, type DataKey } from './data-keys';
+
+export { DATA_KEY_BYTES, parseDataKeys, type DataKey } from './data-keys';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 const url = z.string().url();
@@ -51,6 +54,16 @@ const EnvSchema = z.object({
   FLOE_BOOTSTRAP_SECRET: z.string().min(16).optional(),
   // Key from which catalog client secrets are derived (HMAC); defaults to one derived from the bootstrap secret.
   FLOE_CREDENTIAL_KEY: z.string().min(16).optional(),
+  // The data keys that seal stored secrets (AES-256-GCM): `<id>:<base64 32 bytes>`, comma-separated, the first seals.
+  // Required by every deployable that reads or writes a sealed value; see data-keys.ts.
+  FLOE_DATA_KEYS: z.string().default('').transform((v, ctx) => {
+    try {
+      return parseDataKeys(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
@@ -88,6 +101,8 @@ export interface FloeConfig {
   redisPrefix: string;
   bootstrapSecret: string | undefined;
   credentialKey: string | undefined;
+  /** FLOE_DATA_KEYS, the sealing key first; empty when unset. */
+  dataKeys: DataKey[];
   openSignup: boolean;
   sinksEnabled: boolean;
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
@@ -149,6 +164,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     redisPrefix: e.FLOE_REDIS_PREFIX,
     bootstrapSecret: e.FLOE_BOOTSTRAP_SECRET,
     credentialKey: e.FLOE_CREDENTIAL_KEY ?? e.FLOE_BOOTSTRAP_SECRET,
+    dataKeys: e.FLOE_DATA_KEYS,
     openSignup: e.FLOE_OPEN_SIGNUP ? e.FLOE_OPEN_SIGNUP === 'true' : e.FLOE_ENV !== 'production',
     sinksEnabled: e.FLOE_SINKS === 'on',
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },

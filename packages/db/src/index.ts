@@ -1,11 +1,15 @@
 // The database package: the generated Prisma client and the offline migration
-// runner (the deployables' pg pool is packages/http's createPool).
+// runner (SQL migrations, then the data migration that seals stored secrets).
+// Sealing itself is `@floe/db/sealed`, importable without the Prisma client;
+// the deployables' pg pool is packages/http's createPool.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
 
 export * from './generated/client';
 export { applyMigrations, createMigration, diffSchema, dropDatabase, ensureDatabase, migrationsDir } from './migrate';
 export type { ApplyOptions } from './migrate';
+export { migrateDatabase, sealStoredSecrets } from './stored-secrets';
+export type { SealReport } from './stored-secrets';
 
 /** A PrismaClient over a pg pool of `poolSize` connections (Prisma 7 needs a driver adapter). */
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {

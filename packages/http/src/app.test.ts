@@ -23,6 +23,7 @@ const app = createApp({
       post: (req, res) => { res.status(201).json(parse(Body, req.body)); },
       get: (_req, res) => { res.json({ ok: true }); },
     });
+    route(a, '/public', { get: (_req, res) => { res.set('Cache-Control', 'public, max-age=60').json({ ok: true }); } });
     route(a, '/teapot', { get: () => { throw new HttpError(418, 'teapot', 'short and stout', { remedy: 'coffee' }, { 'X-Extra': '1' }); } });
     route(a, '/boom', { get: () => { throw new Error('kaboom secret detail'); } });
     route(a, '/async-boom', { get: async () => { await Promise.resolve(); throw new Error('async kaboom'); } });
@@ -66,6 +67,14 @@ describe('createApp', () => {
     expect(envelope(r405, 405, 'method_not_allowed').allowed).toEqual(['POST', 'GET', 'HEAD']);
     expect(r405.headers.allow).toBe('POST, GET, HEAD');
     expect(envelope(await request(app).post('/things').send({ name: 'x'.repeat(2000) }), 413, 'body_too_large').limit).toBe(1000);
+  });
+
+  test('no answer may be cached unless its route says so', async () => {
+    expect((await request(app).get('/things')).headers['cache-control']).toBe('no-store');
+    expect((await request(app).post('/things').send({ name: 'ok' })).headers['cache-control']).toBe('no-store');
+    expect((await request(app).get('/boom')).headers['cache-control']).toBe('no-store');
+    expect((await request(app).get('/nope')).headers['cache-control']).toBe('no-store');
+    expect((await request(app).get('/public')).headers['cache-control']).toBe('public, max-age=60');
   });
 
   test('each request gets a request id; a plain incoming one is kept', async () => {

@@ -33,6 +33,11 @@ export function createApp(opts: AppOptions): Express {
   // address comes from X-Forwarded-For set by those loopback/private hops.
   app.set('trust proxy', opts.trustProxy ?? 'loopback, linklocal, uniquelocal');
   app.use(requestId());
+  // An API's answers are for its caller alone, and many carry a secret shown
+  // once (a key, a token, a catalog credential, vended storage keys). No cache
+  // keeps any answer unless its route says so: public documents (the JWKS,
+  // OpenID discovery) set their own Cache-Control.
+  app.use((_req, res, next) => { res.set('Cache-Control', 'no-store'); next(); });
   app.use(accessLog(opts.logger));
   if (opts.parseJson !== false) {
     const json = express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] });

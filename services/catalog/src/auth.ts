@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Redis } from 'ioredis';
 import { CredentialCache, KeySet } from '@floe/auth';
+import type { Keyring } from '@floe/db/sealed';
 import type { SqlClient } from '@floe/http';
 import { notAuthorized } from './errors';
 import { warehouseOfCredential, type WarehouseRow } from './store/warehouses';
@@ -16,7 +17,7 @@ import { warehouseOfCredential, type WarehouseRow } from './store/warehouses';
 // standing under the same epoch: every change that matters to a caller —
 // revoke, rotate, warehouse deletion — bumps the epoch, so a request never
 // acts with keys older than the last such change, and the hot path (commit,
-// load) needs no warehouse query.
+// load) needs no warehouse query, and opens no sealed secret key.
 
 export interface CatalogCaller {
   clientId: string;
@@ -48,7 +49,7 @@ export class CatalogAuth {
   private readonly standing: CredentialCache<WarehouseRow | null>;
   private readonly verified = new Map<string, CatalogClaims & { exp: number }>();
 
-  constructor(private readonly o: { db: SqlClient; redis: Redis; baseUrl: string; catalogUrl: string; redisPrefix: string }) {
+  constructor(private readonly o: { db: SqlClient; keyring: Keyring; redis: Redis; baseUrl: string; catalogUrl: string; redisPrefix: string }) {
     this.keys = new KeySet(o.db);
     this.standing = new CredentialCache(o.redis, o.redisPrefix);
   }
@@ -59,7 +60,7 @@ export class CatalogAuth {
     const epoch = await this.standing.currentEpoch();
     let warehouse = this.standing.get(claims.sub, epoch);
     if (warehouse === undefined) {
-      warehouse = await warehouseOfCredential(this.o.db, claims.sub);
+      warehouse = await warehouseOfCredential(this.o.db, this.o.keyring, claims.sub);
       this.standing.set(claims.sub, epoch, warehouse);
     }
     if (!warehouse || warehouse.id !== claims.warehouse_id) throw notAuthorized('this catalog credential is no longer valid');

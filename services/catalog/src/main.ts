@@ -8,7 +8,7 @@ const config = loadConfig();
 const logger = createLogger('catalog', config.logLevel);
 const deps = createDeps(config, logger);
 await deps.auth.keys.reload();
-const stopPurging = startPurgeLoop({ db: deps.db, storage: deps.storage, logger });
+const stopPurging = startPurgeLoop({ db: deps.db, storage: deps.storage, keyring: deps.keyring, logger });
 
 serve(buildCatalogApp(deps), {
   name: 'catalog',

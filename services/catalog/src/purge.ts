@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { Keyring } from '@floe/db/sealed';
 import { writeAudit, type Logger } from '@floe/http';
 import type { RgwStorage } from '@floe/storage';
 import { checkedLocation, keyPrefixOf } from './locations';
@@ -20,6 +21,7 @@ const EVERY_MS = 2_000;
 export interface PurgeDeps {
   db: Pool;
   storage: RgwStorage;
+  keyring: Keyring;
   logger: Logger;
 }
 
@@ -27,7 +29,7 @@ export interface PurgeDeps {
 export async function purgeOnce(d: PurgeDeps): Promise<boolean> {
   const job = await claimPurge(d.db);
   if (!job) return false;
-  const wh = await warehouseById(d.db, job.warehouseId);
+  const wh = await warehouseById(d.db, d.keyring, job.warehouseId);
   const refusal = wh ? await refusalOf(d, job, wh.tableBucket) : 'the warehouse is gone (its teardown removes its buckets)';
   let objects = 0;
   if (!refusal) ({ objectsDeleted: objects } = await d.storage.deletePrefix(wh!.tableBucket, keyPrefixOf(job.location, wh!.tableBucket), wh!.rw));

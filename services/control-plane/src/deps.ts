@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { Authenticator } from '@floe/auth';
-import { IdempotencyStore, type Logger, createPool } from '@floe/http';
+import { Keyring } from '@floe/db/sealed';
+import { createPool, IdempotencyStore, type Logger } from '@floe/http';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { RgwStorage, deploymentStorage } from '@floe/storage';
 import { loadAccess } from './access/context';
@@ -21,6 +22,8 @@ export interface ControlPlaneDeps {
   idempotency: IdempotencyStore;
   queues: Producers;
   secrets: CatalogSecrets;
+  /** Seals and opens the warehouses' storage secret keys (the deployment's data keys). */
+  keyring: Keyring;
   /** The Iceberg REST catalog, as each warehouse's own identity. */
   catalog: CatalogClient;
   /** Authentication then the caller's organisations: the head of every caller route. */
@@ -38,6 +41,7 @@ export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps
     config, logger, db, redis, auth, storage, queues,
     idempotency: new IdempotencyStore(db),
     secrets: new CatalogSecrets(config.credentialKey),
+    keyring: new Keyring(config.dataKeys),
     catalog: new CatalogClient(config),
     authed: [auth.requireCaller(), loadAccess(db)],
   };

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
 import { Authenticator } from '@floe/auth';
+import { Keyring } from '@floe/db/sealed';
 import type { Logger } from '@floe/http';
 import { createPool } from '@floe/http';
 import { SigningKeys } from './signing/signing-keys';
@@ -22,7 +23,7 @@ export function createDeps(config: FloeConfig, logger: Logger): IdentityDeps {
   const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, maxRetriesPerRequest: 2 });
   redis.on('error', (err) => logger.error('redis error', { err: err.message }));
   const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix });
-  const signingKeys = new SigningKeys(db, config.keyOverlapSeconds, config.signerCacheSeconds * 1000);
+  const signingKeys = new SigningKeys(db, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000);
   return { config, logger, db, redis, auth, signingKeys };
 }
 

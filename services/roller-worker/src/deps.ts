@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { ConnectionOptions } from 'bullmq';
 import { CatalogClient } from '@floe/catalog-client';
 import type { FloeConfig } from '@floe/config';
+import { Keyring } from '@floe/db/sealed';
 import type { Logger } from '@floe/http';
 import { createPool } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
@@ -13,6 +14,8 @@ export interface RollerDeps {
   logger: Logger;
   db: pg.Pool;
   storage: RgwStorage;
+  /** Opens the warehouses' sealed storage secret keys: a roll reads and writes the blob bucket as the warehouse. */
+  keyring: Keyring;
   catalog: CatalogClient;
   connection: ConnectionOptions;
   prefix: string;
@@ -23,7 +26,7 @@ export interface RollerDeps {
 export function createDeps(config: FloeConfig, logger: Logger): RollerDeps {
   const db = createPool({ connectionString: config.databaseUrl, max: 6, name: 'roller-worker', logger });
   const storage = deploymentStorage(config.s3);
-  return { config, logger, db, storage, catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix), shares: new ShareThread() };
+  return { config, logger, db, storage, keyring: new Keyring(config.dataKeys), catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix), shares: new ShareThread() };
 }
 
 export async function closeDeps(d: RollerDeps): Promise<void> {

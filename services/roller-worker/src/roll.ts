@@ -44,8 +44,8 @@ interface Batch {
 interface SinkRow {
   blob_bucket: string;
   table_bucket: string;
-  storage_access_key: string;
-  storage_secret_key: string;
+  /** The warehouse's read/write identity, its secret key opened. */
+  credentials: StoreCredentials;
 }
 
 export interface RollOutcome {
@@ -95,7 +95,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
     return { status: 'disabled', batches: 0, rows: 0, rejected: 0 };
   }
 
-  const sinkCredentials = { accessKeyId: sink.storage_access_key, secretAccessKey: sink.storage_secret_key };
+  const sinkCredentials = sink.credentials;
   const objects = d.storage.objectsAs(sinkCredentials);
   // Batches the table already holds (a roll that stopped after its commit) are reported, their rejects written again.
   const inTable = batchesInTable(loaded.metadata, item.sink_id);
@@ -166,9 +166,10 @@ async function pendingBatches(d: RollerDeps, sinkId: string): Promise<Batch[]> {
 }
 
 async function sinkStorage(d: RollerDeps, sinkId: string): Promise<SinkRow> {
-  const { rows } = await d.db.query<SinkRow>(
+  const { rows } = await d.db.query<{ blob_bucket: string; table_bucket: string; storage_access_key: string; storage_secret_key: string }>(
     `SELECT w.blob_bucket, w.table_bucket, w.storage_access_key, w.storage_secret_key FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id WHERE s.id = $1`, [sinkId]);
-  return rows[0];
+  const r = rows[0];
+  return { blob_bucket: r.blob_bucket, table_bucket: r.table_bucket, credentials: { accessKeyId: r.storage_access_key, secretAccessKey: d.keyring.open(r.storage_secret_key) } };
 }
 
 async function loadTable(d: RollerDeps, item: WorkItem, tablePath: string): Promise<Json | null> {

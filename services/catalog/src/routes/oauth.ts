@@ -8,7 +8,7 @@ import type { CatalogDeps } from '../deps';
 // use the OAuth flat form {error, error_description}.
 
 function oauthError(res: Response, status: number, error: string, description: string): void {
-  res.status(status).set('Cache-Control', 'no-store').json({ error, error_description: description });
+  res.status(status).json({ error, error_description: description });
 }
 
 export function mountOAuth(app: Express, d: CatalogDeps): void {
@@ -43,7 +43,7 @@ export function mountOAuth(app: Express, d: CatalogDeps): void {
       });
       const answer = (await upstream.json()) as Record<string, any>;
       if (upstream.status === 200) {
-        return void res.set('Cache-Control', 'no-store').json({
+        return void res.json({
           access_token: answer.access_token,
           token_type: 'bearer',
           expires_in: answer.expires_in,

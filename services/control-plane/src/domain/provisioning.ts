@@ -1,5 +1,7 @@
+import type { Keyring } from '@floe/db/sealed';
 import type { SqlClient } from '@floe/http';
 import type { ProbeResult, StorageProvider } from '@floe/storage';
+import { readWriteKeys, saveStorageKeys } from '../store/storage-keys';
 
 // A warehouse's storage: both buckets, the read/write and read-only
 // identities confined to them, and the role that vends table sessions. Every
@@ -16,7 +18,7 @@ export interface WarehouseStorageSpec {
 export const storageUidOf = (warehouseId: string) => `t-${warehouseId}`;
 export const roleNameOf = (warehouseId: string) => `w-${warehouseId}`;
 
-export async function provisionStorage(storage: StorageProvider, db: SqlClient, w: WarehouseStorageSpec): Promise<void> {
+export async function provisionStorage(storage: StorageProvider, db: SqlClient, keyring: Keyring, w: WarehouseStorageSpec): Promise<void> {
   const uid = storageUidOf(w.id);
   const roleName = roleNameOf(w.id);
   const buckets = [w.tableBucket, w.blobBucket];
@@ -25,19 +27,12 @@ export async function provisionStorage(storage: StorageProvider, db: SqlClient, 
   const rw = await storage.ensureIdentity({ uid, displayName: `catalog ${w.name}`, buckets, access: 'write', assumableRole: roleName });
   const ro = await storage.ensureIdentity({ uid: `${uid}-ro`, displayName: `catalog ${w.name} (read-only)`, buckets, access: 'read', assumableRole: roleName });
   const { arn } = await storage.ensureRole({ roleName, trustedUids: [uid, `${uid}-ro`], buckets });
-  await db.query(
-    `UPDATE warehouses SET storage_access_key = $2, storage_secret_key = $3, storage_ro_access_key = $4, storage_ro_secret_key = $5, role_arn = $6
-      WHERE id = $1`,
-    [w.id, rw.accessKeyId, rw.secretAccessKey, ro.accessKeyId, ro.secretAccessKey, arn],
-  );
+  await saveStorageKeys(db, keyring, w.id, { rw, ro, roleArn: arn });
 }
 
 /** The spec's storage probe: a tenant-signed PUT and DELETE of an empty object in each bucket. */
-export async function probeStorage(storage: StorageProvider, db: SqlClient, warehouseId: string): Promise<ProbeResult> {
-  const { rows } = await db.query<{ table_bucket: string; blob_bucket: string; storage_access_key: string; storage_secret_key: string }>(
-    `SELECT table_bucket, blob_bucket, storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [warehouseId]);
-  const w = rows[0];
-  return storage.probe({ accessKeyId: w.storage_access_key, secretAccessKey: w.storage_secret_key }, [w.table_bucket, w.blob_bucket]);
+export async function probeStorage(storage: StorageProvider, db: SqlClient, keyring: Keyring, w: Omit<WarehouseStorageSpec, 'name'>): Promise<ProbeResult> {
+  return storage.probe(await readWriteKeys(db, keyring, w.id), [w.tableBucket, w.blobBucket]);
 }
 
 export function probeView(p: ProbeResult, tableBucket: string, blobBucket: string) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { loadConfig } from '@floe/config';
 import { createLogger } from '@floe/http';
@@ -8,7 +9,7 @@ import { closeDeps, createDeps } from '../deps';
 // not_found before any credential is looked at, and the roller's worklist is empty.
 test('FLOE_SINKS=off: sink routes are 404 not_found, the worklist is empty', async () => {
   const bootstrap = 'a-bootstrap-secret-for-this-test';
-  const config = loadConfig({ ...process.env, FLOE_SINKS: 'off', FLOE_BOOTSTRAP_SECRET: bootstrap });
+  const config = loadConfig({ ...process.env, FLOE_SINKS: 'off', FLOE_BOOTSTRAP_SECRET: bootstrap, FLOE_DATA_KEYS: `test:${randomBytes(32).toString('base64')}` });
   const deps = createDeps(config, createLogger('control-plane', 'error'));
   try {
     const app = buildControlPlaneApp(deps);

@@ -9,6 +9,7 @@ import { FORMAT_VERSIONS, FREE_PLAN } from '../domain/plans';
 import { catalogTables, nsName, nsPath } from '../domain/catalog-tables';
 import { currentSchema, hasGeoColumn, tableView, v3Columns } from '../domain/table-view';
 import { resolveWarehouse } from '../resolve';
+import { readWriteKeys } from '../store/storage-keys';
 import { scopeStoredBytes } from '../store/usage';
 import type { VisibleWarehouse } from '../store/warehouses';
 import { formatInfo } from './warehouses';
@@ -128,7 +129,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       const ref = parse(TableRef, { ...req.query, warehouse_id: str(req.query.warehouse_id) ?? str(req.query.warehouse) }, 'query');
       const w = await warehouseOf(req, ref);
       const loaded = await load(w, ref.namespace, ref.name);
-      const s3 = d.storage.s3As(w.storage);
+      const s3 = d.storage.s3As(await readWriteKeys(d.db, d.keyring, w.id));
       const read = async (path: string) => {
         const key = path.replace(/^s3a?:\/\/[^/]+\//, '');
         const out = await s3.send(new GetObjectCommand({ Bucket: w.tableBucket, Key: key }));

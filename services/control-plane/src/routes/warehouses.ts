@@ -155,7 +155,7 @@ export async function createWarehouse(d: ControlPlaneDeps, ctx: AccessContext, p
 
   const id = await reserve(d, ctx, project, { name, table: buckets.table, blob: buckets.blob, formatVersion: input.formatVersion });
   try {
-    await provisionStorage(d.storage, d.db, { id, name, tableBucket: buckets.table, blobBucket: buckets.blob });
+    await provisionStorage(d.storage, d.db, d.keyring, { id, name, tableBucket: buckets.table, blobBucket: buckets.blob });
     await d.secrets.issuePair(d.db, id, id);
   } catch (err) {
     if (err instanceof StorageError) {
@@ -167,7 +167,7 @@ export async function createWarehouse(d: ControlPlaneDeps, ctx: AccessContext, p
     throw err;
   }
 
-  const probe = await probeStorage(d.storage, d.db, id);
+  const probe = await probeStorage(d.storage, d.db, d.keyring, { id, tableBucket: buckets.table, blobBucket: buckets.blob });
   const status = probe.ok ? 'ready' : 'provisioning';
   await d.db.query(
     `UPDATE warehouses SET status = $2, provision_until = CASE WHEN $2 = 'provisioning' THEN now() + make_interval(secs => $3) ELSE NULL END WHERE id = $1`,

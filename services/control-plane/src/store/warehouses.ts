@@ -3,7 +3,8 @@ import { accessOf, type Access, type Level } from '../access/levels';
 import { membershipIn, type AccessContext } from '../access/context';
 
 // Warehouse rows as the control plane reads them: joined with their project,
-// organisation, the caller's explicit grant and the latest usage sample.
+// organisation, the caller's explicit grant and the latest usage sample. The
+// storage keys are not among them: store/storage-keys.ts opens those where needed.
 
 export type WarehouseStatus = 'creating' | 'provisioning' | 'ready' | 'deleting' | 'deleted';
 
@@ -33,7 +34,6 @@ export interface WarehouseRecord {
   storageRoUid: string;
   roleName: string;
   roleArn: string | null;
-  storage: { accessKeyId: string; secretAccessKey: string };
   createdBy: string | null;
   createdAt: Date;
   deletedAt: Date | null;
@@ -48,7 +48,7 @@ export interface WarehouseRecord {
 const SELECT = `
   SELECT w.id, w.name, w.project_id, p.name AS project_name, p.owner_id AS project_owner, w.org_id, o.handle,
          w.table_bucket, w.blob_bucket, w.default_format_version, w.status, w.storage_uid, w.storage_ro_uid,
-         w.role_name, w.role_arn, w.storage_access_key, w.storage_secret_key, w.created_by, w.created_at, w.deleted_at,
+         w.role_name, w.role_arn, w.created_by, w.created_at, w.deleted_at,
          w.provision_until, w.public_since, w.public_by, g.level AS grant_level,
          s.measured_at AS s_measured_at, s.source AS s_source, s.table_bytes AS s_table_bytes, s.blob_bytes AS s_blob_bytes,
          s.objects AS s_objects, s.blob_objects AS s_blob_objects, s.complete AS s_complete
@@ -76,7 +76,6 @@ function toRecord(r: any): WarehouseRecord {
     storageRoUid: r.storage_ro_uid,
     roleName: r.role_name,
     roleArn: r.role_arn,
-    storage: { accessKeyId: r.storage_access_key, secretAccessKey: r.storage_secret_key },
     createdBy: r.created_by,
     createdAt: r.created_at,
     deletedAt: r.deleted_at,

@@ -40,7 +40,7 @@ export function mountCatalogTokens(app: Express, d: IdentityDeps): void {
         throw new HttpError(401, 'invalid_client', 'unknown client or wrong secret');
       }
       if (cred.revoked || !cred.live) throw new HttpError(401, 'invalid_client', 'this catalog credential is no longer valid');
-      res.set('Cache-Control', 'no-store').json(await mint(d, body.client_id, cred.warehouse_id, cred.access));
+      res.json(await mint(d, body.client_id, cred.warehouse_id, cred.access));
     },
   });
 
@@ -57,7 +57,7 @@ export function mountCatalogTokens(app: Express, d: IdentityDeps): void {
         [body.warehouse_id],
       );
       if (!rows[0]) throw new HttpError(404, 'warehouse_not_found', `warehouse ${body.warehouse_id} has no live read/write credential`);
-      res.set('Cache-Control', 'no-store').json(await mint(d, rows[0].client_id, body.warehouse_id, 'write'));
+      res.json(await mint(d, rows[0].client_id, body.warehouse_id, 'write'));
     },
   });
 }

@@ -5,6 +5,9 @@ import { formatsDocument } from '../domain/formats';
 import { createHealthCheck } from './health-check';
 
 // Spec: Health and identity.
+
+const PUBLIC_DOCUMENT = 'public, max-age=3600';
+
 export function mountDiscovery(app: Express, d: IdentityDeps): void {
   const { baseUrl } = d.config;
   const health = createHealthCheck(d);
@@ -16,9 +19,10 @@ export function mountDiscovery(app: Express, d: IdentityDeps): void {
     },
   });
 
+  // Public documents: the same for everyone and seldom changed, so caches may keep them.
   route(app, '/.well-known/openid-configuration', {
     get: (_req, res) => {
-      res.json({
+      res.set('Cache-Control', PUBLIC_DOCUMENT).json({
         issuer: baseUrl,
         jwks_uri: `${baseUrl}/jwks.json`,
         token_endpoint: `${baseUrl}/v1/tokens`,
@@ -32,6 +36,7 @@ export function mountDiscovery(app: Express, d: IdentityDeps): void {
     },
   });
 
+  // A minute, so a verifier meets a rotated-in key soon after it signs.
   const jwks = async (_req: unknown, res: import('express').Response) => {
     res.set('Cache-Control', 'public, max-age=60').json(await d.signingKeys.jwks());
   };
@@ -53,5 +58,5 @@ export function mountDiscovery(app: Express, d: IdentityDeps): void {
     },
   });
 
-  route(app, '/v1/config/formats', { get: (_req, res) => res.json(formatsDocument()) });
+  route(app, '/v1/config/formats', { get: (_req, res) => res.set('Cache-Control', PUBLIC_DOCUMENT).json(formatsDocument()) });
 }

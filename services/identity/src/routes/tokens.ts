@@ -13,7 +13,7 @@ export function mountTokens(app: Express, d: IdentityDeps): void {
       const body = parse(TokenRequest, req.body);
       const caller = await d.auth.apiKey(body.api_key, req.ip ?? 'unknown');
       const { token, expiresIn } = await mintControlToken(d.signingKeys, d.config.baseUrl, caller);
-      res.set('Cache-Control', 'no-store').json({
+      res.json({
         access_token: token,
         token_type: 'Bearer',
         expires_in: expiresIn,

@@ -1,12 +1,15 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import type { SqlClient } from '@floe/http';
 import { loadPublishedKeys } from '@floe/auth';
+import type { Keyring } from '@floe/db/sealed';
 
 // RS256 signing keys live in Postgres so every identity replica signs with the
 // same key and every verifier can read the public halves. The newest key that
 // is not retired signs. Rotation retires the old key from signing but keeps it
 // published for the overlap (longest token life plus slack), so tokens it
-// signed keep verifying: two keys are published during that window.
+// signed keep verifying: two keys are published during that window. The
+// private half is sealed with the deployment's data key before it is stored:
+// the database alone cannot sign a token.
 
 const LOCK_ID = 4_627_001; // pg advisory lock: one replica generates the first key
 
@@ -18,7 +21,12 @@ export interface Signer {
 export class SigningKeys {
   private signer: { value: Signer; at: number } | null = null;
 
-  constructor(private readonly db: SqlClient, private readonly overlapSeconds: number, private readonly signerCacheMs = 30_000) {}
+  constructor(
+    private readonly db: SqlClient,
+    private readonly keyring: Keyring,
+    private readonly overlapSeconds: number,
+    private readonly signerCacheMs = 30_000,
+  ) {}
 
   /** Generates the first key when none signs yet (first start of a deployment). */
   async ensure(): Promise<string> {
@@ -53,11 +61,12 @@ export class SigningKeys {
 
   async currentSigner(): Promise<Signer> {
     if (this.signer && Date.now() - this.signer.at < this.signerCacheMs) return this.signer.value;
-    const { rows } = await this.db.query<{ kid: string; private_jwk: JWK }>(
+    const { rows } = await this.db.query<{ kid: string; private_jwk: string }>(
       `SELECT kid, private_jwk FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
     );
     if (!rows[0]) throw new Error('no signing key: identity did not finish start-up');
-    const value = { kid: rows[0].kid, key: await importJWK(rows[0].private_jwk, 'RS256') };
+    const jwk = JSON.parse(this.keyring.open(rows[0].private_jwk)) as JWK;
+    const value = { kid: rows[0].kid, key: await importJWK(jwk, 'RS256') };
     this.signer = { value, at: Date.now() };
     return value;
   }
@@ -74,7 +83,7 @@ export class SigningKeys {
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
     await this.db.query(
       `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk) VALUES ($1, 'RS256', $2, $3)`,
-      [kid, JSON.stringify(publicJwk), JSON.stringify(privateJwk)],
+      [kid, JSON.stringify(publicJwk), this.keyring.seal(JSON.stringify(privateJwk))],
     );
     return kid;
   }
