@@ -14,7 +14,7 @@ import { resolveSink } from './sinks';
 
 // Spec: Ingest sinks — the device token (mint or replace, remove) and the
 // dry run of a body against the table's schema. Shapes are Floe's own (the
-// spec leaves them open); they are documented in the README.
+// spec leaves them open); they are documented in docs/ingest.md.
 
 const FIELD = z.string().min(1).max(128);
 
