@@ -136,3 +136,43 @@ test('a transaction commits every table or none', async () => {
   expect(ok.status).toBe(204);
   for (const n of ['tx_a', 'tx_b']) expect((await catalog().get(tablePath(n)).set(bearer(rw))).body.metadata.properties.batch).toBe('2');
 });
+
+test('schemas without the ids the spec requires (element-id, key-id, value-id) are refused with 400, as the reference refuses them', async () => {
+  const listWithoutElementId = {
+    type: 'struct', 'schema-id': 0,
+    fields: [{ id: 1, name: 'tags', required: false, type: { type: 'list', element: 'string', 'element-required': false } }],
+  };
+  const mapWithoutKeyId = {
+    type: 'struct', 'schema-id': 0,
+    fields: [{ id: 1, name: 'attrs', required: false, type: { type: 'map', key: 'string', 'value-id': 3, value: 'string', 'value-required': false } }],
+  };
+  const mapWithoutValueId = {
+    type: 'struct', 'schema-id': 0,
+    fields: [{ id: 1, name: 'attrs', required: false, type: { type: 'map', 'key-id': 2, key: 'string', value: 'string', 'value-required': false } }],
+  };
+  const fieldWithoutId = { type: 'struct', 'schema-id': 0, fields: [{ name: 'id', required: true, type: 'long' }] };
+  const create = (name: string, s: unknown, extra: object = {}) =>
+    catalog().post(`/v1/${wh.id}/namespaces/lake/tables`).set(bearer(rw)).send({ name, schema: s, ...extra });
+  for (const [name, s] of [['no_element_id', listWithoutElementId], ['no_key_id', mapWithoutKeyId], ['no_value_id', mapWithoutValueId], ['no_field_id', fieldWithoutId]] as const) {
+    const res = await create(name, s);
+    icebergError(res, 400, 'BadRequestException');
+    expect(res.body.error.message).toMatch(/schema/i);
+    icebergError(await create(`${name}_staged`, s, { 'stage-create': true }), 400, 'BadRequestException');
+    icebergError(await catalog().get(tablePath(name)).set(bearer(rw)), 404, 'NoSuchTableException');
+  }
+  // The same schemas in a commit's add-schema, and a partition spec or sort order of the wrong shape.
+  await create('ids_checked', schema).expect(200);
+  const commit = await catalog().post(tablePath('ids_checked')).set(bearer(rw)).send({
+    requirements: [], updates: [{ action: 'add-schema', schema: { ...listWithoutElementId, 'schema-id': 1 } }],
+  });
+  icebergError(commit, 400, 'BadRequestException');
+  icebergError(await create('bad_spec', schema, { 'partition-spec': { fields: [{ name: 'p', transform: 'identity' }] } }), 400, 'BadRequestException');
+  icebergError(await create('bad_order', schema, { 'write-order': { 'order-id': 1, fields: [{ 'source-id': 1, transform: 'identity' }] } }), 400, 'BadRequestException');
+  icebergError(await create('bad_props', schema, { properties: { a: 1 } }), 400, 'BadRequestException');
+  // A view's schema likewise.
+  const view = await catalog().post(`/v1/${wh.id}/namespaces/lake/views`).set(bearer(rw)).send({
+    name: 'v_no_element_id', schema: listWithoutElementId,
+    'view-version': { 'version-id': 1, 'timestamp-ms': Date.now(), 'schema-id': 0, summary: {}, 'default-namespace': ['lake'], representations: [{ type: 'sql', sql: 'select 1', dialect: 'spark' }] },
+  });
+  icebergError(view, 400, 'BadRequestException');
+});

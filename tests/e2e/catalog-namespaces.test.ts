@@ -134,7 +134,7 @@ describe('namespaces through iceberg-js', () => {
     icebergError(await catalog().post(p).set(bearer(t)).send({ namespace: ['nowhere', 'child'] }), 400, 'BadRequestException');
     icebergError(await catalog().delete(`${p}/ops`).set(bearer(t)), 409, 'NamespaceNotEmptyException');
     icebergError(await catalog().post(p).set(bearer(t)).send({ namespace: [] }), 400, 'BadRequestException');
-    icebergError(await catalog().post(`${p}/ops/properties`).set(bearer(t)).send({ removals: ['a'], updates: { a: '1' } }), 422, 'BadRequestException');
+    icebergError(await catalog().post(`${p}/ops/properties`).set(bearer(t)).send({ removals: ['a'], updates: { a: '1' } }), 422, 'UnprocessableEntityException');
 
     // The read-only credential reads everything and changes nothing.
     expect((await catalog().get(p).set(bearer(ro))).body.namespaces).toContainEqual(['ops']);
@@ -160,6 +160,21 @@ describe('namespaces through iceberg-js', () => {
       pageToken = res.body['next-page-token'];
     } while (pageToken);
     expect(seen.filter((n) => n[0].startsWith('pg_'))).toEqual([['pg_a'], ['pg_b'], ['pg_c']]);
+  });
+
+  test('a pageToken the catalog did not make is 400, on every list route; an empty one starts at the beginning', async () => {
+    const t = await token(wh.rw.clientId, wh.rw.clientSecret);
+    const p = `/v1/${wh.id}/namespaces`;
+    await catalog().post(p).set(bearer(t)).send({ namespace: ['tok'] }).expect(200);
+    for (const bad of ['not a token', 'abc', '%%%', 'eyJ', Buffer.from('pg_a').toString('base64url')]) {
+      icebergError(await catalog().get(p).query({ pageToken: bad }).set(bearer(t)), 400, 'BadRequestException');
+      icebergError(await catalog().get(`${p}/tok/tables`).query({ pageToken: bad }).set(bearer(t)), 400, 'BadRequestException');
+      icebergError(await catalog().get(`${p}/tok/views`).query({ pageToken: bad }).set(bearer(t)), 400, 'BadRequestException');
+    }
+    const first = await catalog().get(p).query({ pageToken: '' }).set(bearer(t));
+    expect(first.status).toBe(200);
+    expect(first.body.namespaces).toContainEqual(['tok']);
+    await catalog().delete(`${p}/tok`).set(bearer(t)).expect(204);
   });
 });
 

@@ -19,7 +19,8 @@ export type IcebergErrorType =
   | 'NotImplementedException'
   | 'ServiceUnavailableException'
   | 'InternalServerError'
-  | 'NotFoundException';
+  | 'NotFoundException'
+  | 'UnprocessableEntityException';
 
 export class IcebergError extends HttpError {
   constructor(status: number, readonly type: IcebergErrorType, message: string) {
@@ -47,6 +48,7 @@ function typeForStatus(status: number): IcebergErrorType {
     case 403: return 'ForbiddenException';
     case 404: return 'NotFoundException';
     case 409: return 'CommitFailedException';
+    case 422: return 'UnprocessableEntityException';
     case 501: return 'NotImplementedException';
     case 503: return 'ServiceUnavailableException';
     default: return 'InternalServerError';

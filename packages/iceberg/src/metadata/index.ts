@@ -9,6 +9,8 @@ export {
   toTableMetadata,
   serializeTableMetadata,
   parseTableUpdates,
+  parseCreateTableRequest,
+  type CreateTableRequest,
   parseTableRequirements,
   TableMetadataSchema,
   TableUpdateSchema,

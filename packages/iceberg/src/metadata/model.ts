@@ -437,6 +437,27 @@ export function serializeTableMetadata(meta: TableMetadata): string {
   return stringifyJson(valid);
 }
 
+// The parts of a CreateTableRequest that metadata is built from. The schema is
+// held to the same model as stored metadata: every field, element, key and
+// value id present, as the reference's parser requires, even though the
+// catalog then assigns fresh ids (an id-less list would otherwise be given one
+// silently, and a client's partition spec could not name its source column).
+const CreateTableRequestSchema = z.looseObject({
+  name: z.string().min(1).max(255),
+  location: z.string().nullish(),
+  schema: SchemaSchema,
+  'partition-spec': PartitionSpecSchema.nullish(),
+  'write-order': SortOrderSchema.nullish(),
+  'stage-create': z.boolean().optional(),
+  properties: zStringMap.optional(),
+});
+export type CreateTableRequest = z.output<typeof CreateTableRequestSchema>;
+
+/** Validates a CreateTableRequest (parsed with `parseJson`). */
+export function parseCreateTableRequest(value: unknown): CreateTableRequest {
+  return validateModel(CreateTableRequestSchema, value, 'create table request');
+}
+
 /** Validates the `updates` of a CommitTableRequest (parsed with `parseJson`). */
 export function parseTableUpdates(value: unknown): TableUpdate[] {
   return validateModel(z.array(TableUpdateSchema), value, 'table updates');

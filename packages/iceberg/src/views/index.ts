@@ -16,6 +16,8 @@ export {
   parseViewUpdates,
   parseViewRequirements,
   parseViewVersion,
+  parseCreateViewRequest,
+  type CreateViewRequest,
   type ViewFormatVersion,
   type ViewMetadata,
   type ViewVersion,

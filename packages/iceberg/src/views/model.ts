@@ -166,3 +166,18 @@ export function parseViewRequirements(value: unknown): ViewRequirement[] {
 export function parseViewVersion(value: unknown): ViewVersion {
   return validateModel(ViewVersionSchema, value, 'view version');
 }
+
+// A CreateViewRequest, its schema held to the stored model (every id present) as for tables.
+const CreateViewRequestSchema = z.looseObject({
+  name: z.string().min(1),
+  location: z.string().nullish(),
+  schema: SchemaSchema,
+  'view-version': ViewVersionSchema,
+  properties: zStringMap.optional(),
+});
+export type CreateViewRequest = z.output<typeof CreateViewRequestSchema>;
+
+/** Validates a CreateViewRequest (parsed with `parseJson`). */
+export function parseCreateViewRequest(value: unknown): CreateViewRequest {
+  return validateModel(CreateViewRequestSchema, value, 'create view request');
+}

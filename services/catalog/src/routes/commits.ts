@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import {
-  InvalidUpdateError, metadataFileLocation, metadataFileName, newTableMetadata, parseTableRequirements, parseTableUpdates, serializeTableMetadata,
-  type FormatVersion, type TableRequirement, type TableUpdate,
+  InvalidUpdateError, metadataFileLocation, metadataFileName, newTableMetadata, parseCreateTableRequest, parseTableRequirements, parseTableUpdates,
+  serializeTableMetadata, type CreateTableRequest, type FormatVersion, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
@@ -20,6 +20,14 @@ import { requirePrefix, requireWrite } from './prefix';
 import { namespaceOf, warehouseOf } from './tables';
 
 type Json = Record<string, unknown>;
+
+function parseCreateRequest(body: unknown): CreateTableRequest {
+  try {
+    return parseCreateTableRequest(body ?? {});
+  } catch (err) {
+    throw badRequest(`Invalid request: ${(err as Error).message}`);
+  }
+}
 
 function parseCommitParts(body: Json): { requirements: TableRequirement[]; updates: TableUpdate[] } {
   try {
@@ -42,23 +50,21 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
   const create = [auth, requirePrefix, requireWrite, async (req: Request, res: Response) => {
     // validate
     const ns = namespaceOf(req);
-    const body = (req.body ?? {}) as Json;
+    const body = parseCreateRequest(req.body);
     const name = body.name;
-    if (typeof name !== 'string' || name.length === 0 || name.length > 255) throw badRequest('Invalid request: name is required');
-    if (!body.schema || typeof body.schema !== 'object') throw badRequest('Invalid request: schema is required');
     const wh = await warehouseOf(d, req);
     if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
     if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
     const location = locationOfNewTable(wh, ns, name, body.location);
-    const properties = (body.properties ?? {}) as Record<string, string>;
+    const properties = body.properties ?? {};
     checkWritePaths(properties, location, wh.tableBucket);
     let meta;
     try {
       meta = newTableMetadata({
         location,
-        schema: body.schema as never,
-        partitionSpec: body['partition-spec'] as never,
-        sortOrder: body['write-order'] as never,
+        schema: body.schema,
+        partitionSpec: body['partition-spec'] ?? undefined,
+        sortOrder: body['write-order'] ?? undefined,
         properties,
         formatVersion: properties['format-version'] ? (Number(properties['format-version']) as FormatVersion) : undefined,
       });

@@ -87,7 +87,7 @@ export function mountNamespaces(app: Express, d: CatalogDeps): void {
       const removals = body.removals ?? [];
       const updates = body.updates ?? {};
       const both = removals.filter((k) => k in updates);
-      if (both.length) throw new IcebergError(422, 'BadRequestException', `Keys both removed and updated: ${both.join(', ')}`);
+      if (both.length) throw new IcebergError(422, 'UnprocessableEntityException', `Keys both removed and updated: ${both.join(', ')}`);
       const change = await changeNamespaceProperties(d.db, wh(req), levels, removals, updates);
       if (!change) throw noSuchNamespace(levels);
       res.json(change);

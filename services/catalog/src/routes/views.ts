@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import {
-  applyViewUpdates, checkViewRequirements, InvalidUpdateError, MetadataParseError, metadataFileName, newViewMetadata,
+  applyViewUpdates, checkViewRequirements, InvalidUpdateError, MetadataParseError, metadataFileName, newViewMetadata, parseCreateViewRequest,
   nextMetadataVersion, parseViewMetadata, parseViewRequirements, parseViewUpdates, serializeViewMetadata,
 } from '@floe/iceberg';
 import { route } from '@floe/http';
@@ -61,10 +61,8 @@ export function mountViews(app: Express, d: CatalogDeps): void {
     get: [auth, requirePrefix, listIdentifiers(d, 'view')],
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
       const ns = namespaceOf(req);
-      const body = (req.body ?? {}) as Record<string, unknown>;
+      const body = asBadRequest(() => parseCreateViewRequest(req.body ?? {}));
       const name = body.name;
-      if (typeof name !== 'string' || !name) throw badRequest('Invalid request: name is required');
-      if (!body.schema || !body['view-version']) throw badRequest('Invalid request: schema and view-version are required');
       const wh = await warehouseOf(d, req);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
@@ -74,7 +72,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const holder = await overlappingHolder(d.db, wh.id, location);
       if (holder) throw locationTaken('View location', location, holder);
       const meta = asBadRequest(() => newViewMetadata({
-        location, schema: body.schema as never, viewVersion: body['view-version'] as never, properties: (body.properties ?? {}) as Record<string, string>,
+        location, schema: body.schema, viewVersion: body['view-version'], properties: body.properties ?? {},
       }));
       const text = serializeViewMetadata(meta);
       const metadataLocation = `${location}/metadata/${metadataFileName(0, randomUUID())}`;
