@@ -17,9 +17,12 @@ async function sql(text: string, values: unknown[] = []): Promise<any[]> {
 
 async function fakeWarehouse(projectId: string, orgId: string | null, name: string, status: string, createdBy: string | null = null): Promise<string> {
   const id = randomUUID();
+  // A `creating` row is one another request is creating now: it holds the claim, with time left on its lease.
   await sql(
-    `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'x', 'x', '', 'x', 'x', '', 'x', $8)`,
+    `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by,
+       creation_claim, creation_lease_until)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'x', 'x', '', 'x', 'x', '', 'x', $8,
+       CASE WHEN $7 = 'creating' THEN 'req_elsewhere' END, CASE WHEN $7 = 'creating' THEN now() + interval '10 minutes' END)`,
     [id, name, projectId, orgId, `fake-${id}`, `fake-${id}-b`, status, createdBy]);
   return id;
 }

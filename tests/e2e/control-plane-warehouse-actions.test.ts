@@ -4,6 +4,7 @@ import { queueConnection, queuePrefix, QUEUES } from '@floe/queues';
 import { adminStorage } from '../support/store';
 import { bearer, expectError, gateway, newMember, newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
 import { db, stack } from './helpers';
+import { until } from '../support/poll';
 
 // Spec: rotate, public, measure, PATCH, and the provisioning retry job.
 
@@ -146,6 +147,67 @@ test('rotate: the new pair works at once, the old read/write key and its tokens 
   expect(again.body).toMatchObject({ previous_client_id: r.body.catalog_credential.client_id, previous_client_id_ro: r.body.catalog_credential_ro.client_id });
   expect(await namespacesWith(fresh.token!, w.warehouse_id)).toBe(401);
 }, 60_000);
+
+test('twenty concurrent rotations are serialized: each replaces the pair the one before issued, and one pair is left live', async () => {
+  const { admin } = await newOrgWithAdmin();
+  const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
+  const original = { rw: await connection(admin.api_key, w.warehouse_id, 'write'), ro: await connection(admin.api_key, w.warehouse_id, 'read') };
+
+  const answers = await Promise.all(Array.from({ length: 20 }, () => gateway().post(`/v1/warehouses/${w.warehouse_id}/rotate`).set(bearer(admin.api_key))));
+  expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+  const rotations = answers.map((r) => r.body as {
+    catalog_credential: Credential; catalog_credential_ro: Credential; previous_client_id: string; previous_client_id_ro: string; previous_revoked: boolean;
+  });
+
+  // One chain: every pair (the original and each issued one) was replaced by exactly one rotation, except the last issued.
+  const issuedRw = rotations.map((r) => r.catalog_credential.client_id);
+  expect(new Set(issuedRw).size).toBe(20);
+  const replacedRw = rotations.map((r) => r.previous_client_id);
+  expect(new Set(replacedRw).size).toBe(20);
+  expect(replacedRw).toContain(original.rw.client_id);
+  const last = rotations.filter((r) => !replacedRw.includes(r.catalog_credential.client_id));
+  expect(last).toHaveLength(1);
+  const final = last[0];
+  expect([...replacedRw].sort()).toEqual([original.rw.client_id, ...issuedRw.filter((id) => id !== final.catalog_credential.client_id)].sort());
+  for (const r of rotations) expect(r.previous_revoked).toBe(true);
+  // The read-only side chains the same way: each rotation names the read-only key of the pair it replaced.
+  const pairOf = new Map(rotations.map((r) => [r.catalog_credential.client_id, r.catalog_credential_ro.client_id]));
+  pairOf.set(original.rw.client_id, original.ro.client_id);
+  for (const r of rotations) expect(r.previous_client_id_ro).toBe(pairOf.get(r.previous_client_id));
+
+  const live = async () => {
+    const pool = db();
+    try {
+      const { rows } = await pool.query<{ client_id: string; access: string }>(
+        `SELECT client_id, access FROM catalog_credentials WHERE warehouse_id = $1 AND revoked_at IS NULL ORDER BY client_id`, [w.warehouse_id]);
+      return { rw: rows.filter((c) => c.access === 'write').map((c) => c.client_id), ro: rows.filter((c) => c.access === 'read').map((c) => c.client_id) };
+    } finally {
+      await pool.end();
+    }
+  };
+  // Right after the answers: one live read/write key, the last one's; the replaced read-only keys await retirement.
+  const now = await live();
+  expect(now.rw).toEqual([final.catalog_credential.client_id]);
+  expect(now.ro).toContain(final.catalog_credential_ro.client_id);
+  // Once the worker has retired them: exactly one pair, the last answer's.
+  const settled = await until('the replaced read-only keys to be retired', async () => {
+    const l = await live();
+    return l.ro.length === 1 ? l : null;
+  }, 45, 500);
+  expect(settled).toEqual({ rw: [final.catalog_credential.client_id], ro: [final.catalog_credential_ro.client_id] });
+
+  // The last answer's credentials work; every replaced one is refused.
+  for (const c of [final.catalog_credential, final.catalog_credential_ro]) {
+    expect(await namespacesWith((await exchange(c)).token!, w.warehouse_id)).toBe(200);
+  }
+  for (const r of rotations.filter((x) => x !== final)) {
+    expect((await exchange(r.catalog_credential)).status).toBe(401);
+    expect((await exchange(r.catalog_credential_ro)).status).toBe(401);
+  }
+  expect((await exchange(original.rw)).status).toBe(401);
+  expect(await connection(admin.api_key, w.warehouse_id, 'write')).toEqual(final.catalog_credential);
+  expect(await connection(admin.api_key, w.warehouse_id, 'read')).toEqual(final.catalog_credential_ro);
+}, 90_000);
 
 test('a warehouse with no current credential pair still gets one', async () => {
   const { admin } = await newOrgWithAdmin();

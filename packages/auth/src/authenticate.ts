@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
@@ -5,10 +6,12 @@ import { HttpError, rateLimited, unauthorized, type Caller, type SqlClient } fro
 import { looksLikeApiKey, parseApiKey, secretMatches } from './api-key';
 import { CredentialCache } from './credential-cache';
 import { KeySet } from './key-set';
-import { WrongSecretLimiter } from './wrong-secret-limiter';
+import { WrongSecretLimiter, type Judgement } from './wrong-secret-limiter';
 import { CONTROL_TOKEN_AUDIENCE_OF, type ControlTokenClaims } from './token-claims';
 
 const VERIFIED_TOKENS_MAX = 20_000;
+const KNOWN_GOOD_KEYS_MAX = 20_000;
+const TOO_MANY_WRONG = 'too many wrong secrets for this key from this address; try again later';
 
 type PrincipalStatus = 'active' | 'suspended' | 'deleted';
 type Kind = Caller['kind'];
@@ -51,6 +54,17 @@ export class Authenticator {
   private readonly lastUseWritten = new Map<string, number>();
   /** Tokens whose signature was checked, by their exact text. Standing is still checked on every request. */
   private readonly verified = new Map<string, ControlTokenClaims>();
+  /**
+   * API keys this process has judged right, by fingerprint, with the stored
+   * hash they matched. Such a key is accepted without taking a wrong-secret
+   * point, so a correct key costs the one Redis round trip it always did;
+   * only a key not seen right before pays the reservation (two more round
+   * trips, once per process). A hit proves nothing a guess could use: only
+   * keys already shown to be right are in here.
+   */
+  private readonly knownGood = new Map<string, string>();
+  /** Judgements under way, by fingerprint: a burst of one right key on a cold process takes one point, not one each. */
+  private readonly judging = new Map<string, Promise<Judgement>>();
 
   constructor(private readonly opts: AuthenticatorOptions) {
     this.keys = new KeySet(opts.db);
@@ -67,7 +81,7 @@ export class Authenticator {
     const [epochValue, failures] = await this.opts.redis.mget(this.keyCache.epochKey(), this.limiter.counterKey(parsed.keyId, ip));
     const epoch = epochValue ?? '0';
     if (WrongSecretLimiter.isBlocked(failures)) {
-      throw rateLimited(await this.limiter.retryAfterSeconds(parsed.keyId, ip), 'too many wrong secrets for this key from this address; try again later');
+      throw rateLimited(await this.limiter.retryAfterSeconds(parsed.keyId, ip), TOO_MANY_WRONG);
     }
 
     let rec = this.keyCache.get(parsed.keyId, epoch);
@@ -75,14 +89,42 @@ export class Authenticator {
       rec = await this.loadKey(parsed.keyId);
       this.keyCache.set(parsed.keyId, epoch, rec);
     }
-    if (!rec || !secretMatches(parsed.secret, rec.secretHash)) {
-      await this.limiter.recordFailure(parsed.keyId, ip);
-      throw invalidApiKey();
-    }
+    const right = await this.secretIsRight(token, parsed, rec, ip);
+    if (!rec || !right) throw invalidApiKey();
     refuseByStanding(rec.status);
     if (rec.revoked) throw new HttpError(401, 'api_key_revoked', 'this API key has been revoked', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
     this.touch(parsed.keyId);
     return { principalId: rec.principalId, kind: rec.kind, email: rec.email, via: 'api_key', keyId: parsed.keyId, sessionId: null };
+  }
+
+  /**
+   * Whether the key's secret is right, comparing it only under a reserved
+   * wrong-secret point (WrongSecretLimiter.judge) unless this exact key was
+   * judged right before. An unknown key id still goes through judge with a
+   * comparison that fails, so guessing key ids is limited the same way.
+   */
+  private async secretIsRight(token: string, parsed: { keyId: string; secret: string }, rec: KeyRecord | null, ip: string): Promise<boolean> {
+    const fp = fingerprint(token);
+    if (rec && this.knownGood.get(fp) === rec.secretHash) return true;
+    const pending = this.judging.get(fp);
+    if (pending) {
+      const earlier = await pending.catch(() => null);
+      if (earlier?.verdict === 'right' && rec && this.knownGood.get(fp) === rec.secretHash) return true;
+      // A wrong or refused twin is no verdict on this attempt: it takes its own point below.
+    }
+    const judging = this.limiter.judge(parsed.keyId, ip, () => rec !== null && secretMatches(parsed.secret, rec.secretHash));
+    this.judging.set(fp, judging);
+    let j: Judgement;
+    try {
+      j = await judging;
+    } finally {
+      if (this.judging.get(fp) === judging) this.judging.delete(fp);
+    }
+    if (j.verdict === 'refused') throw rateLimited(j.retryAfterSeconds, TOO_MANY_WRONG);
+    if (j.verdict === 'wrong' || !rec) return false;
+    if (this.knownGood.size >= KNOWN_GOOD_KEYS_MAX) this.knownGood.clear();
+    this.knownGood.set(fp, rec.secretHash);
+    return true;
   }
 
   /** A control-plane JWT: signature against the published keys, issuer, audience, expiry, then the principal's standing. */
@@ -175,6 +217,11 @@ export class Authenticator {
     this.lastUseWritten.set(keyId, now);
     void this.opts.db.query(`UPDATE api_keys SET last_used_at = now() WHERE key_id = $1`, [keyId]).catch(() => undefined);
   }
+}
+
+/** A key's name in process memory: the key itself is not kept. */
+function fingerprint(token: string): string {
+  return createHash('sha256').update('floe known-good key\0').update(token).digest('base64url');
 }
 
 function invalidApiKey(): HttpError {

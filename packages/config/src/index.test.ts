@@ -13,7 +13,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ FLOE_ENV: 'production' }).openSignup).toBe(false);
     expect(c.bodyLimitBytes).toBe(1_000_000);
     expect(c.listenHost).toBe('127.0.0.1');
-    expect(c.gatewayTrustProxy).toBe(false);
+    expect(c.trustProxy).toEqual([]);
+  });
+
+  test('FLOE_TRUST_PROXY: a list of addresses or CIDRs, none by default; "true" and hop counts are refused', () => {
+    expect(loadConfig({ FLOE_TRUST_PROXY: 'false' }).trustProxy).toEqual([]);
+    expect(loadConfig({ FLOE_TRUST_PROXY: ' 10.0.0.0/8, 2001:db8::/32 ,192.0.2.7,' }).trustProxy).toEqual(['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
+    expect(() => loadConfig({ FLOE_TRUST_PROXY: 'true' })).toThrow(/FLOE_TRUST_PROXY/);
+    expect(() => loadConfig({ FLOE_TRUST_PROXY: '1' })).toThrow(/FLOE_TRUST_PROXY/);
   });
 
   test('explicit URLs win and lose their trailing slash; ports move derived URLs', () => {

@@ -16,8 +16,21 @@ const EnvSchema = z.object({
   FLOE_HOST: z.string().default('127.0.0.1'),
   // Address services bind to: loopback on one machine, 0.0.0.0 in containers.
   FLOE_LISTEN_HOST: z.string().default('127.0.0.1'),
-  // Express 'trust proxy' of the public gateway: false unless a load balancer sits in front.
-  FLOE_TRUST_PROXY: z.string().default('false'),
+  // The proxies in front of the deployables clients reach (a load balancer or
+  // ingress before the gateway, the catalog or the ingest host), as
+  // comma-separated addresses or CIDRs: only a request whose peer is one of
+  // them has its X-Forwarded-For read (packages/http/src/client-address.ts).
+  // Default: none. "false" (the old default) means none; "true" and hop counts
+  // are refused: they would believe an address any client writes.
+  FLOE_TRUST_PROXY: z.string().default('').transform((v, ctx) => {
+    const t = v.trim();
+    if (t === '' || t === 'false') return [];
+    if (t === 'true' || /^\d+$/.test(t)) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(t)} would trust any X-Forwarded-For; name the proxies in front as addresses or CIDRs` });
+      return z.NEVER;
+    }
+    return t.split(',').map((s) => s.trim()).filter(Boolean);
+  }),
 
   FLOE_GATEWAY_PORT: port(8080),
   FLOE_IDENTITY_PORT: port(8081),
@@ -107,8 +120,8 @@ export interface FloeConfig {
   sinksEnabled: boolean;
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   listenHost: string;
-  /** Express 'trust proxy' value for the public edge. */
-  gatewayTrustProxy: boolean | string;
+  /** FLOE_TRUST_PROXY: addresses or CIDRs of the proxies whose X-Forwarded-For is read; empty for none. */
+  trustProxy: string[];
   logLevel: Env['FLOE_LOG_LEVEL'];
   trustedIssuers: string[];
   keyOverlapSeconds: number;
@@ -169,7 +182,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     sinksEnabled: e.FLOE_SINKS === 'on',
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
-    gatewayTrustProxy: e.FLOE_TRUST_PROXY === 'false' ? false : e.FLOE_TRUST_PROXY === 'true' ? true : e.FLOE_TRUST_PROXY,
+    trustProxy: e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,
     trustedIssuers: e.FLOE_TRUSTED_ISSUERS.split(',').map((s) => s.trim()).filter(Boolean),
     keyOverlapSeconds: e.FLOE_KEY_OVERLAP_SECONDS,

@@ -1,4 +1,5 @@
 import express, { type Express, type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import { NO_FORWARDING, clientAddress, trustProxyFn, type ClientAddressOptions } from './client-address';
 import { HttpError, errorBody, notImplemented } from './errors';
 import type { Logger } from './logger';
 import { requestId } from './request-id';
@@ -12,8 +13,12 @@ export interface AppOptions {
   parseJson?: boolean;
   /** Paths whose routes read their own raw bodies (any type, their own limit): JSON is not parsed for them. */
   rawBodyPaths?: RegExp;
-  /** Express 'trust proxy'; services trust the loopback/private hop of the gateway. */
-  trustProxy?: boolean | string;
+  /**
+   * Whose X-Forwarded-For sets the caller's address (client-address.ts):
+   * FLOE_TRUST_PROXY's hops, and for services behind the gateway its proof.
+   * Default: nobody's; the caller is the TCP peer.
+   */
+  clientAddress?: ClientAddressOptions;
   /** Renders a failure; the spec's envelope unless a surface has its own model (the Iceberg catalog). */
   renderError?: (err: HttpError, requestId: string) => unknown;
   /** Adds the deployable's routes; runs after the common middleware, before 404/errors. */
@@ -29,9 +34,12 @@ export function createApp(opts: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Deployables sit behind the gateway (or a load balancer); the caller's
-  // address comes from X-Forwarded-For set by those loopback/private hops.
-  app.set('trust proxy', opts.trustProxy ?? 'loopback, linklocal, uniquelocal');
+  // The caller's address is believed from X-Forwarded-For only as
+  // client-address.ts rules (a hop the deployment names, or the gateway's
+  // proof), never because the sender is on a loopback or private network.
+  const addressing = opts.clientAddress ?? NO_FORWARDING;
+  app.set('trust proxy', trustProxyFn(addressing.trustedHops));
+  app.use(clientAddress(addressing));
   app.use(requestId());
   // An API's answers are for its caller alone, and many carry a secret shown
   // once (a key, a token, a catalog credential, vended storage keys). No cache

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApp, databaseHealth } from '@floe/http';
+import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { CatalogDeps } from './deps';
 import { icebergErrorBody } from './errors';
 import { losslessJson } from './lossless-json';
@@ -18,6 +18,8 @@ export function buildCatalogApp(d: CatalogDeps): Express {
     bodyLimitBytes: d.config.bodyLimitBytes,
     renderError: icebergErrorBody,
     parseJson: false,
+    // Clients reach the catalog directly: X-Forwarded-For only from FLOE_TRUST_PROXY's hops.
+    clientAddress: clientAddressFor(d.config, 'public-edge'),
     mount: (app) => {
       app.use(losslessJson(d.config.bodyLimitBytes));
       app.get('/healthz', databaseHealth('catalog', d.db));

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApp, databaseHealth } from '@floe/http';
+import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { ControlPlaneDeps } from './deps';
 import { mountAudit } from './routes/audit';
 import { mountConnection } from './routes/connection';
@@ -19,6 +19,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
     service: 'control-plane',
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
+    clientAddress: clientAddressFor(d.config, 'behind-gateway'),
     // The sink test route reads form, JSON, NDJSON or CSV bodies itself, as the device route does.
     rawBodyPaths: /^\/v1\/sinks\/[^/]+\/test\/?$/,
     mount: (app) => {

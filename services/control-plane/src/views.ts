@@ -1,4 +1,9 @@
 import type { FloeConfig } from '@floe/config';
+import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
+import type { CreatedWarehouse } from './domain/warehouse-create';
+import { MAINTENANCE_DEFAULTS } from './domain/plans';
+import { probeView } from './domain/provisioning';
+import type { ProjectRow } from './resolve';
 import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
 
 // The shapes the spec gives for warehouses, built from a record. One place, so
@@ -69,5 +74,32 @@ export function warehouseGetRow(config: FloeConfig, w: VisibleWarehouse, project
     provider: project.provider,
     region: project.region,
     ...(w.publicSince ? { public_note: PUBLIC_NOTE } : {}),
+  };
+}
+
+/** The answer of POST /v1/warehouses. */
+export function createdWarehouseAnswer(config: FloeConfig, project: ProjectRow, c: CreatedWarehouse) {
+  const w = c.warehouse;
+  return {
+    warehouse_id: w.id,
+    name: w.name,
+    project_id: project.id,
+    project: project.name,
+    provider: project.provider,
+    region: project.region,
+    catalog_uri: config.catalogUrl,
+    warehouse: `s3://${w.tableBucket}/`,
+    warehouse_name: w.tableBucket,
+    bucket: w.tableBucket,
+    blob_bucket: w.blobBucket,
+    default_format_version: w.defaultFormatVersion,
+    maintenance: MAINTENANCE_DEFAULTS,
+    storage_measurement: { status: 'scheduled', in_seconds: 120, then: 'hourly' },
+    status: c.status,
+    storage_probe: probeView(c.probe, w.tableBucket, w.blobBucket),
+    ...(c.probe.ok ? {} : {
+      retry_after_seconds: PROVISIONING_RETRY_SECONDS,
+      remedy: `the object store refused the first write; the service retries every ${PROVISIONING_RETRY_SECONDS} s for ${PROVISIONING_WINDOW_SECONDS / 60} minutes and GET /v1/connection answers 503 provisioning until then`,
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
-import { createApp, HttpError, type Logger } from '@floe/http';
+import { clientAddressFor, createApp, gatewayProofKey, HttpError, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
 import { isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
 
@@ -11,10 +11,13 @@ const SEND_BODY_LIMIT = 16 * 1024 * 1024;
  * to its service. Internal routes are never reachable through it.
  */
 export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
+  // Services believe the address the gateway forwards only with this proof.
+  const proofKey = gatewayProofKey(config.bootstrapSecret);
+  if (!proofKey) logger.warn('no FLOE_BOOTSTRAP_SECRET: the gateway cannot prove the addresses it forwards; services will see every caller as the gateway');
   const upstreams: Record<Upstream, RequestHandler> = {
-    identity: proxyTo(config.services.identity, logger),
-    'control-plane': proxyTo(config.services.controlPlane, logger),
-    ingest: proxyTo(config.services.ingest, logger),
+    identity: proxyTo(config.services.identity, logger, proofKey),
+    'control-plane': proxyTo(config.services.controlPlane, logger, proofKey),
+    ingest: proxyTo(config.services.ingest, logger, proofKey),
   };
 
   return createApp({
@@ -22,7 +25,8 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     parseJson: false,
-    trustProxy: config.gatewayTrustProxy,
+    // The public edge: X-Forwarded-For only from FLOE_TRUST_PROXY's hops; proofs from clients are ignored.
+    clientAddress: clientAddressFor(config, 'public-edge'),
     mount: (app) => {
       // The gateway's own liveness, independent of the services behind it.
       app.get('/livez', (_req, res) => { res.json({ ok: true, service: 'gateway' }); });

@@ -1,15 +1,18 @@
 import http from 'node:http';
 import type { Request, Response, RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { HttpError, errorBody, type Logger } from '@floe/http';
+import { GATEWAY_PROOF_HEADER, HttpError, errorBody, signGatewayProof, type Logger } from '@floe/http';
 
 /**
  * Forwards a request unchanged (body streamed, not parsed) to one service over
- * kept-alive connections. The caller's address travels as X-Forwarded-For,
- * set here rather than appended, so a client cannot smuggle in an address of
- * its choosing; the request id travels as X-Request-Id.
+ * kept-alive connections. The caller's address (req.ip, by the rule of
+ * packages/http/src/client-address.ts) travels as X-Forwarded-For, set here
+ * rather than appended, with X-Floe-Gateway-Proof over it: the service
+ * believes that address only with a valid proof, so neither a client's own
+ * X-Forwarded-For nor a client calling a service directly chooses it. The
+ * request id travels as X-Request-Id.
  */
-export function proxyTo(target: string, logger: Logger): RequestHandler {
+export function proxyTo(target: string, logger: Logger, proofKey: Buffer | null): RequestHandler {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   return createProxyMiddleware<Request, Response>({
     target,
@@ -18,7 +21,10 @@ export function proxyTo(target: string, logger: Logger): RequestHandler {
     proxyTimeout: 60_000,
     on: {
       proxyReq: (proxyReq, req) => {
-        proxyReq.setHeader('x-forwarded-for', req.ip ?? req.socket.remoteAddress ?? '');
+        const address = req.ip ?? 'unknown';
+        proxyReq.setHeader('x-forwarded-for', address);
+        if (proofKey) proxyReq.setHeader(GATEWAY_PROOF_HEADER, signGatewayProof(proofKey, address));
+        else proxyReq.removeHeader(GATEWAY_PROOF_HEADER);
         proxyReq.setHeader('x-forwarded-proto', req.protocol);
         proxyReq.setHeader('x-request-id', req.requestId);
       },

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createApp } from '@floe/http';
+import { clientAddressFor, createApp } from '@floe/http';
 import type { IdentityDeps } from './deps';
 import { mountApiKeys } from './routes/api-keys';
 import { mountCatalogTokens } from './routes/catalog-tokens';
@@ -13,6 +13,7 @@ export function buildIdentityApp(d: IdentityDeps): Express {
     service: 'identity',
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
+    clientAddress: clientAddressFor(d.config, 'behind-gateway'),
     mount: (app) => {
       mountDiscovery(app, d);
       mountTokens(app, d);

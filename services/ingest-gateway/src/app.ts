@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { HttpError, createApp, databaseHealth } from '@floe/http';
+import { HttpError, clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { IngestDeps } from './deps';
 import { mountDevice } from './routes/device';
 import { mountSend } from './routes/send';
@@ -13,6 +13,8 @@ export function buildIngestApp(d: IngestDeps): Express {
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
     parseJson: false,
+    // The send route comes through the gateway (its proof); the device route straight from devices (FLOE_TRUST_PROXY's hops).
+    clientAddress: clientAddressFor(d.config, 'behind-gateway'),
     mount: (app) => {
       app.get('/healthz', databaseHealth('ingest-gateway', d.db));
       app.use((req, _res, next) => next(d.config.sinksEnabled ? undefined : new HttpError(404, 'not_found', 'ingest sinks are switched off on this deployment')));

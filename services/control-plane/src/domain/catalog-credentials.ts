@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { hashSecret } from '@floe/auth';
 import type { SqlClient } from '@floe/http';
+import { currentCredential, insertCredentials } from '../store/catalog-credentials';
 
 // Catalog credentials: `t-<uuid>` (read/write) and `t-<uuid>-ro` (read-only).
 // The spec has the connection route hand the matching secret to anyone
@@ -34,24 +35,17 @@ export class CatalogSecrets {
     const roNonce = randomBytes(16).toString('hex');
     const rwSecret = this.secretFor(rwId, rwNonce);
     const roSecret = this.secretFor(roId, roNonce);
-    await db.query(
-      `INSERT INTO catalog_credentials (client_id, warehouse_id, access, secret_hash, secret_nonce)
-       VALUES ($1, $2, 'write', $3, $4), ($5, $2, 'read', $6, $7)
-       ON CONFLICT (client_id) DO NOTHING`,
-      [rwId, warehouseId, hashSecret(rwSecret), rwNonce, roId, hashSecret(roSecret), roNonce],
-    );
+    await insertCredentials(db, warehouseId, [
+      { clientId: rwId, access: 'write', secretHash: hashSecret(rwSecret), secretNonce: rwNonce },
+      { clientId: roId, access: 'read', secretHash: hashSecret(roSecret), secretNonce: roNonce },
+    ]);
     return { rw: { client_id: rwId, client_secret: rwSecret }, ro: { client_id: roId, client_secret: roSecret } };
   }
 
   /** The warehouse's current (unrevoked) credential of one access level with its secret; null when none can be derived. */
   async current(db: SqlClient, warehouseId: string, access: 'read' | 'write'): Promise<{ client_id: string; client_secret: string } | null> {
-    const { rows } = await db.query<{ client_id: string; secret_nonce: string | null }>(
-      `SELECT client_id, secret_nonce FROM catalog_credentials
-        WHERE warehouse_id = $1 AND access = $2 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-      [warehouseId, access],
-    );
-    const r = rows[0];
-    if (!r?.secret_nonce) return null;
-    return { client_id: r.client_id, client_secret: this.secretFor(r.client_id, r.secret_nonce) };
+    const r = await currentCredential(db, warehouseId, access);
+    if (!r?.secretNonce) return null;
+    return { client_id: r.clientId, client_secret: this.secretFor(r.clientId, r.secretNonce) };
   }
 }

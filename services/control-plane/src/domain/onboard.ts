@@ -5,7 +5,7 @@ import { membershipsOf, type AccessContext } from '../access/context';
 import type { ControlPlaneDeps } from '../deps';
 import { resolveWarehouse } from '../resolve';
 import { createProject } from '../routes/projects';
-import { createWarehouse } from '../routes/warehouses';
+import { createWarehouse } from './warehouse-create';
 import { handleCandidates, handleFrom } from './handles';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
@@ -61,12 +61,12 @@ export async function onboard(d: ControlPlaneDeps, req: Request, ctx: AccessCont
   let warehouseId = lakes[0]?.id;
   if (!warehouseId) {
     const { rows } = await d.db.query(`SELECT id, name, provider, region, org_id AS "orgId", owner_id AS "ownerId", created_at AS "createdAt" FROM projects WHERE id = $1`, [projectId]);
-    const answer = await createWarehouse(d, ctx, rows[0], { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
+    const lake = await createWarehouse(d, ctx, rows[0], { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
     await writeAudit(d.db, req, {
-      action: 'warehouse.create', orgId: membership.orgId, targetType: 'warehouse', targetId: answer.warehouse_id,
-      data: { name: FIRST_CATALOG, project_id: projectId, status: answer.status, bucket: answer.bucket },
+      action: 'warehouse.create', orgId: membership.orgId, targetType: 'warehouse', targetId: lake.warehouse.id,
+      data: { name: FIRST_CATALOG, project_id: projectId, status: lake.status, bucket: lake.warehouse.tableBucket },
     });
-    warehouseId = answer.warehouse_id;
+    warehouseId = lake.warehouse.id;
     created.warehouse = true;
   } else {
     // A `lake` left half-made by a storage outage is finished here.

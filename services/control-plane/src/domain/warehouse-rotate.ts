@@ -1,7 +1,9 @@
+import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
-import type { SqlClient } from '@floe/http';
+import { withTransaction } from '@floe/http';
 import { Producers, QUEUES, RO_RETIREMENT_DELAY_SECONDS, type RetireCredentialJob } from '@floe/queues';
+import { liveCredentials, lockWarehouseForCredentials, revokeCredentials } from '../store/catalog-credentials';
 import type { CatalogCredentialPair, CatalogSecrets } from './catalog-credentials';
 
 // POST /v1/warehouses/{id}/rotate. Order matters: the new pair exists before
@@ -10,9 +12,17 @@ import type { CatalogCredentialPair, CatalogSecrets } from './catalog-credential
 // epoch: the catalog and identity's token exchange) before the answer; the
 // old read-only key gets a few seconds' grace for readers to switch, then the
 // teardown worker retires it and audits `warehouse.rotate_complete`.
+//
+// Rotations of one warehouse are serialized: reading the live pair, issuing
+// the new one and revoking the old read/write key happen in one transaction
+// holding the warehouse row's lock. Without it, concurrent rotations all read
+// the same old pair and each left its own new pair live (five at once left two
+// live read/write keys). Serialized, each rotation revokes (read/write) or
+// queues for retirement (read-only) the pair the one before it issued, so once
+// the retirements have run exactly one pair is live: the last answer's.
 
 export interface RotateDeps {
-  db: SqlClient;
+  db: Pool;
   redis: Redis;
   redisPrefix: string;
   secrets: CatalogSecrets;
@@ -33,16 +43,15 @@ export async function rotateCredentials(
   w: { id: string; orgId: string | null },
   actor: { principalId: string; requestId: string | null },
 ): Promise<Rotation> {
-  const { rows: old } = await d.db.query<{ client_id: string; access: 'read' | 'write' }>(
-    `SELECT client_id, access FROM catalog_credentials WHERE warehouse_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC`, [w.id]);
-  const oldRw = old.filter((c) => c.access === 'write').map((c) => c.client_id);
-  const oldRo = old.filter((c) => c.access === 'read').map((c) => c.client_id);
-
-  const pair = await d.secrets.issuePair(d.db, w.id);
-  const rotatedAt = new Date();
-  if (oldRw.length) {
-    await d.db.query(`UPDATE catalog_credentials SET revoked_at = now() WHERE client_id = ANY($1::text[]) AND revoked_at IS NULL`, [oldRw]);
-  }
+  const { pair, oldRw, oldRo, rotatedAt } = await withTransaction(d.db, async (tx) => {
+    if (!(await lockWarehouseForCredentials(tx, w.id))) throw new Error(`warehouse ${w.id} vanished during a rotate`);
+    const old = await liveCredentials(tx, w.id);
+    const issued = await d.secrets.issuePair(tx, w.id);
+    const rw = old.filter((c) => c.access === 'write').map((c) => c.clientId);
+    await revokeCredentials(tx, rw);
+    return { pair: issued, oldRw: rw, oldRo: old.filter((c) => c.access === 'read').map((c) => c.clientId), rotatedAt: new Date() };
+  });
+  // After the commit: a standing dropped from the caches before it is revoked would be loaded again as still valid.
   await bumpCredentialEpoch(d.redis, d.redisPrefix);
 
   for (const clientId of oldRo) {

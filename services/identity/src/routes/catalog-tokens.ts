@@ -26,19 +26,21 @@ export function mountCatalogTokens(app: Express, d: IdentityDeps): void {
   route(app, '/internal/catalog-tokens', {
     post: async (req, res) => {
       const body = parse(Exchange, req.body);
-      const counter = await d.redis.get(limiter.counterKey(body.client_id, body.ip));
-      if (WrongSecretLimiter.isBlocked(counter)) throw rateLimited(await limiter.retryAfterSeconds(body.client_id, body.ip));
-      const { rows } = await d.db.query<{ secret_hash: string; access: string; warehouse_id: string; revoked: boolean; live: boolean }>(
-        `SELECT c.secret_hash, c.access, c.warehouse_id, c.revoked_at IS NOT NULL AS revoked,
-                (w.deleted_at IS NULL AND w.status <> 'deleting') AS live
-           FROM catalog_credentials c JOIN warehouses w ON w.id = c.warehouse_id WHERE c.client_id = $1`,
-        [body.client_id],
-      );
-      const cred = rows[0];
-      if (!cred || !secretMatches(body.client_secret, cred.secret_hash)) {
-        await limiter.recordFailure(body.client_id, body.ip);
-        throw new HttpError(401, 'invalid_client', 'unknown client or wrong secret');
-      }
+      // The secret is compared only under a reserved wrong-secret point (see
+      // WrongSecretLimiter.judge), so concurrent guesses cannot outrun the limit.
+      let cred: { secret_hash: string; access: string; warehouse_id: string; revoked: boolean; live: boolean } | undefined;
+      const judged = await limiter.judge(body.client_id, body.ip, async () => {
+        const { rows } = await d.db.query<NonNullable<typeof cred>>(
+          `SELECT c.secret_hash, c.access, c.warehouse_id, c.revoked_at IS NOT NULL AS revoked,
+                  (w.deleted_at IS NULL AND w.status <> 'deleting') AS live
+             FROM catalog_credentials c JOIN warehouses w ON w.id = c.warehouse_id WHERE c.client_id = $1`,
+          [body.client_id],
+        );
+        cred = rows[0];
+        return cred !== undefined && secretMatches(body.client_secret, cred.secret_hash);
+      });
+      if (judged.verdict === 'refused') throw rateLimited(judged.retryAfterSeconds);
+      if (judged.verdict === 'wrong' || !cred) throw new HttpError(401, 'invalid_client', 'unknown client or wrong secret');
       if (cred.revoked || !cred.live) throw new HttpError(401, 'invalid_client', 'this catalog credential is no longer valid');
       res.json(await mint(d, body.client_id, cred.warehouse_id, cred.access));
     },

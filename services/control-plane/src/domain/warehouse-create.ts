@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { Keyring } from '@floe/db/sealed';
+import { HttpError, badRequest, conflict, withTransaction, writeAudit, type Logger } from '@floe/http';
+import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type Producers } from '@floe/queues';
+import { bucketOwnerPart, StorageError, type ProbeResult, type StorageProvider } from '@floe/storage';
+import type { AccessContext } from '../access/context';
+import type { ProjectRow } from '../resolve';
+import { scopeStoredBytes } from '../store/usage';
+import {
+  countedInProject, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
+} from '../store/warehouse-creation';
+import { warehouseById, type WarehouseRecord } from '../store/warehouses';
+import { bucketsFor, isValidCatalogName, suggestCatalogName } from './catalog-names';
+import type { CatalogSecrets } from './catalog-credentials';
+import { FREE_PLAN } from './plans';
+import { probeStorage, provisionStorage, roleNameOf, storageUidOf } from './provisioning';
+
+// POST /v1/warehouses (and onboarding's `lake`). The order of steps:
+//   1. validate the name and derive the buckets (nothing written);
+//   2. claim: in one short transaction under the scope's lock, check the name,
+//      the limit and the quota, and insert the row as `creating` claimed by
+//      this request for a lease, or take over a `creating` row whose claim
+//      was released (a failed attempt) or ran out (a creator that died);
+//   3. only the claimant makes the storage and the catalog credentials
+//      (every step idempotent), renewing its lease between steps;
+//   4. probe the storage, then end `creating` while still holding the claim.
+// Concurrent creates of one name therefore make the storage once and answer
+// one 201; the others are 409 `creation_in_progress` while the claim stands
+// and `already_exists` after. A failed attempt releases its claim, so the
+// retry (with the same Idempotency-Key, or any) finishes the same warehouse.
+
+/** How long a claim stands without renewal; past it the creator is taken for dead. Longer than any one storage step. */
+export const CREATION_LEASE_SECONDS = 120;
+
+export interface CreateWarehouseDeps {
+  db: Pool;
+  storage: StorageProvider;
+  keyring: Keyring;
+  secrets: CatalogSecrets;
+  queues: Producers;
+  logger: Logger;
+}
+
+export interface CreateWarehouseInput {
+  name: string;
+  formatVersion: 2 | 3;
+  /** The request's id: the claim's holder. */
+  requestId: string;
+}
+
+export interface CreatedWarehouse {
+  warehouse: WarehouseRecord;
+  status: 'ready' | 'provisioning';
+  probe: ProbeResult;
+}
+
+export async function createWarehouse(
+  d: CreateWarehouseDeps, ctx: AccessContext, project: ProjectRow, input: CreateWarehouseInput,
+): Promise<CreatedWarehouse> {
+  // validate
+  const { name } = input;
+  if (!isValidCatalogName(name)) {
+    throw badRequest('invalid_name', `${JSON.stringify(name)} is not a valid catalog name: lowercase letters, digits and single underscores, starting with a letter and not ending in _`, {
+      field: 'name', suggestion: suggestCatalogName(name),
+    });
+  }
+  const ownerPart = project.orgId ? await orgHandle(d.db, project.orgId) : bucketOwnerPart({ principalId: project.ownerId });
+  const buckets = bucketsFor(ownerPart, name);
+  if (!buckets.ok) {
+    throw badRequest('name_too_long_for_bucket', `bucket names are at most 63 characters; with ${ownerPart} a catalog name may have ${buckets.maxNameLength}`, {
+      field: 'name', max_name_length: buckets.maxNameLength, bucket_would_be: buckets.bucketWouldBe,
+    });
+  }
+
+  // claim
+  const claim = input.requestId;
+  const { id, tableBucket, blobBucket } = await claimCreation(d, ctx, project, { name, table: buckets.table, blob: buckets.blob, formatVersion: input.formatVersion }, claim);
+
+  // make the storage, as the claimant only
+  try {
+    await provisionStorage(d.storage, d.db, d.keyring, { id, name, tableBucket, blobBucket });
+    if (!(await renewClaim(d.db, id, claim, CREATION_LEASE_SECONDS))) throw creationInProgress(name);
+    await d.secrets.issuePair(d.db, id, id);
+  } catch (err) {
+    await releaseClaim(d.db, id, claim).catch(() => undefined);
+    if (err instanceof StorageError) {
+      d.logger.warn('warehouse storage could not be made', { request_id: input.requestId, warehouse_id: id, err: err.message });
+      throw new HttpError(502, 'storage_error', 'the object store did not complete the catalog\'s storage; retry with the same Idempotency-Key (it is safe)', {
+        retry_after_seconds: 5, remedy: 'retry the same request; the catalog is finished where it stopped',
+      }, { 'Retry-After': '5' });
+    }
+    throw err;
+  }
+
+  // probe, then end `creating` while the claim is still ours
+  const probe = await probeStorage(d.storage, d.db, d.keyring, { id, tableBucket, blobBucket });
+  const status = probe.ok ? 'ready' : 'provisioning';
+  if (!(await finishCreation(d.db, id, claim, status, PROVISIONING_WINDOW_SECONDS))) throw creationInProgress(name);
+  if (!probe.ok) {
+    const until = new Date(Date.now() + PROVISIONING_WINDOW_SECONDS * 1000).toISOString();
+    await d.queues.add(QUEUES.provisioning, 'probe', { warehouse_id: id, until }, { jobId: `provision-${id}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
+  }
+  return { warehouse: (await warehouseById(d.db, id, ctx.principalId))!, status, probe };
+}
+
+/**
+ * Step 2: the name, limit and quota checks and the claim, under the scope's
+ * lock. Returns the row the caller now holds, with the buckets it records (a
+ * row taken over keeps its own).
+ */
+async function claimCreation(
+  d: CreateWarehouseDeps, ctx: AccessContext, project: ProjectRow,
+  w: { name: string; table: string; blob: string; formatVersion: 2 | 3 }, claim: string,
+): Promise<{ id: string; tableBucket: string; blobBucket: string }> {
+  try {
+    return await withTransaction(d.db, async (tx) => {
+      await lockCreationScope(tx, project.orgId ?? project.ownerId);
+      const holder = await nameHolder(tx, { name: w.name, orgId: project.orgId, ownerId: project.ownerId, tableBucket: w.table });
+      let takeOver: NameHolder | null = null;
+      if (holder) {
+        if (holder.status === 'deleted') {
+          throw conflict('bucket_leftover_from_deletion', `the bucket ${holder.tableBucket} of a deleted catalog still holds this name`, {
+            bucket: holder.tableBucket, remedy: 'choose another name, or ask the operator to remove the leftover bucket',
+          });
+        }
+        if (holder.status === 'deleting') {
+          throw new HttpError(409, 'name_reserved_until_teardown', `a catalog named ${w.name} is being deleted; its name is free once teardown ends`,
+            { retry_after_seconds: 5, bucket: holder.tableBucket }, { 'Retry-After': '5' });
+        }
+        if (holder.status !== 'creating') {
+          throw conflict('already_exists', `a catalog named ${w.name} already exists${project.orgId ? ' in this organisation' : ''}`, {
+            bucket: holder.tableBucket, warehouse_id: holder.id,
+          });
+        }
+        if (holder.claimHeld) throw creationInProgress(w.name);
+        takeOver = holder;
+      }
+
+      const counted = await countedInProject(tx, project.id, takeOver?.id ?? null);
+      if (counted >= FREE_PLAN.warehouses_per_project) {
+        throw conflict('limit_exceeded', `a project holds at most ${FREE_PLAN.warehouses_per_project} catalogs`, {
+          limit: 'warehouses_per_project', limit_value: FREE_PLAN.warehouses_per_project, current: counted,
+        });
+      }
+      const bytes = await scopeStoredBytes(tx, project.orgId, project.ownerId);
+      if (bytes >= FREE_PLAN.storage_bytes) {
+        throw conflict('quota_exceeded', 'the storage limit is reached; delete data or ask for a higher limit', {
+          current: bytes, limit_value: FREE_PLAN.storage_bytes, scope: project.orgId ? 'organization' : 'project',
+        });
+      }
+
+      if (takeOver) {
+        // Under the scope's lock no other create can have claimed it since nameHolder read it.
+        if (!(await takeOverClaim(tx, takeOver.id, { projectId: project.id, createdBy: ctx.principalId, formatVersion: w.formatVersion }, claim, CREATION_LEASE_SECONDS))) {
+          throw creationInProgress(w.name);
+        }
+        return { id: takeOver.id, tableBucket: takeOver.tableBucket, blobBucket: takeOver.blobBucket };
+      }
+      const id = randomUUID();
+      const uid = storageUidOf(id);
+      await insertClaimed(tx, {
+        id, name: w.name, projectId: project.id, orgId: project.orgId, tableBucket: w.table, blobBucket: w.blob, formatVersion: w.formatVersion,
+        storageUid: uid, storageRoUid: `${uid}-ro`, roleName: roleNameOf(id), createdBy: ctx.principalId,
+      }, claim, CREATION_LEASE_SECONDS);
+      return { id, tableBucket: w.table, blobBucket: w.blob };
+    });
+  } catch (err) {
+    // The refusal is audited outside the rolled-back transaction.
+    if (err instanceof HttpError && err.code === 'quota_exceeded') {
+      await writeAudit(d.db, null, {
+        action: 'quota.reject', actorId: ctx.principalId, actorKind: ctx.kind, orgId: project.orgId, targetType: 'project', targetId: project.id,
+        data: { operation: 'warehouse.create', current: err.extras.current, limit_value: err.extras.limit_value },
+      });
+    }
+    throw err;
+  }
+}
+
+function creationInProgress(name: string): HttpError {
+  return new HttpError(409, 'creation_in_progress', `a catalog named ${name} is being created`, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
+}
