@@ -1,6 +1,7 @@
 import express, { type Express, type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import { HttpError, errorBody, notImplemented } from './errors';
 import type { Logger } from './logger';
+import { isDataException, refuseMalformedJson, refuseMalformedRequest } from './malformed-input';
 import { requestId } from './request-id';
 
 export interface AppOptions {
@@ -39,10 +40,12 @@ export function createApp(opts: AppOptions): Express {
   // OpenID discovery) set their own Cache-Control.
   app.use((_req, res, next) => { res.set('Cache-Control', 'no-store'); next(); });
   app.use(accessLog(opts.logger));
+  app.use(refuseMalformedRequest());
   if (opts.parseJson !== false) {
     const json = express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
     const raw = opts.rawBodyPaths;
     app.use(raw ? (req, res, next) => (raw.test(req.path) ? next() : json(req, res, next)) : json);
+    app.use(refuseMalformedJson());
   }
   opts.mount(app);
   app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));
@@ -70,7 +73,14 @@ export function errorHandler(
   render: (err: HttpError, requestId: string) => unknown = errorBody,
 ): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const known = toHttpError(err, bodyLimitBytes);
+    let known = toHttpError(err, bodyLimitBytes);
+    if (!known && isDataException(err)) {
+      // A safety net behind the edge checks: a value Postgres refuses (a NUL
+      // that only appears after decoding, say) is the caller's input, not our
+      // failure. Logged at warn so a real bug of this class still shows.
+      logger.warn('refused a value the database cannot take', { request_id: req.requestId, method: req.method, path: req.path, err });
+      known = new HttpError(400, 'invalid_value', 'a value in this request cannot be used: it holds a character or value the database refuses');
+    }
     if (!known) {
       logger.error('unhandled error', { request_id: req.requestId, method: req.method, path: req.path, err });
     }
@@ -85,6 +95,9 @@ export function errorHandler(
 
 function toHttpError(err: unknown, bodyLimitBytes: number): HttpError | null {
   if (err instanceof HttpError) return err;
+  // Express's router decodes route parameters with decodeURIComponent; the
+  // edge check refuses broken escapes first, this catches any other decoder.
+  if (err instanceof URIError) return new HttpError(400, 'invalid_value', 'the request holds a broken percent-escape', { field: 'path' });
   const e = err as { type?: string; status?: number } | null;
   switch (e?.type) {
     case 'entity.too.large':

@@ -4,6 +4,7 @@ export * from './app';
 export * from './logger';
 export * from './request-id';
 export * from './validate';
+export * from './malformed-input';
 export * from './caller';
 export * from './internal-auth';
 export * from './idempotency';
