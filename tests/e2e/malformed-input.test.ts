@@ -147,3 +147,48 @@ describe('a broken percent-escape in the path: 400 on every service, never 500',
     }
   });
 });
+
+describe('JSON nested past 256 levels: 400, where it used to run the parsers out of stack', () => {
+  const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  /** A struct schema with `levels` structs nested in one another: three JSON levels each. */
+  const nestedSchema = (levels: number) => {
+    let type: unknown = 'string';
+    for (let i = levels; i >= 1; i--) type = { type: 'struct', fields: [{ id: i + 1, name: `f${i}`, required: false, type }] };
+    return { type: 'struct', fields: [{ id: 1, name: 'root', required: false, type }] };
+  };
+
+  test('the catalog answers 400 BadRequestException naming the bound, at 257 levels and at 5,000 and 200,000', async () => {
+    for (const n of [200_000, 5_000, 257]) {
+      const body = `{"namespace":["deep"],"properties":{"k":${arrays(n - 2)}}}`;
+      const err = iceberg(await cat('POST', '/v1/{wh}/namespaces', { headers: { 'Content-Type': 'application/json' }, body }), 400, 'BadRequestException');
+      expect(err.message).toMatch(/deeper than 256 levels/);
+    }
+    const commit = `{"identifier":{"namespace":["ev"],"name":"t"},"requirements":[],"updates":${arrays(5_000)}}`;
+    expect(iceberg(await cat('POST', '/v1/{wh}/namespaces/ev/tables/t', { headers: { 'Content-Type': 'application/json' }, body: commit }), 400, 'BadRequestException').message).toMatch(/deeper than 256 levels/);
+    // 256 levels are read; what they hold is then judged as usual (here: a property value must be a string).
+    const at256 = `{"namespace":["deep"],"properties":{"k":${arrays(254)}}}`;
+    const res = await cat('POST', '/v1/{wh}/namespaces', { headers: { 'Content-Type': 'application/json' }, body: at256 });
+    expect(iceberg(res, 400, 'BadRequestException').message).not.toMatch(/deeper/);
+  });
+
+  test('a real deeply nested schema fits: 80 structs in one another create, load and list', async () => {
+    const name = `deep_${uniq()}`;
+    const created = await cat('POST', '/v1/{wh}/namespaces/ev/tables', json({ name, schema: nestedSchema(80) }));
+    expect(created.status).toBe(200);
+    expect((await cat('GET', `/v1/{wh}/namespaces/ev/tables/${name}`)).status).toBe(200);
+    const view = await api('GET', `/v1/table?warehouse=${t.warehouseId}&namespace=ev&name=${name}`);
+    expect(view.status).toBe(200);
+    expect(view.body.schema[0].name).toBe('root');
+  });
+
+  test('control plane and identity answer 400 invalid_value naming the body', async () => {
+    for (const n of [5_000, 150_000, 257]) {
+      const tables = await api('POST', '/v1/tables', json(`{"warehouse_id":"${t.warehouseId}","namespace":"ev","name":"n${n}","schema":{"type":"struct","fields":${arrays(n - 2)}}}`));
+      expect(envelope(tables, 400, 'invalid_value')).toMatchObject({ field: 'body', message: 'the JSON body nests deeper than 256 levels' });
+      const keys = await api('POST', '/v1/api-keys', json(`{"label":"x","pad":${arrays(n - 1)}}`));
+      expect(envelope(keys, 400, 'invalid_value').field).toBe('body');
+      const projects = await api('POST', '/v1/projects', json(`{"name":"p${n}","pad":${'{"a":'.repeat(n - 1)}1${'}'.repeat(n - 1)}}`));
+      expect(envelope(projects, 400, 'invalid_value').field).toBe('body');
+    }
+  });
+});
