@@ -192,3 +192,92 @@ describe('JSON nested past 256 levels: 400, where it used to run the parsers out
     }
   });
 });
+
+describe('wrong types in a body: 400 naming the field, never 500', () => {
+  test('POST /v1/tables: each wrong type is 400 invalid_value with its field', async () => {
+    const base = { warehouse_id: t.warehouseId, namespace: 'ev', name: `wt_${uniq()}`, schema: sinkTestSchema };
+    const field0 = sinkTestSchema.fields[0];
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...base, schema: { type: 'struct', fields: 'x' } }, 'schema.fields'],
+      [{ ...base, schema: 'x' }, 'schema'],
+      [{ ...base, schema: [] }, 'schema'],
+      [{ ...base, schema: { type: 'list', fields: [] } }, 'schema.type'],
+      [{ ...base, schema: { type: 'struct', fields: ['x'] } }, 'schema.fields.0'],
+      [{ ...base, schema: { type: 'struct', fields: [null] } }, 'schema.fields.0'],
+      [{ ...base, schema: { type: 'struct', fields: [{ ...field0, type: 5 }] } }, 'schema.fields.0.type'],
+      [{ ...base, schema: { type: 'struct', fields: [{ ...field0, name: ['id'] }] } }, 'schema.fields.0.name'],
+      [{ ...base, schema: { type: 'struct', fields: [{ ...field0, id: 'one' }] } }, 'schema.fields.0.id'],
+      [{ ...base, schema: { type: 'struct', fields: [{ ...field0, required: 'yes' }] } }, 'schema.fields.0.required'],
+      [{ ...base, namespace: 5 }, 'namespace'],
+      [{ ...base, name: ['t'] }, 'name'],
+      [{ ...base, warehouse_id: { id: t.warehouseId } }, 'warehouse_id'],
+      [{ ...base, format_version: 'x' }, 'format_version'],
+    ];
+    for (const [body, field] of cases) {
+      const err = envelope(await api('POST', '/v1/tables', json(body)), 400, 'invalid_value');
+      expect([JSON.stringify(body), err.field]).toEqual([JSON.stringify(body), field]);
+    }
+    expect(envelope(await api('POST', '/v1/tables', json({ ...base, schema: { fields: [] } })), 400, 'missing_field').field).toBe('schema.type');
+  });
+
+  const wrong: unknown[] = ['x', 5, -1.5, true, null, [], ['x'], {}, { a: 1 }, [[[]]]];
+
+  /** Every top-level field of `base` replaced by each wrong value in turn, and the whole body replaced too. */
+  function variants(base: Record<string, unknown>): unknown[] {
+    const out: unknown[] = [...wrong];
+    for (const key of Object.keys(base)) for (const v of wrong) out.push({ ...base, [key]: v });
+    return out;
+  }
+
+  test('every control-plane and identity write route answers a 4xx to wrong types', async () => {
+    const w = t.warehouseId;
+    const routes: Array<[string, string, Record<string, unknown>]> = [
+      ['POST', '/v1/projects', { name: `p-${uniq()}`, provider: 'ceph', region: 'local', org_id: 'org_x' }],
+      ['POST', '/v1/warehouses', { project_id: 'no-such-project', name: 'w', default_format_version: 2 }],
+      ['PATCH', `/v1/warehouses/${w}`, { default_format_version: 2 }],
+      ['POST', `/v1/warehouses/${w}/public`, { confirm: 'not-the-name' }],
+      ['PUT', `/v1/warehouses/${w}/grants/no-such-principal`, { level: 'read' }],
+      ['POST', '/v1/tables', { warehouse_id: w, namespace: 'fz', name: 'fz', schema: sinkTestSchema, format_version: 2 }],
+      ['PATCH', '/v1/table', { warehouse_id: w, namespace: 'ev', name: 't', properties: { a: 'b' }, remove: ['c'] }],
+      ['POST', '/v1/credentials', { warehouse_id: w, namespace: 'ev', name: 'no-such-table' }],
+      ['POST', '/v1/sinks', { name: `s_${uniq()}`, table: 'ev.no_such_table', warehouse: w, roll_seconds: 300, roll_bytes: 67108864, inactivity_seconds: 60 }],
+      ['POST', '/v1/api-keys', { label: 'fuzz' }],
+      ['POST', '/v1/tokens', { api_key: 'al_live_x_y' }],
+    ];
+    const failures: string[] = [];
+    for (const [method, path, base] of routes) {
+      for (const body of variants(base)) {
+        const res = await api(method, path, json(body));
+        if (res.status >= 500 || res.status < 400 && res.status !== 200 && res.status !== 201 || !res.body?.error && res.status >= 400) {
+          failures.push(`${method} ${path} ${JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  test('every catalog write route answers a 4xx in the Iceberg model to wrong types', async () => {
+    const ident = { namespace: ['ev'], name: 't' };
+    const routes: Array<[string, string, Record<string, unknown>]> = [
+      ['POST', '/v1/{wh}/namespaces', { namespace: ['fz'], properties: { a: 'b' } }],
+      ['POST', '/v1/{wh}/namespaces/ev/properties', { removals: ['x'], updates: { a: 'b' } }],
+      // stage-create: a variant that happens to be valid writes nothing.
+      ['POST', '/v1/{wh}/namespaces/ev/tables', { name: 'fz', schema: sinkTestSchema, 'partition-spec': { 'spec-id': 0, fields: [] }, 'write-order': { 'order-id': 0, fields: [] }, 'stage-create': true, properties: {} }],
+      ['POST', '/v1/{wh}/namespaces/ev/tables/t', { identifier: ident, requirements: [], updates: [] }],
+      ['POST', '/v1/{wh}/transactions/commit', { 'table-changes': [{ identifier: ident, requirements: [], updates: [] }] }],
+      ['POST', '/v1/{wh}/tables/rename', { source: ident, destination: { namespace: ['ev'], name: 'no' } }],
+      ['POST', '/v1/{wh}/namespaces/ev/register', { name: 'fz', 'metadata-location': 's3://nowhere/x.metadata.json', overwrite: false }],
+      ['POST', '/v1/{wh}/namespaces/ev/tables/t/metrics', { 'report-type': 'scan-report', 'table-name': 'ev.t', 'snapshot-id': 1, filter: true, 'schema-id': 0, 'projected-field-ids': [], 'projected-field-names': [], metrics: {} }],
+      ['POST', '/v1/{wh}/namespaces/ev/views', { name: 'fz', schema: sinkTestSchema, 'view-version': { 'version-id': 1, 'timestamp-ms': 1, 'schema-id': 0, summary: {}, representations: [], 'default-namespace': ['ev'] }, properties: {} }],
+      ['POST', '/v1/{wh}/views/rename', { source: ident, destination: { namespace: ['ev'], name: 'no' } }],
+    ];
+    const failures: string[] = [];
+    for (const [method, path, base] of routes) {
+      for (const body of variants(base)) {
+        const res = await cat(method, path, json(body));
+        if (res.status >= 500 || (res.status >= 400 && res.body?.error?.code !== res.status)) failures.push(`${method} ${path} ${JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+});

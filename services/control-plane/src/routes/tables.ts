@@ -20,11 +20,24 @@ import { formatInfo } from './warehouses';
 type Json = Record<string, any>;
 
 
+// The schema as far as this route reads it (the v3 and geometry checks walk
+// its fields); what the types mean is the catalog's to judge, and an unknown
+// type comes back as its catalog_error.
+const TableSchema = z.looseObject({
+  type: z.literal('struct'),
+  fields: z.array(z.looseObject({
+    id: z.number().int(),
+    name: z.string(),
+    required: z.boolean(),
+    type: z.union([z.string(), z.looseObject({})]),
+  })),
+});
+
 const CreateTable = z.object({
   warehouse_id: z.string().min(1),
   namespace: z.string().min(1).max(255),
   name: z.string().min(1).max(255),
-  schema: z.record(z.string(), z.unknown()),
+  schema: TableSchema,
   format_version: z.unknown().optional(),
 });
 
