@@ -281,3 +281,63 @@ describe('wrong types in a body: 400 naming the field, never 500', () => {
     expect(failures).toEqual([]);
   }, 120_000);
 });
+
+describe('the catalog token route: malformed credentials are 4xx in the OAuth flat form, never 5xx', () => {
+  const form = (body: string, headers: Record<string, string> = {}) =>
+    rawRequest(stack().catalog_url, { method: 'POST', path: '/v1/oauth/tokens', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body });
+  const basic = (userPass: string) => ({ Authorization: `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}` });
+
+  /** {error, error_description} and nothing else: what OAuth clients (and Iceberg's) parse. */
+  function oauth(res: RawResponse, status: number, error: string): string {
+    if (res.status !== status || res.body?.error !== error) throw new Error(`expected ${status} ${error}, got ${res.status} ${res.text.slice(0, 300)}`);
+    expect(res.body).toEqual({ error, error_description: expect.any(String) });
+    return res.body.error_description;
+  }
+
+  test('an over-long or unprintable client id or secret is 401 invalid_client, as an unknown client (it used to be 503, which engines retry)', async () => {
+    const { client_id: id, client_secret: secret } = t.credential;
+    for (const [cid, cs] of [['t'.repeat(101), secret], ['t'.repeat(10_000), secret], [id, 's'.repeat(201)], [id, 's'.repeat(15_000)], ['a%00b', secret], [id, 'x%01y']]) {
+      oauth(await form(`grant_type=client_credentials&client_id=${cid}&client_secret=${cs}`), 401, 'invalid_client');
+    }
+    oauth(await form('grant_type=client_credentials', basic(`${'t'.repeat(500)}:${secret}`)), 401, 'invalid_client');
+    oauth(await cat('POST', '/v1/oauth/tokens', json({ grant_type: 'client_credentials', client_id: 'x'.repeat(5000), client_secret: secret })), 401, 'invalid_client');
+  });
+
+  test('a Basic header with a broken percent-escape or no colon is 400 invalid_request (it used to be 500)', async () => {
+    for (const userPass of ['a%zz:b', 'a:b%E0%A4%A', 'a%:b', 'no-colon']) {
+      oauth(await form('grant_type=client_credentials', basic(userPass)), 400, 'invalid_request');
+    }
+  });
+
+  test('a body over 16 KiB, bad JSON, an unsupported charset or a repeated parameter: flat form too', async () => {
+    const big = `grant_type=client_credentials&client_id=a&client_secret=${'s'.repeat(20_000)}`;
+    expect(oauth(await form(big), 413, 'invalid_request')).toMatch(/16384 bytes/);
+    oauth(await cat('POST', '/v1/oauth/tokens', json('{"grant_type":')), 400, 'invalid_request');
+    oauth(await cat('POST', '/v1/oauth/tokens', json('"x"')), 400, 'invalid_request');
+    oauth(await form('grant_type=client_credentials&client_id=a&client_secret=b', { 'Content-Type': 'application/x-www-form-urlencoded; charset=latin2' }), 415, 'invalid_request');
+    oauth(await form(Array.from({ length: 1200 }, (_, i) => `p${i}=1`).join('&')), 413, 'invalid_request');
+    oauth(await form(`grant_type=client_credentials&client_id=${t.credential.client_id}&client_id=b&client_secret=${t.credential.client_secret}`), 400, 'invalid_request');
+    oauth(await rawRequest(stack().catalog_url, { method: 'POST', path: '/v1/oauth/tokens?x=%00' }), 400, 'invalid_request');
+    oauth(await rawRequest(stack().catalog_url, { method: 'GET', path: '/v1/oauth/tokens' }), 405, 'invalid_request');
+  });
+
+  test('the well-formed exchanges still work: form, JSON and Basic (form-encoded inside, RFC 6749 2.3.1)', async () => {
+    const { client_id: id, client_secret: secret } = t.credential;
+    expect((await form(`grant_type=client_credentials&client_id=${id}&client_secret=${secret}`)).status).toBe(200);
+    expect((await cat('POST', '/v1/oauth/tokens', json({ grant_type: 'client_credentials', client_id: id, client_secret: secret }))).status).toBe(200);
+    const viaBasic = await form('grant_type=client_credentials', basic(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`));
+    expect(viaBasic.status).toBe(200);
+    expect(viaBasic.body.token_type).toBe('bearer');
+    oauth(await form(`grant_type=client_credentials&client_id=${id}&client_secret=wrong`), 401, 'invalid_client');
+  });
+
+  test('every body of wrong types is a 4xx in the flat form', async () => {
+    const base = { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' };
+    const failures: string[] = [];
+    for (const body of [...['x', 5, true, null, [], {}], ...Object.keys(base).flatMap((k) => ['x'.repeat(300), 5, null, [], { a: 1 }].map((v) => ({ ...base, [k]: v })))]) {
+      const res = await cat('POST', '/v1/oauth/tokens', json(body));
+      if (res.status >= 500 || typeof res.body?.error !== 'string') failures.push(`${JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});

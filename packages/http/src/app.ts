@@ -93,15 +93,21 @@ export function errorHandler(
   };
 }
 
-function toHttpError(err: unknown, bodyLimitBytes: number): HttpError | null {
+/** A known failure (an HttpError, or a body parser's or router's refusal) as an HttpError; null for anything unexpected. */
+export function toHttpError(err: unknown, bodyLimitBytes: number): HttpError | null {
   if (err instanceof HttpError) return err;
   // Express's router decodes route parameters with decodeURIComponent; the
   // edge check refuses broken escapes first, this catches any other decoder.
   if (err instanceof URIError) return new HttpError(400, 'invalid_value', 'the request holds a broken percent-escape', { field: 'path' });
-  const e = err as { type?: string; status?: number } | null;
+  const e = err as { type?: string; status?: number; limit?: number } | null;
   switch (e?.type) {
-    case 'entity.too.large':
-      return new HttpError(413, 'body_too_large', `request body is larger than ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes });
+    case 'entity.too.large': {
+      // A route's own parser may have a smaller limit than the app's (the catalog's token route: 16 KiB).
+      const limit = typeof e.limit === 'number' ? e.limit : bodyLimitBytes;
+      return new HttpError(413, 'body_too_large', `request body is larger than ${limit} bytes`, { limit });
+    }
+    case 'parameters.too.many':
+      return new HttpError(413, 'body_too_large', 'request body has too many form parameters');
     case 'entity.parse.failed':
       return new HttpError(400, 'invalid_value', 'request body is not valid JSON', { field: 'body' });
     case 'encoding.unsupported':
