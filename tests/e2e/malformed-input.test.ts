@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { token } from './catalog-helpers';
 import { bearer, gateway, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
-import { stack } from './helpers';
+import { db, stack } from './helpers';
 import { sinkTestSchema } from './sink-helpers';
 
 // Issue 14 §4: malformed input is a 4xx in the surface's error model, never a
@@ -340,4 +340,62 @@ describe('the catalog token route: malformed credentials are 4xx in the OAuth fl
     }
     expect(failures).toEqual([]);
   });
+});
+
+describe('namespace levels the control plane cannot round-trip are refused at creation', () => {
+  test('createNamespace refuses empty, ".", "..", a "." or "/" inside, control characters: 400 naming the rule', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['', /may not be empty/], ['.', /contains "\."/], ['..', /contains "\."/], ['v1.2', /contains "\."/], ['a/b', /contains "\/"/],
+      ['a\u0001b', /control character/], ['a\u001fb', /control character/], ['a\u007fb', /control character/], ['tab\there', /control character/],
+      ['x'.repeat(256), /at most 255/],
+    ];
+    for (const [level, rule] of cases) {
+      for (const namespace of [[level], ['ev', level]]) {
+        const err = iceberg(await cat('POST', '/v1/{wh}/namespaces', json({ namespace })), 400, 'BadRequestException');
+        expect([JSON.stringify(namespace), err.message]).toEqual([JSON.stringify(namespace), expect.stringMatching(rule)]);
+      }
+    }
+  });
+
+  test('other printable characters stay allowed ("*", spaces, accents, "$"), and GET /v1/tables lists them', async () => {
+    const levels = [`odd*${uniq()}`, `with space ${uniq()}`, `café${uniq()}`, `$${uniq()}`];
+    for (const level of levels) expect((await cat('POST', '/v1/{wh}/namespaces', json({ namespace: [level] }))).status).toBe(200);
+    const nested = [levels[0], 'inner'];
+    expect((await cat('POST', '/v1/{wh}/namespaces', json({ namespace: nested }))).status).toBe(200);
+    expect((await cat('POST', `/v1/{wh}/namespaces/${encodeURIComponent(nested.join('\u001f'))}/tables`, json({ name: 't', schema: sinkTestSchema }))).status).toBe(200);
+    const listed = await api('GET', `/v1/tables?warehouse=${t.warehouseId}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.namespaces_searched).toEqual(expect.arrayContaining([...levels, `${levels[0]}.inner`]));
+    expect(listed.body.tables).toContainEqual({ namespace: `${levels[0]}.inner`, name: 't', table: `${levels[0]}.inner.t` });
+  });
+
+  test('the control plane\'s table create refuses such a namespace with the catalog\'s reason (a 4xx)', async () => {
+    for (const [namespace, rule] of [['a..b', /empty/], ['.a', /empty/], ['a/b', /contains "\/"/], ['a\u0002', /control character/]] as const) {
+      const err = envelope(await api('POST', '/v1/tables', json({ warehouse_id: t.warehouseId, namespace, name: 't', schema: sinkTestSchema })), 400, 'catalog_error');
+      expect([namespace, err.catalog_message]).toEqual([namespace, expect.stringMatching(rule)]);
+    }
+  });
+
+  test('namespaces made before the rule (".", "..", "v1.2", "a/b") no longer break GET /v1/tables for the whole warehouse', async () => {
+    const project = (await api('GET', '/v1/projects')).body.projects[0];
+    const w = await newWarehouse(t.key, project.project_id, `legacy_${uniq()}`);
+    await gateway().post('/v1/tables').set(bearer(t.key)).send({ warehouse_id: w.warehouse_id, namespace: 'ok', name: 't', schema: sinkTestSchema }).expect(201);
+    const pool = db();
+    try {
+      for (const name of ['..', 'v1.2', 'a/b', '.']) await pool.query(`INSERT INTO catalog_namespaces (warehouse_id, name) VALUES ($1, $2)`, [w.warehouse_id, name]);
+    } finally {
+      await pool.end();
+    }
+    const credential = (await gateway().get('/v1/connection').query({ warehouse: w.warehouse_id }).set(bearer(t.key)).expect(200)).body.catalog_credential;
+    const legacyToken = await token(credential.client_id, credential.client_secret);
+    const inLegacy = await rawRequest(stack().catalog_url, { method: 'POST', path: `/v1/${w.warehouse_id}/namespaces/v1.2/tables`, headers: { Authorization: `Bearer ${legacyToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 't2', schema: sinkTestSchema }) });
+    expect(inLegacy.status).toBe(200);
+    const listed = await api('GET', `/v1/tables?warehouse=${w.warehouse_id}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.namespaces_searched).toEqual(expect.arrayContaining(['ok', 'v1.2', 'a/b']));
+    // A lone "." or ".." is a dot-segment no URL can carry: not searched, and no longer a failure.
+    expect(listed.body.namespaces_searched).not.toContain('..');
+    expect(listed.body.tables).toEqual(expect.arrayContaining([{ namespace: 'ok', name: 't', table: 'ok.t' }, { namespace: 'v1.2', name: 't2', table: 'v1.2.t2' }]));
+    expect((await api('GET', `/v1/namespaces?warehouse=${w.warehouse_id}`)).status).toBe(200);
+  }, 60_000);
 });
