@@ -399,3 +399,42 @@ describe('namespace levels the control plane cannot round-trip are refused at cr
     expect((await api('GET', `/v1/namespaces?warehouse=${w.warehouse_id}`)).status).toBe(200);
   }, 60_000);
 });
+
+describe('a repeated or array-shaped query parameter is 400 naming it, never a silently dropped filter', () => {
+  test('control plane and identity, through the gateway and straight: 400 invalid_value', async () => {
+    const cases: Array<[string, string]> = [
+      ['/v1/warehouses?project=a&project=b', 'project'],
+      ['/v1/warehouses?project[x]=1', 'project'],
+      ['/v1/warehouses?project[]=1', 'project'],
+      [`/v1/connection?warehouse=${t.warehouseId}&level=read&level=write`, 'level'],
+      [`/v1/tables?warehouse=${t.warehouseId}&namespace=ev&namespace=x`, 'namespace'],
+      ['/v1/audit?action=a&action=b', 'action'],
+      [`/v1/sinks?warehouse=${t.warehouseId}&warehouse=${t.warehouseId}`, 'warehouse'],
+      ['/v1/api-keys?x=1&x=2', 'x'],
+    ];
+    for (const [path, field] of cases) {
+      const err = envelope(await api('GET', path), 400, 'invalid_value');
+      expect([path, err.field]).toEqual([path, field]);
+      expect(err.message).toMatch(/repeated|array or object/);
+    }
+    const direct = await rawRequest(stack().services['control-plane'].url, { path: '/v1/warehouses?project=a&project=b', headers: { Authorization: `Bearer ${t.key}` } });
+    expect(envelope(direct, 400, 'invalid_value').field).toBe('project');
+    // Once is fine.
+    const once = await api('GET', `/v1/warehouses?project=${encodeURIComponent((await api('GET', '/v1/projects')).body.projects[0].name)}`);
+    expect(once.status).toBe(200);
+  });
+
+  test('the catalog, whose OpenAPI document repeats no parameter: 400 BadRequestException', async () => {
+    for (const path of [
+      '/v1/{wh}/namespaces?parent=ev&parent=x',
+      '/v1/{wh}/namespaces?pageSize=1&pageSize=2',
+      '/v1/{wh}/namespaces/ev/tables?pageToken=a&pageToken=b',
+      '/v1/{wh}/namespaces/ev/tables/t?snapshots=all&snapshots=refs',
+      '/v1/config?warehouse=a&warehouse=b',
+      '/v1/{wh}/namespaces?parent[x]=ev',
+    ]) {
+      expect([path, iceberg(await cat('GET', path), 400, 'BadRequestException').message]).toEqual([path, expect.stringMatching(/repeated|array or object/)]);
+    }
+    expect((await cat('GET', '/v1/{wh}/namespaces?pageSize=1')).status).toBe(200);
+  });
+});

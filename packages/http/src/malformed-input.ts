@@ -8,6 +8,9 @@ import { HttpError } from './errors';
 //
 //   - every path segment must percent-decode (a broken escape made Express
 //     throw while matching a route: a 500 on every service);
+//   - each query parameter comes once, as name=value: no repeats, no
+//     bracketed array or object forms (no route of ours, and no parameter of
+//     the Iceberg REST document, takes more than one value);
 //   - no NUL (U+0000) in a decoded path segment, query name or value, or a
 //     JSON body's strings and keys: Postgres text cannot hold it (22021), and
 //     no name, id or setting of ours contains one;
@@ -48,7 +51,15 @@ function checkPath(path: string): void {
 function checkQuery(query: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(query)) {
     if (name.includes('\0')) throw invalid('a query parameter name holds a NUL character (%00)', name);
-    if (typeof value === 'string' && value.includes('\0')) throw invalid(`query parameter ${name} holds a NUL character (%00)`, name);
+    // Routes read one string per parameter; a second value or a bracketed
+    // form (?p[x]=1, which other frameworks read as an object) was dropped
+    // without a word, and with it the filter the caller meant.
+    const bracket = name.indexOf('[');
+    if (bracket > 0 || name.includes(']')) {
+      throw invalid(`query parameter ${name} is in an array or object form; send ${name.slice(0, bracket > 0 ? bracket : undefined)}=<value> once`, bracket > 0 ? name.slice(0, bracket) : name);
+    }
+    if (typeof value !== 'string') throw invalid(`query parameter ${name} is repeated; send it once`, name);
+    if (value.includes('\0')) throw invalid(`query parameter ${name} holds a NUL character (%00)`, name);
   }
 }
 
