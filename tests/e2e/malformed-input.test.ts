@@ -438,3 +438,30 @@ describe('a repeated or array-shaped query parameter is 400 naming it, never a s
     expect((await cat('GET', '/v1/{wh}/namespaces?pageSize=1')).status).toBe(200);
   });
 });
+
+describe('requests Node refuses before any route: the error model, not an empty body', () => {
+  const hugeHeaders = { 'X-Pad': 'a'.repeat(20_000) };
+
+  test('a header block over Node\'s 16 KiB is 431 in the envelope, at the gateway and at each service', async () => {
+    const s = stack().services;
+    for (const url of [stack().base_url, s.identity.url, s['control-plane'].url, s['ingest-gateway'].url]) {
+      const res = await rawRequest(url, { path: '/v1/warehouses', headers: hugeHeaders });
+      expect([url, res.status, res.headers['content-type']]).toEqual([url, 431, 'application/json; charset=utf-8']);
+      expect(envelope(res, 431, 'headers_too_large')).toMatchObject({ limit: 16384 });
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  test('the catalog answers 431 in the Iceberg model', async () => {
+    const res = await rawRequest(stack().catalog_url, { path: `/v1/${t.warehouseId}/namespaces`, headers: hugeHeaders });
+    iceberg(res, 431, 'BadRequestException');
+  });
+
+  test('a request Node cannot parse (a NUL in the request line, garbage) is 400 in the error model', async () => {
+    const { rawExchange } = await import('../support/raw-http');
+    for (const bytes of ['GET /v1/a\0b HTTP/1.1\r\nHost: x\r\n\r\n', 'NOT HTTP AT ALL\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n']) {
+      envelope(await rawExchange(new URL(stack().base_url), Buffer.from(bytes, 'latin1')), 400, 'invalid_request');
+      iceberg(await rawExchange(new URL(stack().catalog_url), Buffer.from(bytes, 'latin1')), 400, 'BadRequestException');
+    }
+  });
+});

@@ -16,9 +16,20 @@ export interface AppOptions {
   /** Express 'trust proxy'; services trust the loopback/private hop of the gateway. */
   trustProxy?: boolean | string;
   /** Renders a failure; the spec's envelope unless a surface has its own model (the Iceberg catalog). */
-  renderError?: (err: HttpError, requestId: string) => unknown;
+  renderError?: ErrorRenderer;
   /** Adds the deployable's routes; runs after the common middleware, before 404/errors. */
   mount: (app: Express) => void;
+}
+
+export type ErrorRenderer = (err: HttpError, requestId: string) => unknown;
+
+// Each app's error renderer, for failures answered outside Express (serve's
+// 'clientError' handler: a header block too large, an unparseable request).
+const renderers = new WeakMap<Express, ErrorRenderer>();
+
+/** How `app` renders a failure: the spec's envelope unless createApp was given another model. */
+export function errorRendererOf(app: Express): ErrorRenderer {
+  return renderers.get(app) ?? errorBody;
 }
 
 /**
@@ -50,6 +61,7 @@ export function createApp(opts: AppOptions): Express {
   opts.mount(app);
   app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(opts.logger, opts.bodyLimitBytes, opts.renderError));
+  if (opts.renderError) renderers.set(app, opts.renderError);
   return app;
 }
 
@@ -70,7 +82,7 @@ function accessLog(logger: Logger): RequestHandler {
 export function errorHandler(
   logger: Logger,
   bodyLimitBytes: number,
-  render: (err: HttpError, requestId: string) => unknown = errorBody,
+  render: ErrorRenderer = errorBody,
 ): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let known = toHttpError(err, bodyLimitBytes);
