@@ -465,3 +465,41 @@ describe('requests Node refuses before any route: the error model, not an empty 
     }
   });
 });
+
+describe('routes not built yet authenticate first: 401 without a usable credential, 501 only for a caller', () => {
+  const anon = (method: string, path: string, headers: Record<string, string> = {}) =>
+    rawRequest(stack().base_url, { method, path, headers: { ...headers, 'Content-Type': 'application/json' }, body: '{}' });
+
+  test('control-plane and identity caller routes', async () => {
+    const routes: Array<[string, string]> = [
+      ['GET', '/v1/usage'], ['POST', '/v1/orgs/org_x/agents'], ['GET', '/v1/orgs'], ['GET', '/v1/admin/plans'], ['POST', '/v1/query'],
+      ['GET', `/v1/warehouses/${t.warehouseId}/uploaders`], ['DELETE', `/v1/warehouses/${t.warehouseId}`], ['PATCH', '/v1/sinks/any-sink'],
+      ['GET', '/v1/auth/sessions'], ['POST', '/v1/auth/password/change'], ['GET', '/v1/auth/device/pending?user_code=ABCD-EFGH'],
+      ['POST', '/v1/oauth/authorize/decision'], ['GET', '/v1/terms'], ['DELETE', '/v1/me'],
+    ];
+    const otherSurfaces = { catalog: `Bearer ${t.catalogToken}`, 'send key': `Bearer fsk_${'0'.repeat(16)}_${'a'.repeat(43)}`, 'catalog secret': `Bearer ${t.credential.client_secret}`, garbage: 'Bearer x' };
+    for (const [method, path] of routes) {
+      const none = await anon(method, path);
+      expect([path, envelope(none, 401, 'unauthorized').message]).toEqual([path, expect.any(String)]);
+      expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
+      for (const [what, header] of Object.entries(otherSurfaces)) {
+        const res = await anon(method, path, { Authorization: header });
+        expect([path, what, res.status]).toEqual([path, what, 401]);
+      }
+      expect([path, envelope(await anon(method, path, { Authorization: `Bearer ${t.key}` }), 501, 'not_implemented').code]).toEqual([path, 'not_implemented']);
+    }
+  });
+
+  test('routes the spec leaves open to anyone still answer 501 without a credential', async () => {
+    for (const [method, path] of [['POST', '/v1/auth/login'], ['POST', '/v1/auth/device/token'], ['POST', '/oauth/token'], ['GET', '/v1/public/some-handle/some-catalog/connection']]) {
+      envelope(await anon(method, path), 501, 'not_implemented');
+    }
+  });
+
+  test('the catalog: 401 NotAuthorizedException without a catalog token (an API key is none), 501 with one', async () => {
+    const path = '/v1/{wh}/namespaces/ev/tables/t/plan';
+    iceberg(await rawRequest(stack().catalog_url, { method: 'POST', path: path.replace('{wh}', t.warehouseId), ...json({}) }), 401, 'NotAuthorizedException');
+    iceberg(await cat('POST', path, { headers: { Authorization: `Bearer ${t.key}`, 'Content-Type': 'application/json' }, body: '{}' }), 401, 'NotAuthorizedException');
+    iceberg(await cat('POST', path, json({})), 501, 'NotImplementedException');
+  });
+});

@@ -158,12 +158,21 @@ export interface UnbuiltRoute {
   path: string;
   methods: Array<keyof RouteHandlers>;
   what: string;
+  /** The spec's auth for the route; 'none' for the routes anyone may call (sign-up, login, the OAuth endpoints). */
+  auth?: 'caller' | 'none';
 }
 
-export function mountUnbuilt(router: Router | Express, routes: UnbuiltRoute[]): void {
-  for (const { path, methods, what } of routes) {
+/**
+ * Mounts unbuilt routes. A route that will need a caller authenticates
+ * first, exactly as a built one does (`authenticate`: the deployable's own
+ * head of caller routes): without a usable credential it is 401, and only a
+ * caller learns that it is not built yet.
+ */
+export function mountUnbuilt(router: Router | Express, routes: UnbuiltRoute[], authenticate: RequestHandler[]): void {
+  for (const { path, methods, what, auth } of routes) {
     const handlers: RouteHandlers = {};
-    for (const m of methods) handlers[m] = () => { throw notImplemented(what); };
+    const head = auth === 'none' ? [] : authenticate;
+    for (const m of methods) handlers[m] = [...head, () => { throw notImplemented(what); }];
     route(router, path, handlers);
   }
 }
