@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rawRequest, type RawResponse } from '../support/raw-http';
+import { rawExchange, rawRequest, type RawResponse } from '../support/raw-http';
 import { token } from './catalog-helpers';
 import { bearer, gateway, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
 import { db, stack } from './helpers';
@@ -458,7 +458,6 @@ describe('requests Node refuses before any route: the error model, not an empty 
   });
 
   test('a request Node cannot parse (a NUL in the request line, garbage) is 400 in the error model', async () => {
-    const { rawExchange } = await import('../support/raw-http');
     for (const bytes of ['GET /v1/a\0b HTTP/1.1\r\nHost: x\r\n\r\n', 'NOT HTTP AT ALL\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n']) {
       envelope(await rawExchange(new URL(stack().base_url), Buffer.from(bytes, 'latin1')), 400, 'invalid_request');
       iceberg(await rawExchange(new URL(stack().catalog_url), Buffer.from(bytes, 'latin1')), 400, 'BadRequestException');
