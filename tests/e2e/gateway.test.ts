@@ -69,12 +69,15 @@ describe('the gateway edge', () => {
     expectError(await identity().post('/internal/principals').set(bearer('x'.repeat(40))).send({}), 401, 'unauthorized');
   });
 
-  test('a control-plane route not built yet answers 501 in the envelope; a built one asks for a credential', async () => {
-    expectError(await gateway().get('/v1/usage'), 501, 'not_implemented');
-    expectError(await gateway().post('/v1/orgs/org_x/agents').send({}), 501, 'not_implemented');
-    const res = await gateway().get('/v1/warehouses');
-    expectError(res, 401, 'unauthorized');
-    expect(res.headers['www-authenticate']).toBe('Bearer');
+  test('a control-plane route not built yet asks for a credential first, as a built one does, then answers 501 in the envelope', async () => {
+    const { api_key } = await newPrincipal();
+    for (const [method, path] of [['get', '/v1/usage'], ['post', '/v1/orgs/org_x/agents'], ['get', '/v1/warehouses']] as const) {
+      const res = await gateway()[method](path).send({});
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    }
+    expectError(await gateway().get('/v1/usage').set(bearer(api_key)), 501, 'not_implemented');
+    expectError(await gateway().post('/v1/orgs/org_x/agents').set(bearer(api_key)).send({}), 501, 'not_implemented');
   });
 
   test('an identity route not built yet answers 501 in the envelope', async () => {

@@ -6,3 +6,4 @@ export * from './token-claims';
 export * from './wrong-secret-limiter';
 export * from './send-key';
 export * from './device-token';
+export * from './catalog-credential';

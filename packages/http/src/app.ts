@@ -2,6 +2,7 @@ import express, { type Express, type ErrorRequestHandler, type RequestHandler, t
 import { NO_FORWARDING, clientAddress, trustProxyFn, type ClientAddressOptions } from './client-address';
 import { HttpError, errorBody, notImplemented } from './errors';
 import type { Logger } from './logger';
+import { isDataException, refuseMalformedJson, refuseMalformedRequest } from './malformed-input';
 import { requestId } from './request-id';
 
 export interface AppOptions {
@@ -20,9 +21,20 @@ export interface AppOptions {
    */
   clientAddress?: ClientAddressOptions;
   /** Renders a failure; the spec's envelope unless a surface has its own model (the Iceberg catalog). */
-  renderError?: (err: HttpError, requestId: string) => unknown;
+  renderError?: ErrorRenderer;
   /** Adds the deployable's routes; runs after the common middleware, before 404/errors. */
   mount: (app: Express) => void;
+}
+
+export type ErrorRenderer = (err: HttpError, requestId: string) => unknown;
+
+// Each app's error renderer, for failures answered outside Express (serve's
+// 'clientError' handler: a header block too large, an unparseable request).
+const renderers = new WeakMap<Express, ErrorRenderer>();
+
+/** How `app` renders a failure: the spec's envelope unless createApp was given another model. */
+export function errorRendererOf(app: Express): ErrorRenderer {
+  return renderers.get(app) ?? errorBody;
 }
 
 /**
@@ -47,14 +59,17 @@ export function createApp(opts: AppOptions): Express {
   // OpenID discovery) set their own Cache-Control.
   app.use((_req, res, next) => { res.set('Cache-Control', 'no-store'); next(); });
   app.use(accessLog(opts.logger));
+  app.use(refuseMalformedRequest());
   if (opts.parseJson !== false) {
     const json = express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
     const raw = opts.rawBodyPaths;
     app.use(raw ? (req, res, next) => (raw.test(req.path) ? next() : json(req, res, next)) : json);
+    app.use(refuseMalformedJson());
   }
   opts.mount(app);
   app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(opts.logger, opts.bodyLimitBytes, opts.renderError));
+  if (opts.renderError) renderers.set(app, opts.renderError);
   return app;
 }
 
@@ -75,10 +90,17 @@ function accessLog(logger: Logger): RequestHandler {
 export function errorHandler(
   logger: Logger,
   bodyLimitBytes: number,
-  render: (err: HttpError, requestId: string) => unknown = errorBody,
+  render: ErrorRenderer = errorBody,
 ): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const known = toHttpError(err, bodyLimitBytes);
+    let known = toHttpError(err, bodyLimitBytes);
+    if (!known && isDataException(err)) {
+      // A safety net behind the edge checks: a value Postgres refuses (a NUL
+      // that only appears after decoding, say) is the caller's input, not our
+      // failure. Logged at warn so a real bug of this class still shows.
+      logger.warn('refused a value the database cannot take', { request_id: req.requestId, method: req.method, path: req.path, err });
+      known = new HttpError(400, 'invalid_value', 'a value in this request cannot be used: it holds a character or value the database refuses');
+    }
     if (!known) {
       logger.error('unhandled error', { request_id: req.requestId, method: req.method, path: req.path, err });
     }
@@ -91,12 +113,21 @@ export function errorHandler(
   };
 }
 
-function toHttpError(err: unknown, bodyLimitBytes: number): HttpError | null {
+/** A known failure (an HttpError, or a body parser's or router's refusal) as an HttpError; null for anything unexpected. */
+export function toHttpError(err: unknown, bodyLimitBytes: number): HttpError | null {
   if (err instanceof HttpError) return err;
-  const e = err as { type?: string; status?: number } | null;
+  // Express's router decodes route parameters with decodeURIComponent; the
+  // edge check refuses broken escapes first, this catches any other decoder.
+  if (err instanceof URIError) return new HttpError(400, 'invalid_value', 'the request holds a broken percent-escape', { field: 'path' });
+  const e = err as { type?: string; status?: number; limit?: number } | null;
   switch (e?.type) {
-    case 'entity.too.large':
-      return new HttpError(413, 'body_too_large', `request body is larger than ${bodyLimitBytes} bytes`, { limit: bodyLimitBytes });
+    case 'entity.too.large': {
+      // A route's own parser may have a smaller limit than the app's (the catalog's token route: 16 KiB).
+      const limit = typeof e.limit === 'number' ? e.limit : bodyLimitBytes;
+      return new HttpError(413, 'body_too_large', `request body is larger than ${limit} bytes`, { limit });
+    }
+    case 'parameters.too.many':
+      return new HttpError(413, 'body_too_large', 'request body has too many form parameters');
     case 'entity.parse.failed':
       return new HttpError(400, 'invalid_value', 'request body is not valid JSON', { field: 'body' });
     case 'encoding.unsupported':
@@ -135,12 +166,21 @@ export interface UnbuiltRoute {
   path: string;
   methods: Array<keyof RouteHandlers>;
   what: string;
+  /** The spec's auth for the route; 'none' for the routes anyone may call (sign-up, login, the OAuth endpoints). */
+  auth?: 'caller' | 'none';
 }
 
-export function mountUnbuilt(router: Router | Express, routes: UnbuiltRoute[]): void {
-  for (const { path, methods, what } of routes) {
+/**
+ * Mounts unbuilt routes. A route that will need a caller authenticates
+ * first, exactly as a built one does (`authenticate`: the deployable's own
+ * head of caller routes): without a usable credential it is 401, and only a
+ * caller learns that it is not built yet.
+ */
+export function mountUnbuilt(router: Router | Express, routes: UnbuiltRoute[], authenticate: RequestHandler[]): void {
+  for (const { path, methods, what, auth } of routes) {
     const handlers: RouteHandlers = {};
-    for (const m of methods) handlers[m] = () => { throw notImplemented(what); };
+    const head = auth === 'none' ? [] : authenticate;
+    for (const m of methods) handlers[m] = [...head, () => { throw notImplemented(what); }];
     route(router, path, handlers);
   }
 }

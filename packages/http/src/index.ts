@@ -5,6 +5,7 @@ export * from './client-address';
 export * from './logger';
 export * from './request-id';
 export * from './validate';
+export * from './malformed-input';
 export * from './caller';
 export * from './internal-auth';
 export * from './idempotency';

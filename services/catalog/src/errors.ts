@@ -51,6 +51,7 @@ function typeForStatus(status: number): IcebergErrorType {
     case 422: return 'UnprocessableEntityException';
     case 501: return 'NotImplementedException';
     case 503: return 'ServiceUnavailableException';
-    default: return 'InternalServerError';
+    // Any other refusal of the request itself (408, 431 from the server's edge, …) is the client's.
+    default: return status >= 400 && status < 500 ? 'BadRequestException' : 'InternalServerError';
   }
 }

@@ -35,7 +35,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountSinkDevice(app, d);
       mountInternalSinks(app, d);
       mountAudit(app, d);
-      mountUnbuilt(app);
+      mountUnbuilt(app, d);
     },
   });
 }

@@ -20,7 +20,7 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountApiKeys(app, d);
       mountInternal(app, d);
       mountCatalogTokens(app, d);
-      mountUnbuilt(app);
+      mountUnbuilt(app, d);
     },
   });
 }

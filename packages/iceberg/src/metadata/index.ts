@@ -1,6 +1,6 @@
 // Iceberg table metadata (format v1, v2, v3): model, creation, commit checks, updates.
 
-export { parseJson, stringifyJson, JsonSyntaxError, type JsonValue } from './json';
+export { parseJson, stringifyJson, JsonSyntaxError, DEFAULT_MAX_JSON_DEPTH, type JsonValue, type ParseJsonOptions } from './json';
 export {
   SUPPORTED_FORMAT_VERSIONS,
   TABLE_METADATA_KEY_ORDER,

@@ -1,4 +1,4 @@
-import { parseJson, stringifyJson, JsonSyntaxError } from './json';
+import { DEFAULT_MAX_JSON_DEPTH, parseJson, stringifyJson, JsonSyntaxError } from './json';
 
 describe('lossless JSON', () => {
   it('keeps integers beyond 2^53 exact as bigint and small ones as numbers', () => {
@@ -28,5 +28,18 @@ describe('lossless JSON', () => {
     expect(() => stringifyJson({ a: Number.NaN })).toThrow(TypeError);
     expect(() => stringifyJson({ a: () => 1 })).toThrow(TypeError);
     expect(stringifyJson({ a: undefined, b: [undefined] })).toBe('{"b":[null]}');
+  });
+
+  it('bounds nesting instead of running out of stack', () => {
+    const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+    expect(() => parseJson(nested(DEFAULT_MAX_JSON_DEPTH))).not.toThrow();
+    expect(() => parseJson(nested(DEFAULT_MAX_JSON_DEPTH + 1))).toThrow(/Nesting deeper than 1000 levels/);
+    // Far past where the recursion used to overflow the stack (a RangeError, a 500 in the catalog).
+    expect(() => parseJson(nested(200_000))).toThrow(JsonSyntaxError);
+    expect(() => parseJson(objects(257), { maxDepth: 256 })).toThrow(JsonSyntaxError);
+    expect(parseJson(objects(256), { maxDepth: 256 })).toBeDefined();
+    // Siblings do not add up: depth is nesting, not count.
+    expect(parseJson(`[${Array(5000).fill('[[]]').join(',')}]`, { maxDepth: 3 })).toHaveLength(5000);
   });
 });

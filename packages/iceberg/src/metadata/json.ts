@@ -24,14 +24,30 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/**
+ * Deepest nesting `parseJson` reads unless told otherwise. The parser recurses
+ * once per level, so a bound keeps hostile or broken input (a registered
+ * metadata file, a request body) from running it out of stack; it sits well
+ * above what a catalog accepts in a request (the HTTP edge's 256 levels, plus
+ * the few levels metadata wraps around a schema) and well below the stack.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 1000;
+
+export interface ParseJsonOptions {
+  /** Deepest nesting of arrays and objects accepted; deeper input is a JsonSyntaxError. */
+  maxDepth?: number;
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const INTEGER = /^-?\d+$/;
 // Characters that may appear unescaped inside a JSON string, found in one sweep.
 const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
 
 /** Parses JSON text; unsafe integers come back as `bigint` so no digit is lost. */
-export function parseJson(text: string): JsonValue {
+export function parseJson(text: string, options: ParseJsonOptions = {}): JsonValue {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   let pos = 0;
+  let depth = 0;
 
   const fail = (message: string): never => {
     throw new JsonSyntaxError(message, pos);
@@ -80,16 +96,22 @@ export function parseJson(text: string): JsonValue {
     return value;
   };
 
+  const nest = () => {
+    if (++depth > maxDepth) fail(`Nesting deeper than ${maxDepth} levels`);
+  };
+
   const parseValue = (): JsonValue => {
     skipWhitespace();
     const c = text[pos];
     switch (c) {
       case '{': {
+        nest();
         pos++;
         const obj: { [key: string]: JsonValue } = {};
         skipWhitespace();
         if (text[pos] === '}') {
           pos++;
+          depth--;
           return obj;
         }
         for (;;) {
@@ -107,17 +129,20 @@ export function parseJson(text: string): JsonValue {
           }
           if (text[pos] === '}') {
             pos++;
+            depth--;
             return obj;
           }
           fail("Expected ',' or '}'");
         }
       }
       case '[': {
+        nest();
         pos++;
         const arr: JsonValue[] = [];
         skipWhitespace();
         if (text[pos] === ']') {
           pos++;
+          depth--;
           return arr;
         }
         for (;;) {
@@ -129,6 +154,7 @@ export function parseJson(text: string): JsonValue {
           }
           if (text[pos] === ']') {
             pos++;
+            depth--;
             return arr;
           }
           fail("Expected ',' or ']'");

@@ -2,17 +2,17 @@ import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
+import { NewNamespace } from '../namespace-names';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
 import {
   changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, joinNamespace, listNamespaces,
-  namespaceContents, SEP, splitNamespace,
+  namespaceContents, splitNamespace,
 } from '../store/namespaces';
 import { pageOf, pageParams } from './paging';
 import { requirePrefix, requirePrefixWithout404, requireWrite } from './prefix';
 
-const Level = z.string().min(1).max(255).refine((s) => !s.includes(SEP), 'a namespace level may not contain U+001F');
 const Properties = z.record(z.string(), z.string());
-const CreateNamespace = z.object({ namespace: z.array(Level).min(1).max(16), properties: Properties.optional() });
+const CreateNamespace = z.object({ namespace: NewNamespace, properties: Properties.optional() });
 const UpdateProperties = z.object({ removals: z.array(z.string()).optional(), updates: Properties.optional() });
 
 

@@ -8,8 +8,16 @@ import type { VisibleWarehouse } from '../store/warehouses';
 type Json = Record<string, any>;
 
 const US = '\u001f';
-/** A dotted namespace as the catalog's path segment (levels joined by the unit separator). */
-export const nsPath = (ns: string) => encodeURIComponent(ns.split('.').join(US));
+/** A namespace's levels as the catalog's path segment: joined by the unit separator, percent-encoded. */
+export const levelsPath = (levels: string[]) => encodeURIComponent(levels.join(US));
+/**
+ * Whether a namespace can be named in a URL path at all. A single level "."
+ * or ".." (the catalog refuses both now; older warehouses may hold one) is a
+ * dot-segment, which every URL parser removes, %2E-encoded or not.
+ */
+export const isAddressable = (levels: string[]) => !(levels.length === 1 && (levels[0] === '.' || levels[0] === '..'));
+/** A dotted namespace, as callers of the control plane write it, as the catalog's path segment. */
+export const nsPath = (ns: string) => levelsPath(ns.split('.'));
 export const nsName = (levels: string[]) => levels.join('.');
 
 export function catalogTables(catalog: CatalogClient) {
@@ -30,11 +38,18 @@ export function catalogTables(catalog: CatalogClient) {
     return out;
   };
 
-  const tablesIn = async (w: VisibleWarehouse, ns: string): Promise<string[]> => {
+  /**
+   * The tables of one namespace, given as levels (from a listing) or dotted
+   * (from a caller). A listing passes levels: a namespace made before the
+   * catalog refused "." and "/" in levels does not survive the dotted round
+   * trip, and one such namespace must not fail the listing of a warehouse.
+   */
+  const tablesIn = async (w: VisibleWarehouse, ns: string | string[]): Promise<string[]> => {
+    const path = typeof ns === 'string' ? nsPath(ns) : levelsPath(ns);
     const names: string[] = [];
     let pageToken: string | undefined;
     do {
-      const page = (await catalog.request(w.id, 'GET', `/namespaces/${nsPath(ns)}/tables${pageToken ? `?pageToken=${encodeURIComponent(pageToken)}` : ''}`))!;
+      const page = (await catalog.request(w.id, 'GET', `/namespaces/${path}/tables${pageToken ? `?pageToken=${encodeURIComponent(pageToken)}` : ''}`))!;
       for (const id of page.identifiers as Array<{ name: string }>) names.push(id.name);
       pageToken = page['next-page-token'] ?? undefined;
     } while (pageToken);

@@ -89,8 +89,8 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   });
 
   route(app, '/v1/sinks/:sink_id', {
-    // Changing roll settings is not built yet (the spec gives no shape for it).
-    patch: () => { throw notImplemented('sink settings'); },
+    // Changing roll settings is not built yet (the spec gives no shape for it); the caller is authenticated first.
+    patch: [...d.authed, () => { throw notImplemented('sink settings'); }],
     get: [...d.authed, async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'read');
       res.json(sinkView(d, sink, w));

@@ -6,7 +6,7 @@ import { requireLevel } from '../access/require';
 import { CatalogFailure, asCatalogError, type CatalogClient } from '../catalog-client';
 import type { ControlPlaneDeps } from '../deps';
 import { FORMAT_VERSIONS, FREE_PLAN } from '../domain/plans';
-import { catalogTables, nsName, nsPath } from '../domain/catalog-tables';
+import { catalogTables, isAddressable, nsName, nsPath } from '../domain/catalog-tables';
 import { currentSchema, hasGeoColumn, tableView, v3Columns } from '../domain/table-view';
 import { resolveWarehouse } from '../resolve';
 import { readWriteKeys } from '../store/storage-keys';
@@ -20,11 +20,24 @@ import { formatInfo } from './warehouses';
 type Json = Record<string, any>;
 
 
+// The schema as far as this route reads it (the v3 and geometry checks walk
+// its fields); what the types mean is the catalog's to judge, and an unknown
+// type comes back as its catalog_error.
+const TableSchema = z.looseObject({
+  type: z.literal('struct'),
+  fields: z.array(z.looseObject({
+    id: z.number().int(),
+    name: z.string(),
+    required: z.boolean(),
+    type: z.union([z.string(), z.looseObject({})]),
+  })),
+});
+
 const CreateTable = z.object({
   warehouse_id: z.string().min(1),
   namespace: z.string().min(1).max(255),
   name: z.string().min(1).max(255),
-  schema: z.record(z.string(), z.unknown()),
+  schema: TableSchema,
   format_version: z.unknown().optional(),
 });
 
@@ -66,22 +79,24 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
     get: [...d.authed, async (req, res) => {
       const w = await warehouseOf(req, req.query);
       const asked = str(req.query.namespace);
-      let searched: string[];
+      let searched: string[][];
       if (asked) {
         const exists = await catalog.request(w.id, 'HEAD', `/namespaces/${nsPath(asked)}`).then(() => true, (e) => {
           if (e instanceof CatalogFailure && e.status === 404) return false;
           throw asCatalogError(e);
         });
         if (!exists) throw await namespaceNotFound(w, asked);
-        searched = [asked];
+        searched = [asked.split('.')];
       } else {
-        searched = (await namespaces(w).catch((e) => { throw asCatalogError(e); })).map(nsName);
+        // A namespace no path can name cannot be searched; it must not fail the listing of the rest.
+        searched = (await namespaces(w).catch((e) => { throw asCatalogError(e); })).filter(isAddressable);
       }
       const tables: Array<{ namespace: string; name: string; table: string }> = [];
-      for (const ns of searched) {
-        for (const name of await tablesIn(w, ns).catch((e) => { throw asCatalogError(e); })) tables.push({ namespace: ns, name, table: `${ns}.${name}` });
+      for (const levels of searched) {
+        const ns = nsName(levels);
+        for (const name of await tablesIn(w, levels).catch((e) => { throw asCatalogError(e); })) tables.push({ namespace: ns, name, table: `${ns}.${name}` });
       }
-      res.json({ warehouse: w.name, warehouse_id: w.id, namespaces_searched: searched, tables });
+      res.json({ warehouse: w.name, warehouse_id: w.id, namespaces_searched: searched.map(nsName), tables });
     }],
     post: [...d.authed, idempotent(d.idempotency, 'POST /v1/tables'), async (req, res) => {
       const raw = (req.body ?? {}) as Json;

@@ -64,8 +64,8 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
       const w = await resolveWarehouse(d.db, req.access!, String(req.params.warehouse_id));
       res.json(warehouseGetRow(d.config, w, await placementOf(d, w.projectId)));
     }],
-    // Deletion and teardown come with a later issue.
-    delete: () => { throw notImplemented('warehouse deletion'); },
+    // Deletion and teardown come with a later issue; the caller is authenticated first, as on every caller route.
+    delete: [...d.authed, () => { throw notImplemented('warehouse deletion'); }],
     patch: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.db, ctx, String(req.params.warehouse_id));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
-import { secretMatches, WrongSecretLimiter } from '@floe/auth';
+import { CATALOG_CLIENT_ID_MAX, CATALOG_CLIENT_SECRET_MAX, secretMatches, WrongSecretLimiter } from '@floe/auth';
 import { HttpError, parse, rateLimited, route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 
@@ -14,8 +14,8 @@ import type { IdentityDeps } from '../deps';
 export const CATALOG_TOKEN_LIFETIME_SECONDS = 3600;
 
 const Exchange = z.object({
-  client_id: z.string().min(1).max(100),
-  client_secret: z.string().min(1).max(200),
+  client_id: z.string().min(1).max(CATALOG_CLIENT_ID_MAX),
+  client_secret: z.string().min(1).max(CATALOG_CLIENT_SECRET_MAX),
   /** The caller's address as the catalog saw it, for the wrong-secret limit. */
   ip: z.string().max(64).default('unknown'),
 });

@@ -1,34 +1,40 @@
 import type { Express } from 'express';
 import { mountUnbuilt as mountUnbuiltRoutes, type RouteHandlers, type UnbuiltRoute } from '@floe/http';
+import type { IdentityDeps } from '../deps';
 
 // Identity-owned routes of the spec that later issues build. Until then each
 // answers 501 in the error envelope (listed in the README), never a fake.
-const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string]> = [
-  ['/v1/signup/start', ['post'], 'e-mail code sign-up'],
-  ['/v1/signup/verify', ['post'], 'e-mail code sign-up'],
-  ['/v1/handles/:handle', ['get'], 'handle lookup'],
-  ['/v1/recover/start', ['post'], 'key recovery'],
-  ['/v1/recover/verify', ['post'], 'key recovery'],
-  ['/v1/auth/signup', ['post'], 'password sign-up'],
-  ['/v1/auth/password/set', ['post'], 'password sign-up'],
-  ['/v1/auth/login', ['post'], 'password login'],
-  ['/v1/auth/refresh', ['post'], 'login sessions'],
-  ['/v1/auth/logout', ['post'], 'login sessions'],
+// Those the spec gives a caller authenticate first (an unauthenticated call
+// is 401, as it will be once built); those it marks "Auth none" (sign-up,
+// login, refresh, recovery, the device poll, the OAuth server's endpoints)
+// answer 501 to anyone.
+const NONE = 'none' as const;
+const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
+  ['/v1/signup/start', ['post'], 'e-mail code sign-up', NONE],
+  ['/v1/signup/verify', ['post'], 'e-mail code sign-up', NONE],
+  ['/v1/handles/:handle', ['get'], 'handle lookup', NONE],
+  ['/v1/recover/start', ['post'], 'key recovery', NONE],
+  ['/v1/recover/verify', ['post'], 'key recovery', NONE],
+  ['/v1/auth/signup', ['post'], 'password sign-up', NONE],
+  ['/v1/auth/password/set', ['post'], 'password sign-up', NONE],
+  ['/v1/auth/login', ['post'], 'password login', NONE],
+  ['/v1/auth/refresh', ['post'], 'login sessions', NONE],
+  ['/v1/auth/logout', ['post'], 'login sessions', NONE],
   ['/v1/auth/sessions', ['get'], 'login sessions'],
   ['/v1/auth/sessions/:session_id', ['delete'], 'login sessions'],
-  ['/v1/auth/password/reset/start', ['post'], 'password reset'],
-  ['/v1/auth/password/reset', ['post'], 'password reset'],
+  ['/v1/auth/password/reset/start', ['post'], 'password reset', NONE],
+  ['/v1/auth/password/reset', ['post'], 'password reset', NONE],
   ['/v1/auth/password/change', ['post'], 'password change'],
-  ['/v1/auth/device', ['post'], 'device authorisation'],
+  ['/v1/auth/device', ['post'], 'device authorisation', NONE],
   ['/v1/auth/device/pending', ['get'], 'device authorisation'],
   ['/v1/auth/device/approve', ['post'], 'device authorisation'],
   ['/v1/auth/device/status', ['get'], 'device authorisation'],
-  ['/v1/auth/device/token', ['post'], 'device authorisation'],
-  ['/.well-known/oauth-authorization-server', ['get'], 'the OAuth authorization server'],
-  ['/oauth/authorize', ['get'], 'the OAuth authorization server'],
-  ['/oauth/token', ['post'], 'the OAuth authorization server'],
-  ['/oauth/revoke', ['post'], 'the OAuth authorization server'],
-  ['/oauth/register', ['post'], 'the OAuth authorization server'],
+  ['/v1/auth/device/token', ['post'], 'device authorisation', NONE],
+  ['/.well-known/oauth-authorization-server', ['get'], 'the OAuth authorization server', NONE],
+  ['/oauth/authorize', ['get'], 'the OAuth authorization server', NONE],
+  ['/oauth/token', ['post'], 'the OAuth authorization server', NONE],
+  ['/oauth/revoke', ['post'], 'the OAuth authorization server', NONE],
+  ['/oauth/register', ['post'], 'the OAuth authorization server', NONE],
   ['/v1/oauth/authorize/pending', ['get'], 'the OAuth consent flow'],
   ['/v1/oauth/authorize/decision', ['post'], 'the OAuth consent flow'],
   ['/v1/terms', ['get'], 'terms'],
@@ -36,8 +42,8 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string]> = [
   ['/v1/me', ['delete'], 'account deletion'],
 ];
 
-export const UNBUILT_IDENTITY_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what]) => ({ path, methods, what }));
+export const UNBUILT_IDENTITY_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what, auth]) => ({ path, methods, what, auth: auth ?? 'caller' }));
 
-export function mountUnbuilt(app: Express): void {
-  mountUnbuiltRoutes(app, UNBUILT_IDENTITY_ROUTES);
+export function mountUnbuilt(app: Express, d: IdentityDeps): void {
+  mountUnbuiltRoutes(app, UNBUILT_IDENTITY_ROUTES, [d.auth.requireCaller()]);
 }
