@@ -109,8 +109,9 @@ describe('NUL in a path segment, a query value, a JSON string or key: 400, never
   });
 
   test('a NUL that only appears after decoding (a page token) is caught where Postgres refuses it: 400, logged at warn', async () => {
-    // "AA" is base64url for one NUL byte: no NUL in the request, one in the query the catalog runs.
-    const res = await cat('GET', '/v1/{wh}/namespaces?pageToken=AA');
+    // A well-formed page token whose name is one NUL byte: no NUL in the request, one in the query the catalog runs.
+    const token = Buffer.from('after:\u0000').toString('base64url');
+    const res = await cat('GET', `/v1/{wh}/namespaces?pageToken=${token}`);
     const err = iceberg(res, 400, 'BadRequestException');
     expect(err.message).toMatch(/cannot be used/);
     const lines = logLines('catalog', res.headers['x-request-id']);

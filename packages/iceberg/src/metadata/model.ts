@@ -12,7 +12,6 @@
 // fields, writer extensions) pass through untouched and are written back out.
 
 import { z } from 'zod';
-import { invalid } from './errors';
 import { parseJson, stringifyJson, type JsonValue } from './json';
 import { parsePrimitiveType } from './types';
 
@@ -406,17 +405,6 @@ export function validateModel<T>(schema: z.ZodType<T>, value: unknown, what: str
     throw new MetadataParseError(`Invalid ${what}: ${z.prettifyError(result.error)}`, result.error.issues);
   }
   return result.data;
-}
-
-/**
- * Checks one part of a request (a create's schema, spec, sort order,
- * properties) against its model schema before an engine function walks it:
- * a mismatch is the caller's, an InvalidUpdateError (400), never a TypeError
- * deep inside the engine (500).
- */
-export function requireValid(schema: z.ZodType, value: unknown, what: string): void {
-  const result = schema.safeParse(value);
-  if (!result.success) invalid(`Invalid ${what}: ${z.prettifyError(result.error)}`);
 }
 
 /** Lossless `parseJson`, with a syntax error reported as a MetadataParseError like a model mismatch. */

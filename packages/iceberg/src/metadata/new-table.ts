@@ -4,10 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { invalid } from './errors';
-import {
-  PartitionSpecSchema, requireValid, SchemaSchema, SortOrderSchema, zStringMap,
-  type FormatVersion, type PartitionSpec, type Schema, type SortOrder, type TableMetadata, type TableUpdate,
-} from './model';
+import type { FormatVersion, PartitionSpec, Schema, SortOrder, TableMetadata, TableUpdate } from './model';
 import { assignFreshIds, schemaNodes } from './schema';
 import { RESERVED_PROPERTIES, applyUpdates } from './updates';
 
@@ -28,11 +25,6 @@ export interface NewTableOptions {
 
 /** Builds v1/v2/v3 metadata for a table being created. Throws InvalidUpdateError (400). */
 export function newTableMetadata(options: NewTableOptions): TableMetadata {
-  // The options come straight from a request body: their shapes are checked before anything walks them.
-  requireValid(SchemaSchema, options.schema, 'schema');
-  requireValid(PartitionSpecSchema.nullish(), options.partitionSpec, 'partition-spec');
-  requireValid(SortOrderSchema.nullish(), options.sortOrder, 'write-order');
-  requireValid(zStringMap.nullish(), options.properties, 'properties');
   const properties = options.properties ?? {};
   const formatVersion = options.formatVersion ?? versionFromProperties(properties);
 

@@ -2,8 +2,8 @@
 // path as a commit so both share every check.
 
 import { randomUUID } from 'node:crypto';
-import { requireValid, SchemaSchema, zStringMap, type Schema } from '../metadata/model';
-import { ViewVersionSchema, type ViewMetadata, type ViewUpdate, type ViewVersion } from './model';
+import type { Schema } from '../metadata/index';
+import type { ViewMetadata, ViewUpdate, ViewVersion } from './model';
 import { LAST_ADDED, applyViewUpdates } from './updates';
 
 export interface NewViewOptions {
@@ -19,10 +19,6 @@ export interface NewViewOptions {
 
 /** Builds v1 view metadata: version id 1, schema id assigned. Throws InvalidUpdateError. */
 export function newViewMetadata(options: NewViewOptions): ViewMetadata {
-  // The options come straight from a request body: their shapes are checked before anything spreads or walks them.
-  requireValid(SchemaSchema, options.schema, 'schema');
-  requireValid(ViewVersionSchema.partial({ 'version-id': true, 'schema-id': true }), options.viewVersion, 'view-version');
-  requireValid(zStringMap.nullish(), options.properties, 'properties');
   const updates: ViewUpdate[] = [
     { action: 'assign-uuid', uuid: options.viewUuid ?? randomUUID() },
     { action: 'upgrade-format-version', 'format-version': 1 },
