@@ -119,6 +119,15 @@ test('options: a pinned field must match and is never stored; stripped fields go
   expect(await objectText(wrap.w.warehouse_id, wrap.w.blob_bucket, `_sink/${wrap.sink.sink_id}/${g.body.batch_id}.ndjson`)).toBe('{"msg":"{\\"a\\":[1,2]}"}\n');
 });
 
+test('an element nested past the parser\'s 1,000 levels is that element\'s misfit under options, never a 500', async () => {
+  const flat = await deviceSink({ preset: 'flatten' });
+  const deep = `${'{"a":'.repeat(1200)}1${'}'.repeat(1200)}`;
+  const res = await post(flat.path, 'application/x-ndjson', `{"id":1}\n${deep}`);
+  expect(res.status).toBe(202);
+  expect(res.body).toMatchObject({ accepted: 1, rejected: 1, reasons: [{ index: 1, reason: 'not readable: nesting deeper than 1000 levels', got: 'object' }] });
+  expect(await objectText(flat.w.warehouse_id, flat.w.blob_bucket, `_sink/${flat.sink.sink_id}/${res.body.batch_id}.ndjson`)).toBe('{"id":1}\n');
+});
+
 test('30 posts in a burst, then 429 rate_limited with a Retry-After of a few seconds', async () => {
   const { path } = await deviceSink();
   for (let i = 0; i < 30; i++) expect((await post(path, 'application/json', `{"id":${i}}`)).status).toBe(202);

@@ -41,3 +41,11 @@ test('the view tells whether a value is pinned, never the value', () => {
   expect(deviceOptionsView(opts({ required_field: 'k', pinned_value_sha256: 'ab', preset: 'wrap' })))
     .toEqual({ required_field: 'k', pinned: true, strip_fields: [], preset: 'wrap', preset_params: { column: 'payload' } });
 });
+
+test('an element nested deeper than the lossless parser reads is a misfit with its reason, not a failure of the whole post', () => {
+  const deep = `${'{"a":'.repeat(1200)}1${'}'.repeat(1200)}`;
+  const r = applyDeviceOptions(elements('application/x-ndjson', `{"id":1}\n${deep}`), opts({ strip_fields: ['x'] }));
+  expect(r.lines).toEqual(['{"id":1}']);
+  expect(r.indexes).toEqual([0]);
+  expect(r.reasons).toEqual([{ index: 1, reason: expect.stringMatching(/^not readable: nesting deeper than 1000 levels$/), got: 'object' }]);
+});

@@ -68,7 +68,18 @@ export function applyDeviceOptions(elements: DeviceElement[], o: DeviceOptions):
       out.indexes.push(index);
       continue;
     }
-    let obj: Record<string, unknown> = e.fields ? { ...e.fields } : (parseJson(e.raw) as Record<string, unknown>);
+    let obj: Record<string, unknown>;
+    if (e.fields) obj = { ...e.fields };
+    else {
+      // The body reader's parse has no depth bound; the lossless one does, and
+      // an element past it is that element's misfit, not the whole post's 500.
+      try {
+        obj = parseJson(e.raw) as Record<string, unknown>;
+      } catch (err) {
+        out.reasons.push({ index, reason: `not readable: ${(err as Error).message.toLowerCase().replace(/ at position \d+$/, '')}`, got: 'object' });
+        continue;
+      }
+    }
     if (o.required_field !== null) {
       const v = obj[o.required_field];
       if (o.pinned_value_sha256 !== null) {
