@@ -288,3 +288,73 @@ describe('purge', () => {
     expect((await purgesOf(mine)).filter((p) => p.location === location)).toHaveLength(1);
   });
 });
+
+describe('races for one place', () => {
+  // Widens the window between a write's overlap check and its insert or
+  // update, for these tests' rows only (other test files share the database):
+  // without the warehouse's location lock, several racers would pass the
+  // check before any had written.
+  beforeAll(async () => {
+    const pool = db();
+    try {
+      await pool.query(`CREATE OR REPLACE FUNCTION test_slow_race_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.location LIKE '%/race-%' THEN PERFORM pg_sleep(0.05); END IF; RETURN NEW; END $$`);
+      await pool.query(`CREATE TRIGGER test_slow_race_rows BEFORE INSERT OR UPDATE ON catalog_tables FOR EACH ROW EXECUTE FUNCTION test_slow_race_rows()`);
+    } finally {
+      await pool.end();
+    }
+  });
+  afterAll(async () => {
+    const pool = db();
+    try {
+      await pool.query(`DROP TRIGGER IF EXISTS test_slow_race_rows ON catalog_tables`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  const locationsIn = async (w: TestWarehouse, prefix: string) => {
+    const pool = db();
+    try {
+      return (await pool.query(`SELECT location FROM catalog_tables WHERE warehouse_id = $1 AND starts_with(location, $2) ORDER BY location`, [w.id, prefix])).rows.map((r) => r.location as string);
+    } finally {
+      await pool.end();
+    }
+  };
+
+  test('20 concurrent creates at nested locations (each encloses the next): exactly one is placed, the rest 400 naming the overlap', async () => {
+    const base = `s3://${mine.tableBucket}/race-create`;
+    const nested = Array.from({ length: 20 }, (_, i) => `${base}/${Array.from({ length: i + 1 }, (_, j) => `l${j}`).join('/')}`);
+    const answers = await Promise.all(nested.map((location, i) => createTable(mine, rw, `nest_${i}`, { location })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      icebergError(a, 400, 'BadRequestException');
+      expect(a.body.error.message).toMatch(/already held by|lies inside|encloses/);
+    }
+    expect(await locationsIn(mine, base)).toHaveLength(1);
+  }, 30_000);
+
+  test('20 tables moved to one new place at once: exactly one moves, the rest 400 and stay where they were', async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `mover_${i}`);
+    const before = new Map<string, string>();
+    for (const name of names) {
+      const res = await createTable(mine, rw, name);
+      expect(res.status).toBe(200);
+      before.set(name, res.body.metadata.location);
+    }
+    const target = `s3://${mine.tableBucket}/race-move/here`;
+    const answers = await Promise.all(names.map((name) => catalog().post(`${tables(mine)}/${name}`).set(bearer(rw))
+      .send({ requirements: [], updates: [{ action: 'set-location', location: target }] })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      icebergError(a, 400, 'BadRequestException');
+      expect(a.body.error.message).toMatch(/already held by/);
+    }
+    expect(await locationsIn(mine, `s3://${mine.tableBucket}/race-move`)).toEqual([target]);
+    for (const [i, name] of names.entries()) {
+      const loaded = await catalog().get(`${tables(mine)}/${name}`).set(bearer(rw));
+      expect(loaded.status).toBe(200);
+      expect(loaded.body.metadata.location).toBe(answers[i].status === 200 ? target : before.get(name));
+    }
+  }, 60_000);
+});

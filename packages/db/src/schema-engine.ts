@@ -71,6 +71,26 @@ function readCharAsText(queryable: Queryable): void {
   }
 }
 
+// adapter-pg runs a migration script by splitting it at every ";" — inside
+// comments, strings and dollar-quoted function bodies too — so a migration
+// that creates a plpgsql function fails to apply. Postgres takes the whole
+// script in one simple query (statements run in order, in one implicit
+// transaction), so it is sent whole. Like readCharAsText, this reaches into
+// adapter-pg's internals (pinned version); fail loudly if they move.
+type ScriptRunner = { executeScript?: (script: string) => Promise<void>; client?: { query(text: string): Promise<unknown> }; onError?: (error: unknown) => never };
+function runScriptsWhole(adapter: ScriptRunner): void {
+  if (typeof adapter.executeScript !== 'function' || typeof adapter.client?.query !== 'function' || typeof adapter.onError !== 'function') {
+    throw new Error('@prisma/adapter-pg internals changed (executeScript, client, onError); review packages/db/src/schema-engine.ts');
+  }
+  adapter.executeScript = async (script) => {
+    try {
+      await adapter.client!.query(script);
+    } catch (error) {
+      adapter.onError!(error);
+    }
+  };
+}
+
 // PrismaPg for the engine: keeps the pools it opens so they can be closed
 // (freeing the engine does not dispose them, and the lock the engine takes
 // lives on one of them), and refuses shadow databases: with a connectionString
@@ -81,6 +101,7 @@ class EnginePg extends PrismaPg {
   override async connect(): Promise<PgAdapter> {
     const adapter = await super.connect();
     readCharAsText(adapter as unknown as Queryable);
+    runScriptsWhole(adapter as unknown as ScriptRunner);
     this.opened.push(adapter);
     return adapter;
   }

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
-import { lockWarehouseLocations, overlappingHolder, type LocationHolder } from './locations';
+import { ancestors, toHolder, type LocationHolder, type RawHolder } from './locations';
 import { joinNamespace, splitNamespace } from './namespaces';
 import { confirmed, transactionWithKnownOutcome } from './outcome';
 
@@ -78,37 +78,30 @@ class Refused extends Error {
 }
 
 /**
- * Writes every pointer or none. A lone move that keeps its location is one
- * compare-and-set statement (the commit hot path); anything else is one
- * transaction that, when a location is new, first takes the warehouse's
- * location lock and checks it against every other holder (the caller checks
- * the new locations of one call against each other). Returns the
- * refusal that stopped it, or null when everything moved; throws
- * OutcomeUnknown when the database may have committed without saying so.
+ * Writes every pointer or none. A lone move is one statement in autocommit:
+ * the compare-and-set when it keeps its location (the commit hot path), else
+ * catalog_place_pointer, which takes the warehouse's location lock, checks
+ * the new location against every other holder and writes, in one round trip.
+ * Several moves are one transaction of those statements (the caller checks
+ * the new locations of one call against each other). Returns the refusal
+ * that stopped it, or null when everything moved; throws OutcomeUnknown when
+ * the database may have committed without saying so.
  */
 export async function movePointers(pool: Pool, warehouseId: string, moves: PointerMove[]): Promise<MoveRefusal | null> {
-  if (moves.length === 1 && moves[0].expectedVersion !== null && !moves[0].relocated) {
+  const vacating = moves.filter((m) => m.relocated).map((m) => m.id);
+  if (moves.length === 1) {
     const m = moves[0];
-    const moved = await confirmed(() => swapPointer(pool, m.id, m.expectedVersion!, m.metadataLocation, m.location));
-    return moved ? null : { reason: 'lost_race', move: m };
+    if (m.expectedVersion !== null && !m.relocated) {
+      const moved = await confirmed(() => swapPointer(pool, m.id, m.expectedVersion!, m.metadataLocation, m.location));
+      return moved ? null : { reason: 'lost_race', move: m };
+    }
+    return confirmed(() => placePointer(pool, warehouseId, m, vacating));
   }
   try {
     await transactionWithKnownOutcome(pool, async (client) => {
-      const relocating = moves.filter((m) => m.relocated);
-      if (relocating.length) {
-        await lockWarehouseLocations(client, warehouseId);
-        // The relocating rows' old locations are being given up; every other row keeps holding its own.
-        const vacating = relocating.map((m) => m.id);
-        for (const m of relocating) {
-          const holder = await overlappingHolder(client, warehouseId, m.location, { rows: vacating });
-          if (holder) throw new Refused({ reason: 'location_taken', move: m, holder });
-        }
-      }
       for (const m of moves) {
-        const ok = m.expectedVersion === null
-          ? await insertPointer(client, warehouseId, m)
-          : await swapPointer(client, m.id, m.expectedVersion, m.metadataLocation, m.location);
-        if (!ok) throw new Refused({ reason: 'lost_race', move: m });
+        const refusal = await placePointer(client, warehouseId, m, vacating);
+        if (refusal) throw new Refused(refusal);
       }
     });
   } catch (err) {
@@ -118,13 +111,24 @@ export async function movePointers(pool: Pool, warehouseId: string, moves: Point
   return null;
 }
 
-async function insertPointer(db: SqlClient, warehouseId: string, m: PointerMove): Promise<boolean> {
-  const r = await db.query(
-    `INSERT INTO catalog_tables (id, warehouse_id, namespace, name, kind, metadata_location, location, version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 1) ON CONFLICT (warehouse_id, namespace, name) DO NOTHING`,
-    [m.id, warehouseId, joinNamespace(m.namespace), m.name, m.kind, m.metadataLocation, m.location],
-  );
-  return (r.rowCount ?? 0) === 1;
+type PlaceResult = { outcome: 'moved' | 'lost_race' | 'location_taken' } & { [K in keyof RawHolder as `holder_${K}`]: RawHolder[K] };
+
+/** One pointer through catalog_place_pointer (migration 20261124120000); `vacating`: the rows whose old locations this write gives up. */
+async function placePointer(db: SqlClient, warehouseId: string, m: PointerMove, vacating: string[]): Promise<MoveRefusal | null> {
+  const { rows } = await db.query<PlaceResult>({
+    name: 'catalog_place_pointer',
+    text: `SELECT outcome, holder_kind, holder_namespace, holder_name, holder_location
+             FROM catalog_place_pointer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[])`,
+    values: [warehouseId, m.id, m.expectedVersion, joinNamespace(m.namespace), m.name, m.kind, m.metadataLocation, m.location,
+      m.relocated, m.relocated ? ancestors(m.location) : [], vacating],
+  });
+  const r = rows[0];
+  if (r.outcome === 'moved') return null;
+  if (r.outcome === 'lost_race') return { reason: 'lost_race', move: m };
+  return {
+    reason: 'location_taken', move: m,
+    holder: toHolder({ kind: r.holder_kind, namespace: r.holder_namespace, name: r.holder_name, location: r.holder_location }),
+  };
 }
 
 /** The compare-and-set: true when `expectedVersion` was still current and the pointer moved. */
