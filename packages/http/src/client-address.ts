@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 
@@ -29,78 +30,33 @@ export const GATEWAY_PROOF_HEADER = 'x-floe-gateway-proof';
 /** How far a proof's timestamp may be from the verifier's clock (replicas' clocks and the hop's latency). */
 export const GATEWAY_PROOF_MAX_SKEW_SECONDS = 60;
 
-interface Parsed {
-  bytes: Uint8Array;
-  v4: boolean;
-}
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** An address in bytes: 4 for IPv4 (also IPv4-mapped IPv6), 16 for IPv6; null when it is not an address. */
-function parseAddress(raw: string): Parsed | null {
+/**
+ * An address (IPv4-mapped IPv6 read as the IPv4 it maps), from the forms a
+ * socket or X-Forwarded-For gives: brackets, a port, a zone are dropped; null
+ * when it is not an address. node:net decides what an address is (ipaddr.js
+ * also reads forms such as 01.2.3.4), ipaddr.js reads and writes it.
+ */
+function parseAddress(raw: string): Address | null {
   let s = raw.trim();
   if (s.startsWith('[') && s.includes(']')) s = s.slice(1, s.indexOf(']')); // [v6]:port
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(':')); // v4:port
   const zone = s.indexOf('%');
   if (zone >= 0) s = s.slice(0, zone);
-  if (isIP(s) === 4) return { bytes: Uint8Array.from(s.split('.').map(Number)), v4: true };
-  if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(s)) return parseAddress(s.slice(0, s.lastIndexOf(':'))); // v4:port
-  if (isIP(s) !== 6) return null;
-  const bytes = ipv6Bytes(s);
-  const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  return mapped ? { bytes: bytes.slice(12), v4: true } : { bytes, v4: false };
-}
-
-/** The 16 bytes of an IPv6 address node:net already accepted (`::` and a dotted IPv4 tail allowed). */
-function ipv6Bytes(s: string): Uint8Array {
-  let tail: number[] = [];
-  const lastColon = s.lastIndexOf(':');
-  if (s.slice(lastColon + 1).includes('.')) {
-    tail = s.slice(lastColon + 1).split('.').map(Number);
-    s = `${s.slice(0, lastColon + 1)}0:0`;
-  }
-  const [head, rest] = s.includes('::') ? s.split('::') : [s, null];
-  const groups = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
-  const h = groups(head);
-  const r = rest === null ? [] : groups(rest);
-  const all = rest === null ? h : [...h, ...Array(8 - h.length - r.length).fill(0), ...r];
-  const out = new Uint8Array(16);
-  all.forEach((g, i) => { out[i * 2] = g >> 8; out[i * 2 + 1] = g & 0xff; });
-  if (tail.length) out.set(tail, 12);
-  return out;
-}
-
-function format(p: Parsed): string {
-  if (p.v4) return Array.from(p.bytes).join('.');
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((p.bytes[i] << 8) | p.bytes[i + 1]);
-  // RFC 5952: the longest run of two or more zero groups (the first of equals) becomes `::`.
-  let best = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i += 1; continue; }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j += 1;
-    if (j - i > bestLen) { best = i; bestLen = j - i; }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (best < 0) return hex.join(':');
-  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+  return isIP(s) ? ipaddr.process(s) : null;
 }
 
 /** One spelling of an address (see the rule above); null when `raw` is not an address. */
 export function canonicalAddress(raw: string): string | null {
-  const p = parseAddress(raw);
-  return p ? format(p) : null;
-}
-
-interface Range {
-  bytes: Uint8Array;
-  v4: boolean;
-  prefix: number;
+  const a = parseAddress(raw);
+  if (!a) return null;
+  return a.kind() === 'ipv6' ? (a as ipaddr.IPv6).toRFC5952String() : a.toString();
 }
 
 /** The hops a deployment trusts to report the caller's address: FLOE_TRUST_PROXY's entries. */
 export class TrustedHops {
-  private constructor(private readonly ranges: Range[], readonly entries: string[]) {}
+  private constructor(private readonly ranges: Array<[Address, number]>, readonly entries: string[]) {}
 
   static none(): TrustedHops {
     return new TrustedHops([], []);
@@ -108,35 +64,27 @@ export class TrustedHops {
 
   /** Addresses or CIDRs (`10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7`); throws on anything else. */
   static parse(entries: string[]): TrustedHops {
-    const ranges = entries.map((entry) => {
+    const ranges = entries.map((entry): [Address, number] => {
       const [addr, bits, extra] = entry.trim().split('/');
-      const p = addr ? parseAddress(addr) : null;
-      if (!p || extra !== undefined || addr.includes('[')) throw new Error(`FLOE_TRUST_PROXY: ${JSON.stringify(entry)} is not an address or CIDR`);
+      const a = addr && !addr.includes('[') ? parseAddress(addr) : null;
+      if (!a || extra !== undefined) throw new Error(`FLOE_TRUST_PROXY: ${JSON.stringify(entry)} is not an address or CIDR`);
       // An IPv4-mapped IPv6 range (::ffff:10.0.0.0/104) is the IPv4 range it maps.
-      const mappedOffset = p.v4 && isIP(addr.split('%')[0]) === 6 ? 96 : 0;
-      const max = p.v4 ? 32 : 128;
+      const mappedOffset = a.kind() === 'ipv4' && isIP(addr.split('%')[0]) === 6 ? 96 : 0;
+      const max = a.kind() === 'ipv4' ? 32 : 128;
       const prefix = bits === undefined ? max : Number(bits) - mappedOffset;
       if (bits !== undefined && (!/^\d{1,3}$/.test(bits) || prefix < 0 || prefix > max)) {
         throw new Error(`FLOE_TRUST_PROXY: ${JSON.stringify(entry)} has a prefix length out of range`);
       }
-      return { bytes: p.bytes, v4: p.v4, prefix };
+      return [a, prefix];
     });
     return new TrustedHops(ranges, entries.map((e) => e.trim()));
   }
 
   contains(address: string): boolean {
-    const p = parseAddress(address);
-    if (!p) return false;
-    return this.ranges.some((r) => r.v4 === p.v4 && samePrefix(r.bytes, p.bytes, r.prefix));
+    const a = parseAddress(address);
+    if (!a) return false;
+    return this.ranges.some(([range, bits]) => range.kind() === a.kind() && (a as ipaddr.IPv4).match(range as ipaddr.IPv4, bits));
   }
-}
-
-function samePrefix(a: Uint8Array, b: Uint8Array, bits: number): boolean {
-  for (let i = 0; bits > 0; i += 1, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((a[i] & mask) !== (b[i] & mask)) return false;
-  }
-  return true;
 }
 
 // ---- the gateway's proof ---------------------------------------------------
