@@ -3,6 +3,7 @@
 // JWT) beside the same gateway's unauthenticated /healthz, measured in one run
 // on one private stack. Target: authentication costs under 20% of throughput,
 // i.e. each authenticated rate is at least 0.8 × the /healthz rate.
+// BENCH_CPU_PROF=<dir> writes a CPU profile of every deployable there.
 import autocannon from 'autocannon';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 
@@ -18,7 +19,7 @@ async function measure(name: string, url: string, headers: Record<string, string
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
 }
 
-const { state, stateFile } = await startPrivateStack('bench', { FLOE_LOG_LEVEL: 'warn' });
+const { state, stateFile } = await startPrivateStack('bench', { FLOE_LOG_LEVEL: 'warn', ...(process.env.BENCH_CPU_PROF ? { FLOE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}) });
 try {
   const created = await fetch(`${state.services.identity.url}/internal/principals`, {
     method: 'POST',
