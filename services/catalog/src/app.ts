@@ -3,6 +3,7 @@ import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { CatalogDeps } from './deps';
 import { icebergErrorBody } from './errors';
 import { losslessJson } from './lossless-json';
+import { mountCommits } from './routes/commits';
 import { mountConfig } from './routes/config';
 import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
@@ -26,7 +27,8 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       mountOAuth(app, d);
       mountConfig(app, d);
       mountNamespaces(app, d);
-      mountTables(app, d);
+      // Create and commit share their paths with the table routes: built once, mounted with them.
+      mountTables(app, d, mountCommits(app, d));
       mountRegisterAndMetrics(app, d);
       mountViews(app, d);
       mountUnbuilt(app, d);

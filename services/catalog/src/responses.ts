@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { CatalogDeps } from './deps';
 import type { WarehouseRow } from './store/warehouses';
@@ -16,15 +17,31 @@ export interface LoadResult {
   etag?: string;
 }
 
+/** A storage session for the table's location at the caller's access: load results and the credentials route. */
+export function vendedCredential(d: CatalogDeps, req: Request, wh: WarehouseRow, tableLocation: string) {
+  return vendTableCredentials(d.storage, wh, tableLocation, req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+}
+
 export async function sendLoadResult(d: CatalogDeps, req: Request, res: Response, wh: WarehouseRow, r: LoadResult): Promise<void> {
   const config: Record<string, string> = {};
   let credentials = '';
   if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
-    const cred = await vendTableCredentials(d.storage, wh, r.tableLocation, req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+    const cred = await vendedCredential(d, req, wh, r.tableLocation);
     Object.assign(config, cred.config);
     credentials = `,"storage-credentials":${JSON.stringify([cred])}`;
   }
   if (r.etag) res.set('ETag', r.etag);
   res.status(200).type('application/json')
     .send(`{"metadata-location":${JSON.stringify(r.metadataLocation)},"metadata":${r.metadataText},"config":${JSON.stringify(config)}${credentials}}`);
+}
+
+/** A weak validator of one metadata version: the location changes with every commit. */
+export const etagOf = (metadataLocation: string) => `W/"${createHash('sha256').update(metadataLocation).digest('base64url').slice(0, 27)}"`;
+
+/** If-None-Match (weak comparison): `*`, or a list of tags one of which is this version's. */
+export function matchesNoneOf(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }

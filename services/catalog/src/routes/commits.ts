@@ -13,11 +13,11 @@ import { alreadyExists, badRequest, noSuchNamespace, noSuchTable } from '../erro
 import { checkedLocation, checkWritePaths, derivedLocation, locationTaken } from '../locations';
 import { sendLoadResult } from '../responses';
 import { overlappingHolder } from '../store/locations';
-import { getNamespace } from '../store/namespaces';
+import { getNamespace, SEP } from '../store/namespaces';
 import { findTable, nameTaken } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
-import { requirePrefix, requireWrite } from './prefix';
-import { namespaceOf, warehouseOf } from './tables';
+import { requirePrefix, requireWrite } from '../guards';
+import { namespaceOf, warehouseOf } from '../request';
 
 type Json = Record<string, unknown>;
 
@@ -52,7 +52,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     const ns = namespaceOf(req);
     const body = parseCreateRequest(req.body);
     const name = body.name;
-    const wh = await warehouseOf(d, req);
+    const wh = warehouseOf(req);
     if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
     if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
     const location = locationOfNewTable(wh, ns, name, body.location);
@@ -122,7 +122,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
   // POST /v1/{prefix}/namespaces/{namespace}/tables/{table} — commit.
   const commit = [auth, requirePrefix, requireWrite, async (req: Request, res: Response) => {
     const ns = namespaceOf(req);
-    const wh = await warehouseOf(d, req);
+    const wh = warehouseOf(req);
     const prepared = await stage(wh, ns, String(req.params.table), (req.body ?? {}) as Json);
     await finish(wh, [prepared]);
     const location = prepared.nextLocation ?? prepared.currentLocation!;
@@ -134,14 +134,14 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
       const changes = ((req.body ?? {}) as Json)['table-changes'];
       if (!Array.isArray(changes) || changes.length === 0) throw badRequest('Invalid request: table-changes is required');
-      const wh = await warehouseOf(d, req);
+      const wh = warehouseOf(req);
       const staged: StagedCommit[] = [];
       const seen = new Set<string>();
       try {
         for (const change of changes as Json[]) {
           const id = change.identifier as { namespace?: string[]; name?: string } | undefined;
           if (!id?.namespace || !id.name) throw badRequest('Invalid request: every table change needs an identifier');
-          const key = [...id.namespace, id.name].join('\u001f');
+          const key = [...id.namespace, id.name].join(SEP);
           if (seen.has(key)) throw badRequest(`Invalid request: ${[...id.namespace, id.name].join('.')} appears twice`);
           seen.add(key);
           staged.push(await stage(wh, id.namespace, id.name, change));

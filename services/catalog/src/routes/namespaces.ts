@@ -8,8 +8,8 @@ import {
   changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, joinNamespace, listNamespaces,
   namespaceContents, splitNamespace,
 } from '../store/namespaces';
-import { pageOf, pageParams } from './paging';
-import { requirePrefix, requirePrefixWithout404, requireWrite } from './prefix';
+import { pageOf, pageParams } from '../paging';
+import { requirePrefix, requirePrefixWithout404, requireWrite } from '../guards';
 
 const Properties = z.record(z.string(), z.string());
 const CreateNamespace = z.object({ namespace: NewNamespace, properties: Properties.optional() });

@@ -5,24 +5,13 @@ import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { placePointer } from '../commit';
 import { alreadyExists, badRequest, noSuchNamespace } from '../errors';
-import { checkedLocation, checkWritePaths, isWithin, tableBucketRoot } from '../locations';
+import { checkedLocation, checkWritePaths, isWithin } from '../locations';
+import { readForRegistration } from '../registration';
 import { sendLoadResult } from '../responses';
 import { getNamespace } from '../store/namespaces';
 import { findTable } from '../store/tables';
-import { requirePrefix, requireWrite } from './prefix';
-import { existingTable, namespaceOf, warehouseOf } from './tables';
-import type { WarehouseRow } from '../store/warehouses';
-
-/** A metadata file to register: it must lie in the warehouse's table bucket and be readable. */
-export async function readForRegistration(d: CatalogDeps, wh: WarehouseRow, location: string): Promise<string> {
-  const root = tableBucketRoot(wh.tableBucket);
-  if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
-  try {
-    return await d.metadata.read(d.storage.objectsAs(wh.rw), location);
-  } catch {
-    throw badRequest(`Cannot read metadata at ${location}`);
-  }
-}
+import { requirePrefix, requireWrite } from '../guards';
+import { existingTable, namespaceOf, warehouseOf } from '../request';
 
 /**
  * The registered table's own location, held to the catalog's rules; its
@@ -49,7 +38,7 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       const location = body['metadata-location'];
       if (typeof name !== 'string' || !name) throw badRequest('Invalid request: name is required');
       if (typeof location !== 'string' || !location) throw badRequest('Invalid request: metadata-location is required');
-      const wh = await warehouseOf(d, req);
+      const wh = warehouseOf(req);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       const text = await readForRegistration(d, wh, location);
       let meta: TableMetadata;
@@ -73,7 +62,7 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
   route(app, '/v1/:prefix/namespaces/:namespace/tables/:table/metrics', {
     post: [auth, requirePrefix, async (req, res) => {
       const ns = namespaceOf(req);
-      await existingTable(d, req, ns, String(req.params.table));
+      await existingTable(d.db, req, ns, String(req.params.table));
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (typeof body['report-type'] !== 'string') throw badRequest('Invalid request: report-type is required');
       d.logger.info('table metrics report', {

@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { route, type RouteHandlers } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { IcebergError } from '../errors';
-import { requirePrefix } from './prefix';
+import { requirePrefix } from '../guards';
 
 // Routes of the Iceberg REST OpenAPI document that later work builds. Until
 // then each answers 501 NotImplementedException (listed in the README and

@@ -12,9 +12,10 @@ import { checkedLocation, derivedLocation, isWithin, locationTaken } from '../lo
 import { overlappingHolder } from '../store/locations';
 import { getNamespace } from '../store/namespaces';
 import { deleteTable, findTable, nameTaken, type PointerMove, type TableRow } from '../store/tables';
-import { requirePrefix, requireWrite } from './prefix';
-import { readForRegistration } from './register';
-import { listIdentifiers, namespaceOf, renameHandler, warehouseOf } from './tables';
+import { requirePrefix, requireWrite } from '../guards';
+import { readForRegistration } from '../registration';
+import { namespaceOf, warehouseOf } from '../request';
+import { listIdentifiers, renameHandler } from '../tabular';
 import type { WarehouseRow } from '../store/warehouses';
 
 // Spec: the view routes of the Iceberg REST catalog. Views share the tables'
@@ -63,7 +64,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const ns = namespaceOf(req);
       const body = asBadRequest(() => parseCreateViewRequest(req.body ?? {}));
       const name = body.name;
-      const wh = await warehouseOf(d, req);
+      const wh = warehouseOf(req);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`View or table ${[...ns, name].join('.')}`);
       const location = body.location === undefined || body.location === null
@@ -85,7 +86,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
     get: [auth, requirePrefix, async (req, res) => {
       const v = await existingView(req, namespaceOf(req), String(req.params.view));
       if (req.method === 'HEAD') return void res.status(204).end();
-      const wh = await warehouseOf(d, req);
+      const wh = warehouseOf(req);
       sendView(res, v.metadataLocation!, await d.metadata.read(d.storage.objectsAs(wh.rw), v.metadataLocation!));
     }],
     // Replace: requirements and updates, new metadata file, compare-and-set.
@@ -93,7 +94,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const ns = namespaceOf(req);
       const name = String(req.params.view);
       const v = await existingView(req, ns, name);
-      const wh = await warehouseOf(d, req);
+      const wh = warehouseOf(req);
       const s3 = d.storage.objectsAs(wh.rw);
       const body = (req.body ?? {}) as Record<string, unknown>;
       const requirements = asBadRequest(() => parseViewRequirements(body.requirements ?? []));
@@ -128,7 +129,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const name = body.name;
       const location = body['metadata-location'];
       if (typeof name !== 'string' || !name || typeof location !== 'string' || !location) throw badRequest('Invalid request: name and metadata-location are required');
-      const wh = await warehouseOf(d, req);
+      const wh = warehouseOf(req);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       const text = await readForRegistration(d, wh, location);
       const meta = asBadRequest(() => parseViewMetadata(text));

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { forbidden, IcebergError } from '../errors';
+import { forbidden, IcebergError } from './errors';
 
 /** `{prefix}` is the warehouse id from GET /v1/config; a token reaches only its own warehouse. */
 export const requirePrefix: RequestHandler = (req, _res, next) => {

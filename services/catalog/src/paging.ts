@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { badRequest } from '../errors';
+import { badRequest } from './errors';
 
 // pageSize / pageToken of the list routes: a token is the last name of the
 // previous page behind a marker, base64url-encoded; an absent pageSize means
