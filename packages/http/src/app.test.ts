@@ -24,7 +24,7 @@ const app = createApp({
       get: (_req, res) => { res.json({ ok: true }); },
     });
     route(a, '/public', { get: (_req, res) => { res.set('Cache-Control', 'public, max-age=60').json({ ok: true }); } });
-    route(a, '/teapot', { get: () => { throw new HttpError(418, 'teapot', 'short and stout', { remedy: 'coffee' }, { 'X-Extra': '1' }); } });
+    route(a, '/teapot', { get: () => { throw new HttpError<string>(418, 'teapot', 'short and stout', { remedy: 'coffee' }, { 'X-Extra': '1' }); } });
     route(a, '/boom', { get: () => { throw new Error('kaboom secret detail'); } });
     route(a, '/async-boom', { get: async () => { await Promise.resolve(); throw new Error('async kaboom'); } });
   },

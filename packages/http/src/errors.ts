@@ -1,12 +1,15 @@
 // The spec's error envelope: every failure is {error:{code, message, request_id, ...}}.
-// Routes throw HttpError; the app's error handler renders it.
+// Routes throw HttpError; the app's error handler renders it. Its code is
+// one of the registry's (error-codes.ts); the catalog's IcebergError and the
+// OAuth routes name their own union.
+import type { ErrorCode } from './error-codes';
 
 export type ErrorExtras = Record<string, unknown>;
 
-export class HttpError extends Error {
+export class HttpError<Code extends string = ErrorCode> extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: NoInfer<Code>,
     message: string,
     readonly extras: ErrorExtras = {},
     readonly headers: Record<string, string> = {},
@@ -16,24 +19,24 @@ export class HttpError extends Error {
   }
 }
 
-export function errorBody(err: HttpError, requestId: string) {
+export function errorBody(err: HttpError<string>, requestId: string) {
   return { error: { code: err.code, message: err.message, request_id: requestId, ...err.extras } };
 }
 
-export const notFound = (code: string, message: string, extras?: ErrorExtras) =>
+export const notFound = (code: ErrorCode, message: string, extras?: ErrorExtras) =>
   new HttpError(404, code, message, extras);
 
-export const forbidden = (code: string, message: string, extras?: ErrorExtras) =>
+export const forbidden = (code: ErrorCode, message: string, extras?: ErrorExtras) =>
   new HttpError(403, code, message, extras);
 
-export const badRequest = (code: string, message: string, extras?: ErrorExtras) =>
+export const badRequest = (code: ErrorCode, message: string, extras?: ErrorExtras) =>
   new HttpError(400, code, message, extras);
 
-export const conflict = (code: string, message: string, extras?: ErrorExtras) =>
+export const conflict = (code: ErrorCode, message: string, extras?: ErrorExtras) =>
   new HttpError(409, code, message, extras);
 
 /** 401 for a missing or unusable credential; says nothing about other surfaces. */
-export const unauthorized = (message = 'a valid credential is required', code = 'unauthorized') =>
+export const unauthorized = (message = 'a valid credential is required', code: ErrorCode = 'unauthorized') =>
   new HttpError(401, code, message, {}, { 'WWW-Authenticate': 'Bearer' });
 
 export function rateLimited(retryAfterSeconds: number, message = 'too many attempts; try again later') {

@@ -1,5 +1,6 @@
 export type {} from './express-augment';
 export * from './errors';
+export * from './error-codes';
 export * from './app';
 export * from './client-address';
 export * from './logger';

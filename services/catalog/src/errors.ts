@@ -22,7 +22,7 @@ export type IcebergErrorType =
   | 'NotFoundException'
   | 'UnprocessableEntityException';
 
-export class IcebergError extends HttpError {
+export class IcebergError extends HttpError<IcebergErrorType> {
   constructor(status: number, readonly type: IcebergErrorType, message: string) {
     super(status, type, message);
   }
@@ -36,7 +36,7 @@ export const noSuchTable = (ns: string[], name: string) => new IcebergError(404,
 export const alreadyExists = (what: string) => new IcebergError(409, 'AlreadyExistsException', `${what} already exists`);
 
 /** Any failure as the Iceberg error model (also HttpErrors from shared middleware, e.g. 413, 404 routes). */
-export function icebergErrorBody(err: HttpError, requestId: string) {
+export function icebergErrorBody(err: HttpError<string>, requestId: string) {
   const type = err instanceof IcebergError ? err.type : typeForStatus(err.status);
   return { error: { message: err.message, type, code: err.status, request_id: requestId } };
 }

@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
-import { clientAddressFor, createApp, gatewayProofKey, HttpError, type Logger } from '@floe/http';
+import { clientAddressFor, createApp, gatewayProofKey, HttpError, type ErrorCode, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
 import { isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
 
@@ -64,7 +64,7 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** Refuses a declared body over the limit before it reaches a service; services enforce it again on streamed bodies. */
-function bodyLimit(limit: number, code: string): RequestHandler {
+function bodyLimit(limit: number, code: ErrorCode): RequestHandler {
   return (req, res, next) => {
     const declared = Number(req.get('content-length') ?? 0);
     if (declared <= limit) return next();

@@ -102,7 +102,7 @@ async function requireGranter(d: ControlPlaneDeps, ctx: AccessContext, w: Visibl
   }
 }
 
-async function targetOf(d: ControlPlaneDeps, w: VisibleWarehouse, principalId: string, code = 'principal_not_found'): Promise<OrgPrincipal> {
+async function targetOf(d: ControlPlaneDeps, w: VisibleWarehouse, principalId: string, code: 'principal_not_found' | 'grant_not_found' = 'principal_not_found'): Promise<OrgPrincipal> {
   const [p] = await orgPrincipals(d.db, w, principalId);
   if (!p || (!w.orgId && p.principalId !== principalId)) {
     throw notFound(code, code === 'grant_not_found'
