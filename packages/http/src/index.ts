@@ -1,6 +1,7 @@
 export type {} from './express-augment';
 export * from './errors';
 export * from './error-codes';
+export * from './error-extras';
 export * from './app';
 export * from './client-address';
 export * from './logger';

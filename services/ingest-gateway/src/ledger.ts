@@ -1,5 +1,5 @@
 import { scopeStoredBytes, STORAGE_LIMIT_BYTES } from '@floe/db/usage';
-import { HttpError, conflict } from '@floe/http';
+import { HttpError, quotaExceeded, quotaScopeOf } from '@floe/http';
 import { StorageError } from '@floe/storage';
 import type { IngestDeps } from './deps';
 
@@ -62,7 +62,7 @@ export function duplicateView(batchId: string, b: BatchRow) {
 export async function requireStorageHeadroom(d: IngestDeps, sink: IntakeSink): Promise<void> {
   const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
   if (stored >= STORAGE_LIMIT_BYTES) {
-    throw conflict('quota_exceeded', 'the storage limit is reached; nothing was accepted', { current: stored, limit_value: STORAGE_LIMIT_BYTES, scope: sink.org_id ? 'organization' : 'project' });
+    throw quotaExceeded('the storage limit is reached; nothing was accepted', { current: stored, limit_value: STORAGE_LIMIT_BYTES, scope: quotaScopeOf(sink.org_id) });
   }
 }
 

@@ -1,4 +1,4 @@
-import { HttpError, type SqlClient } from '@floe/http';
+import { HttpError, type ErrorExtras, type SqlClient } from '@floe/http';
 import { atLeast, type Level } from './levels';
 import type { VisibleWarehouse } from '../store/warehouses';
 
@@ -26,12 +26,16 @@ export async function grantersOf(db: SqlClient, w: { orgId: string | null; proje
   return rows.map((r) => ({ principal_id: r.id, kind: r.kind, display: r.display, role: 'admin' }));
 }
 
+/** 403 `forbidden` with `can_grant`, who can grant on this warehouse (error rule 1), after any other extras. */
+export async function forbiddenNamingGranters(db: SqlClient, w: VisibleWarehouse, message: string, extras: ErrorExtras = {}): Promise<HttpError> {
+  return new HttpError(403, 'forbidden', message, { ...extras, can_grant: await grantersOf(db, w) });
+}
+
 /** Error rule 1: a holder below the needed level gets 403 `forbidden` naming who can grant it. */
 export async function requireLevel(db: SqlClient, w: VisibleWarehouse, needed: Level, what: string): Promise<void> {
   if (atLeast(w.access.level, needed)) return;
-  throw new HttpError(403, 'forbidden', `${what} needs ${needed} level on warehouse ${w.name}; you hold ${w.access.level}`, {
+  throw await forbiddenNamingGranters(db, w, `${what} needs ${needed} level on warehouse ${w.name}; you hold ${w.access.level}`, {
     level: w.access.level,
     needed,
-    can_grant: await grantersOf(db, w),
   });
 }

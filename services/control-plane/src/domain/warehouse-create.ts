@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Keyring } from '@floe/db/sealed';
-import { HttpError, badRequest, conflict, withTransaction, writeAudit, type Logger } from '@floe/http';
+import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, withTransaction, writeAudit } from '@floe/http';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type Producers } from '@floe/queues';
 import { bucketOwnerPart, StorageError, type ProbeResult, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
@@ -139,14 +139,14 @@ async function claimCreation(
 
       const counted = await countedInProject(tx, project.id, takeOver?.id ?? null);
       if (counted >= FREE_PLAN.warehouses_per_project) {
-        throw conflict('limit_exceeded', `a project holds at most ${FREE_PLAN.warehouses_per_project} catalogs`, {
+        throw limitExceeded(`a project holds at most ${FREE_PLAN.warehouses_per_project} catalogs`, {
           limit: 'warehouses_per_project', limit_value: FREE_PLAN.warehouses_per_project, current: counted,
         });
       }
       const bytes = await scopeStoredBytes(tx, project.orgId, project.ownerId);
       if (bytes >= FREE_PLAN.storage_bytes) {
-        throw conflict('quota_exceeded', 'the storage limit is reached; delete data or ask for a higher limit', {
-          current: bytes, limit_value: FREE_PLAN.storage_bytes, scope: project.orgId ? 'organization' : 'project',
+        throw quotaExceeded('the storage limit is reached; delete data or ask for a higher limit', {
+          current: bytes, limit_value: FREE_PLAN.storage_bytes, scope: quotaScopeOf(project.orgId),
         });
       }
 

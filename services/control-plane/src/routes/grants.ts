@@ -1,9 +1,9 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { HttpError, conflict, forbidden, notFound, parse, route, writeAudit } from '@floe/http';
+import { HttpError, conflict, notFound, parse, route, writeAudit } from '@floe/http';
 import { membershipIn, type AccessContext } from '../access/context';
 import { rank, type Level } from '../access/levels';
-import { grantersOf } from '../access/require';
+import { forbiddenNamingGranters } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { accessOfPrincipal, grantRow, orgPrincipals, type OrgPrincipal } from '../domain/grants';
 import { resolveWarehouse } from '../resolve';
@@ -57,14 +57,14 @@ export function mountGrants(app: Express, d: ControlPlaneDeps): void {
       const explicit = target.grant && target.grant.level !== 'none' ? target.grant : null;
       if (explicit) {
         if (!admin && explicit.grantedBy !== ctx.principalId) {
-          throw forbidden('forbidden', 'only an admin or the person who made a grant can revoke it', { can_grant: await grantersOf(d.db, w) });
+          throw await forbiddenNamingGranters(d.db, w, 'only an admin or the person who made a grant can revoke it');
         }
         await d.db.query(`DELETE FROM warehouse_grants WHERE warehouse_id = $1 AND principal_id = $2`, [w.id, target.principalId]);
       } else if (before.via === 'admin' || before.via === 'creator' || before.via === 'agent') {
         throw implicitGrant(target, before.via);
       } else if (before.via === 'membership') {
         // Revoking a member's implicit read records level `none` for this warehouse.
-        if (!admin) throw forbidden('forbidden', 'only an admin can revoke a member\'s implicit read', { can_grant: await grantersOf(d.db, w) });
+        if (!admin) throw await forbiddenNamingGranters(d.db, w, 'only an admin can revoke a member\'s implicit read');
         await d.db.query(
           `INSERT INTO warehouse_grants (warehouse_id, principal_id, level, granted_by) VALUES ($1, $2, 'none', $3)
            ON CONFLICT (warehouse_id, principal_id) DO UPDATE SET level = 'none', granted_by = EXCLUDED.granted_by, granted_at = now()`,
@@ -96,9 +96,9 @@ async function requireGranter(d: ControlPlaneDeps, ctx: AccessContext, w: Visibl
   if (isAdmin(ctx, w)) return;
   const mayGrant = ctx.kind === 'human' && w.access.level === 'write';
   if (!mayGrant || rank(level) > rank(w.access.level)) {
-    throw forbidden('forbidden', ctx.kind === 'human'
+    throw await forbiddenNamingGranters(d.db, w, ctx.kind === 'human'
       ? `granting ${level} needs admin, or write on ${w.name} yourself; you hold ${w.access.level}`
-      : 'a token grants only as an admin of the organisation', { level: w.access.level, needed: level, can_grant: await grantersOf(d.db, w) });
+      : 'a token grants only as an admin of the organisation', { level: w.access.level, needed: level });
   }
 }
 

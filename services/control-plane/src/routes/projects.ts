@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { badRequest, conflict, idempotent, notFound, parse, route, withTransaction, writeAudit } from '@floe/http';
+import { badRequest, conflict, idempotent, limitExceeded, notFound, parse, route, withTransaction, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import type { ControlPlaneDeps } from '../deps';
 import { FREE_PLAN } from '../domain/plans';
@@ -74,7 +74,7 @@ export async function createProject(d: ControlPlaneDeps, ctx: AccessContext, p: 
     const same = existing.find((x) => x.name === p.name);
     if (same) throw conflict('already_exists', `a project named ${p.name} already exists`, { project_id: same.id });
     if (existing.length >= FREE_PLAN.projects) {
-      throw conflict('limit_exceeded', `at most ${FREE_PLAN.projects} projects`, { limit: 'projects', limit_value: FREE_PLAN.projects, current: existing.length });
+      throw limitExceeded(`at most ${FREE_PLAN.projects} projects`, { limit: 'projects', limit_value: FREE_PLAN.projects, current: existing.length });
     }
     const { rows } = await client.query<ProjectRow>(
       `INSERT INTO projects (id, name, provider, region, org_id, owner_id) VALUES ($1, $2, $3, $4, $5, $6)

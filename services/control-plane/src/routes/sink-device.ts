@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { generateDeviceToken } from '@floe/auth';
-import { badRequest, conflict, parse, route, writeAudit, type SqlClient } from '@floe/http';
+import { badRequest, conflict, limitExceeded, parse, route, type SqlClient, writeAudit } from '@floe/http';
 import {
   DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DEVICE_RATE, PRESETS, applyDeviceOptions, currentSchemaFields, deviceOptionsView,
   mapLines, mappedRows, pinnedValueHash, readDevicePost, type DeviceOptions,
@@ -130,6 +130,6 @@ async function requireDeviceSinkRoom(db: SqlClient, warehouseId: string): Promis
         AND (CASE WHEN mw.org_id IS NOT NULL THEN w.org_id = mw.org_id ELSE w.org_id IS NULL AND p.owner_id = mp.owner_id END)`,
     [warehouseId]);
   if (rows[0].n >= FREE_PLAN.device_sinks) {
-    throw conflict('limit_exceeded', `at most ${FREE_PLAN.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: FREE_PLAN.device_sinks, current: rows[0].n });
+    throw limitExceeded(`at most ${FREE_PLAN.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: FREE_PLAN.device_sinks, current: rows[0].n });
   }
 }

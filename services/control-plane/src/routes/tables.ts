@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { z } from 'zod';
-import { HttpError, badRequest, conflict, idempotent, notFound, parse, route, writeAudit } from '@floe/http';
+import { badRequest, HttpError, idempotent, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
 import { requireLevel } from '../access/require';
 import { CatalogFailure, asCatalogError, type CatalogClient } from '../catalog-client';
 import type { ControlPlaneDeps } from '../deps';
@@ -259,7 +259,7 @@ async function refuseOverQuota(d: ControlPlaneDeps, req: Request, w: VisibleWare
   const current = await scopeStoredBytes(d.db, w.orgId, w.projectOwner);
   if (current < FREE_PLAN.storage_bytes) return;
   await writeAudit(d.db, req, { action: 'quota.reject', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { operation, current, limit_value: FREE_PLAN.storage_bytes } });
-  throw conflict('quota_exceeded', 'the storage limit is reached; reading still works', { current, limit_value: FREE_PLAN.storage_bytes, scope: w.orgId ? 'organization' : 'project' });
+  throw quotaExceeded('the storage limit is reached; reading still works', { current, limit_value: FREE_PLAN.storage_bytes, scope: quotaScopeOf(w.orgId) });
 }
 
 function propertiesToSet(raw: unknown): Record<string, string> {

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { HttpError, badRequest, conflict, forbidden, parse, rateLimited, route, writeAudit } from '@floe/http';
+import { badRequest, forbidden, HttpError, parse, quotaExceeded, quotaScopeOf, rateLimited, route, writeAudit } from '@floe/http';
 import { StorageError, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
 import { membershipIn } from '../access/context';
@@ -64,8 +64,8 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
       const overflow = w.publicSince ? null : publicTierOverflow(alreadyPublic, adding);
       if (overflow) {
         await writeAudit(d.db, req, { action: 'quota.reject', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { operation: 'warehouse.public', tier: 'public', ...overflow } });
-        throw conflict('quota_exceeded', `publishing would put ${overflow.current} bytes in the public tier; its allowance is ${overflow.limit_value}`, {
-          tier: 'public', scope: w.orgId ? 'organization' : 'project', ...overflow,
+        throw quotaExceeded(`publishing would put ${overflow.current} bytes in the public tier; its allowance is ${overflow.limit_value}`, {
+          tier: 'public', scope: quotaScopeOf(w.orgId), ...overflow,
         });
       }
       const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, true));
