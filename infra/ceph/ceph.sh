@@ -536,12 +536,19 @@ with open(path + ".tmp", "w") as f:
     f.write("\n")
 os.chmod(path + ".tmp", 0o600)
 os.replace(path + ".tmp", path)
-print("caps_ok" if have == sorted(caps_wanted.split(";")) else "caps_missing", key["access_key"], key["secret_key"])
+print("caps_ok" if have == sorted(caps_wanted.split(";")) else "caps_missing", key["access_key"], key["secret_key"], d.get("max_buckets"))
 ' "$ADMIN_UID" "$ADMIN_CAPS" "$ADMIN_JSON" "http://127.0.0.1:$S3_PORT" "$REGION" "$DIR"); then
     die "could not read the keys of $ADMIN_UID from radosgw-admin"
   fi
-  local caps_state
-  read -r caps_state ADMIN_AK ADMIN_SK <<<"$parsed"
+  local caps_state max_buckets
+  read -r caps_state ADMIN_AK ADMIN_SK max_buckets <<<"$parsed"
+  # The service's admin owns every catalog's two buckets; RGW's default of
+  # 1,000 buckets per user would stop creation at 500 catalogs. 0: no limit.
+  if [[ "$max_buckets" != 0 ]]; then
+    if ! out=$(timeout 60 radosgw-admin -c "$CONF" user modify --uid "$ADMIN_UID" --max-buckets 0 2>&1); then
+      printf '%s\n' "$out" >&2; die "radosgw-admin user modify --max-buckets 0 failed"
+    fi
+  fi
   if [[ "$caps_state" != caps_ok ]]; then
     # caps add fails the whole command on one invalid cap (e.g. info=*)
     if ! out=$(timeout 60 radosgw-admin -c "$CONF" caps add --uid "$ADMIN_UID" --caps "$ADMIN_CAPS" 2>&1); then

@@ -5,7 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Redis } from 'ioredis';
+import pg from 'pg';
+import { loadConfig } from '@floe/config';
 import { dropDatabase } from '@floe/db';
+import { RgwStorage } from '@floe/storage';
 import { freePort } from './infra';
 import { readState, startStack, stopStack, type StackState } from './stack';
 import { stackPaths } from './stack-env';
@@ -89,6 +92,7 @@ export async function stopPrivateStack(stateFile: string, keepFiles = false): Pr
   const state = readState(paths);
   await stopStack(paths);
   if (state) {
+    await removeStackStorage(state.database_url);
     await dropDatabase(state.database_url);
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     try {
@@ -103,4 +107,38 @@ export async function stopPrivateStack(stateFile: string, keepFiles = false): Pr
     }
   }
   if (!keepFiles) rmSync(paths.dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Removes the buckets, storage identities and roles of every warehouse the
+ * stack's database records. The stack made them and nothing else would
+ * remove them (deleting a catalog is not built yet): left behind, each run
+ * added about a hundred buckets to the shared store until its admin user's
+ * bucket limit refused every create.
+ */
+async function removeStackStorage(databaseUrl: string): Promise<void> {
+  const { s3 } = loadConfig();
+  if (!s3.adminAccessKey || !s3.adminSecretKey) return;
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  let rows: Array<{ table_bucket: string; blob_bucket: string; storage_uid: string; storage_ro_uid: string; role_name: string }>;
+  try {
+    rows = (await pool.query(`SELECT table_bucket, blob_bucket, storage_uid, storage_ro_uid, role_name FROM warehouses`)).rows;
+  } catch {
+    return; // a stack that never migrated holds no warehouses
+  } finally {
+    await pool.end();
+  }
+  const store = new RgwStorage({ endpoint: s3.endpoint, region: s3.region, adminAccessKey: s3.adminAccessKey, adminSecretKey: s3.adminSecretKey });
+  const quietly = <T>(step: Promise<T>) => step.catch(() => undefined);
+  const queue = [...rows];
+  // A few at a time: the store is shared with whatever runs next.
+  await Promise.all(Array.from({ length: 6 }, async () => {
+    for (let w = queue.shift(); w; w = queue.shift()) {
+      await quietly(store.removeBucket(w.table_bucket));
+      await quietly(store.removeBucket(w.blob_bucket));
+      if (w.storage_uid) await quietly(store.deleteIdentity(w.storage_uid));
+      if (w.storage_ro_uid) await quietly(store.deleteIdentity(w.storage_ro_uid));
+      if (w.role_name) await quietly(store.deleteRole(w.role_name));
+    }
+  }));
 }
