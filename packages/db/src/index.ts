@@ -11,6 +11,11 @@ export type { ApplyOptions } from './migrate';
 export { migrateDatabase, sealStoredSecrets } from './stored-secrets';
 export type { SealReport } from './stored-secrets';
 
+/** A PrismaClient over a process's own pg pool, so Prisma and the raw SQL that remains share one pool. */
+export function prismaOver(pool: ConstructorParameters<typeof PrismaPg>[0]): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
+}
+
 /** A PrismaClient over a pg pool of `poolSize` connections (Prisma 7 needs a driver adapter). */
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) });

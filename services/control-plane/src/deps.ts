@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { Authenticator } from '@floe/auth';
+import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { createPool, IdempotencyStore, type Logger } from '@floe/http';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
@@ -16,6 +17,8 @@ export interface ControlPlaneDeps {
   config: FloeConfig;
   logger: Logger;
   db: pg.Pool;
+  /** The generated Prisma client over the same pool: the store modules' data access. */
+  prisma: PrismaClient;
   redis: Redis;
   auth: Authenticator;
   storage: RgwStorage;
@@ -39,6 +42,7 @@ export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps
   const queues = new Producers(queueConnection(config.redisUrl), queuePrefix(config.redisPrefix));
   return {
     config, logger, db, redis, auth, storage, queues,
+    prisma: prismaOver(db),
     idempotency: new IdempotencyStore(db),
     secrets: new CatalogSecrets(config.credentialKey),
     keyring: new Keyring(config.dataKeys),
@@ -48,5 +52,6 @@ export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps
 }
 
 export async function closeDeps(d: ControlPlaneDeps): Promise<void> {
-  await Promise.allSettled([d.queues.close(), d.db.end(), d.redis.quit()]);
+  await Promise.allSettled([d.queues.close(), d.prisma.$disconnect(), d.redis.quit()]);
+  await d.db.end().catch(() => undefined);
 }

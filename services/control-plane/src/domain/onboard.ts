@@ -4,7 +4,7 @@ import { conflict, notFound, withTransaction, writeAudit } from '@floe/http';
 import { membershipsOf, type AccessContext } from '../access/context';
 import type { ControlPlaneDeps } from '../deps';
 import { resolveWarehouse } from '../resolve';
-import { createProject } from '../routes/projects';
+import { createProject } from './projects';
 import { createWarehouse } from './warehouse-create';
 import { handleCandidates, handleFrom } from './handles';
 

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { badRequest, conflict, limitExceeded, notFound } from '@floe/http';
+import type { PrismaClient } from '@floe/db';
+import type { AccessContext } from '../access/context';
+import type { ProjectRow } from '../resolve';
+import { insertProject, lockProjectScope, projectsInScope } from '../store/projects';
+import { FREE_PLAN } from './plans';
+
+// Spec: Projects. Placement (provider, region) is fixed at creation and only
+// the deployment's own is offered; names are unique in an organisation (or
+// among an owner's projects outside any), and the plan bounds their number.
+
+/** The organisation a new project (or an onboarding) lands in: the named one, the only one, or none. */
+export function orgForCreate(ctx: AccessContext, orgId: string | undefined): string | null {
+  if (orgId !== undefined) {
+    const m = ctx.memberships.find((x) => x.orgId === orgId || x.handle === orgId);
+    if (!m) throw notFound('org_not_found', `no organisation ${JSON.stringify(orgId)} that you belong to`);
+    return m.orgId;
+  }
+  if (ctx.memberships.length > 1) {
+    throw badRequest('org_required', 'you belong to several organisations; name one with org_id', {
+      available: ctx.memberships.map((m) => ({ org_id: m.orgId, name: m.name, handle: m.handle })),
+    });
+  }
+  return ctx.memberships[0]?.orgId ?? null;
+}
+
+export interface ProjectDeps {
+  prisma: PrismaClient;
+  config: { provider: string; region: string };
+}
+
+/** Inserts a project unless the organisation (or owner) already has one of that name: 409 `already_exists`; or holds the plan's number: 409 `limit_exceeded`. */
+export async function createProject(d: ProjectDeps, ctx: AccessContext, p: { name: string; orgId: string | null }): Promise<ProjectRow> {
+  return d.prisma.$transaction(async (tx) => {
+    // One creator at a time per organisation (or owner), so the name check and the count hold.
+    await lockProjectScope(tx, p.orgId ?? ctx.principalId);
+    const existing = await projectsInScope(tx, { orgId: p.orgId, ownerId: ctx.principalId });
+    const same = existing.find((x) => x.name === p.name);
+    if (same) throw conflict('already_exists', `a project named ${p.name} already exists`, { project_id: same.id });
+    if (existing.length >= FREE_PLAN.projects) {
+      throw limitExceeded(`at most ${FREE_PLAN.projects} projects`, { limit: 'projects', limit_value: FREE_PLAN.projects, current: existing.length });
+    }
+    return insertProject(tx, {
+      id: `prj_${randomBytes(12).toString('hex')}`, name: p.name, provider: d.config.provider, region: d.config.region, orgId: p.orgId, ownerId: ctx.principalId,
+    });
+  }, { maxWait: 10_000, timeout: 15_000 });
+}
