@@ -1,12 +1,9 @@
 import type { Express } from 'express';
-import { HttpError, badRequest } from '@floe/http';
-
-import { atLeast, type Level } from '../access/levels';
-import { requireLevel } from '../access/require';
+import { badRequest } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { ENGINES, READ_ONLY_ENGINES, isEngine, recipeFor, type Engine } from '../domain/recipes';
+import { connectionFor } from '../domain/connection';
+import { ENGINES, isEngine } from '../domain/recipes';
 import { resolveWarehouse } from '../resolve';
-import type { VisibleWarehouse } from '../store/warehouses';
 
 // Spec: GET /v1/connection — a ready-to-paste recipe carrying the catalog
 // credential that matches the level: write holders t-<uuid>, read holders
@@ -24,52 +21,6 @@ export function mountConnection(app: Express, d: ControlPlaneDeps): void {
     const w = await resolveWarehouse(d.db, req.access!, which);
     res.json(await connectionFor(d, w, engine, level));
   });
-}
-
-/** The connection body for one warehouse and engine; also embedded in the sign-up and onboarding answers. */
-export async function connectionFor(d: ControlPlaneDeps, w: VisibleWarehouse, engine: Engine, asked: 'read' | 'write' | null) {
-  if (w.status !== 'ready') {
-    throw new HttpError(503, 'provisioning', `catalog ${w.name} is still being provisioned; retry shortly`, { retry_after_seconds: 30 }, { 'Retry-After': '30' });
-  }
-  // Anyone who can see the catalog may ask for the read-only recipe, but only with at least read (a revoked `none` may not).
-  await requireLevel(d.db, w, 'read', 'a connection');
-  let level: Exclude<Level, 'none'>;
-  if (READ_ONLY_ENGINES.includes(engine) || asked === 'read') {
-    level = 'read';
-  } else if (asked === 'write') {
-    await requireLevel(d.db, w, 'write', 'a read/write connection');
-    level = 'write';
-  } else {
-    level = atLeast(w.access.level, 'write') ? 'write' : 'read';
-  }
-  const credential = await d.secrets.current(d.db, w.id, level);
-  if (!credential) {
-    throw new HttpError(503, 'provisioning', `catalog ${w.name} has no current ${level} credential yet; retry shortly, or rotate its credentials`,
-      { retry_after_seconds: 30 }, { 'Retry-After': '30' });
-  }
-  const facts = {
-    catalogUri: d.config.catalogUrl,
-    warehouse: w.id,
-    clientId: credential.client_id,
-    clientSecret: credential.client_secret,
-    s3Endpoint: d.config.s3Url,
-    region: d.config.s3.region,
-    alias: w.name,
-  };
-  return {
-    warehouse_id: w.id,
-    warehouse: w.name,
-    engine,
-    level,
-    catalog_uri: d.config.catalogUrl,
-    warehouse_param: w.id,
-    catalog_credential: credential,
-    s3: { endpoint: d.config.s3Url, region: d.config.s3.region, path_style: true },
-    recipe: recipeFor(engine, facts),
-    note: level === 'read'
-      ? 'The read-only credential (t-<uuid>-ro) reads every table and commits nothing. Storage credentials are vended per table by the catalog.'
-      : 'The read/write credential (t-<uuid>) reads and commits. Keep it secret; POST /v1/warehouses/{id}/rotate replaces it. Storage credentials are vended per table by the catalog.',
-  };
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);

@@ -6,8 +6,8 @@ import type { ControlPlaneDeps } from '../deps';
 import { handleProblem } from '../domain/handles';
 import { onboard, type Onboarded } from '../domain/onboard';
 import { ENGINES, isEngine, type Engine } from '../domain/recipes';
+import { connectionFor } from '../domain/connection';
 import { resolveWarehouse } from '../resolve';
-import { connectionFor } from './connection';
 
 // Spec: POST /v1/signup (one-call sign-up for local stacks; the managed service
 // answers 403 verification_required) and POST /v1/onboard (idempotent).

@@ -12,7 +12,7 @@ import { resolveWarehouse } from '../resolve';
 import { readWriteKeys } from '../store/storage-keys';
 import { scopeStoredBytes } from '../store/usage';
 import type { VisibleWarehouse } from '../store/warehouses';
-import { formatInfo } from './warehouses';
+import { formatInfo } from '../domain/formats';
 
 // Spec: Tables, credentials, connection — the routes that act on tables
 // through the Iceberg REST catalog as the warehouse's own identity.

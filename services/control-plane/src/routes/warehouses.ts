@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { badRequest, idempotent, notImplemented, parse, route, writeAudit } from '@floe/http';
 import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
+import { formatInfo } from '../domain/formats';
 import { FORMAT_VERSIONS, FREE_PLAN } from '../domain/plans';
 import { createWarehouse } from '../domain/warehouse-create';
 import { resolveProject, resolveWarehouse } from '../resolve';
@@ -98,12 +99,6 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
       });
     }],
   });
-}
-
-export function formatInfo(v: 2 | 3) {
-  return v === 2
-    ? { writers: ['spark>=3.3', 'pyiceberg>=0.6', 'duckdb>=1.4', 'trino>=420', 'floe'], readers: ['spark>=3.3', 'pyiceberg>=0.6', 'duckdb>=1.2', 'trino>=420'], note: 'Version 2 is read and written by every current Iceberg engine.' }
-    : { writers: ['spark>=4.0+iceberg-1.10', 'pyiceberg>=0.10', 'floe'], readers: ['spark>=4.0+iceberg-1.10', 'pyiceberg>=0.10', 'duckdb>=1.4'], note: 'Version 3 adds row lineage, deletion vectors and geometry types; check that every engine you use reads it.' };
 }
 
 async function placementOf(d: ControlPlaneDeps, projectId: string): Promise<{ provider: string; region: string }> {
