@@ -40,14 +40,14 @@ export function createDeps(config: FloeConfig, logger: Logger): ControlPlaneDeps
   const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix });
   const storage = deploymentStorage(config.s3);
   const queues = new Producers(queueConnection(config.redisUrl), queuePrefix(config.redisPrefix));
+  const prisma = prismaOver(db);
   return {
-    config, logger, db, redis, auth, storage, queues,
-    prisma: prismaOver(db),
+    config, logger, db, redis, auth, storage, queues, prisma,
     idempotency: new IdempotencyStore(db),
     secrets: new CatalogSecrets(config.credentialKey),
     keyring: new Keyring(config.dataKeys),
     catalog: new CatalogClient(config),
-    authed: [auth.requireCaller(), loadAccess(db)],
+    authed: [auth.requireCaller(), loadAccess(prisma)],
   };
 }
 

@@ -1,18 +1,13 @@
 import type { RequestHandler } from 'express';
-import { forbidden, type SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
+import { forbidden } from '@floe/http';
+import { membershipsOf, type MembershipRecord } from '../store/memberships';
 import { isToken, type PrincipalKind } from './levels';
 
 // Who the caller is beyond its credential: the organisations it belongs to
 // and its role in each. Loaded once per request, after authentication.
 
-export interface OrgMembership {
-  orgId: string;
-  name: string;
-  handle: string;
-  role: 'admin' | 'member';
-  confined: boolean;
-  joinedVia: string;
-}
+export type OrgMembership = MembershipRecord;
 
 export interface AccessContext {
   principalId: string;
@@ -31,19 +26,8 @@ declare global {
   }
 }
 
-export async function membershipsOf(db: SqlClient, principalId: string): Promise<OrgMembership[]> {
-  const { rows } = await db.query<{ org_id: string; name: string; handle: string; role: 'admin' | 'member'; confined: boolean; joined_via: string }>({
-    name: 'cp_memberships_of',
-    text: `SELECT m.org_id, o.name, o.handle, m.role, m.confined, m.joined_via
-             FROM memberships m JOIN organizations o ON o.id = m.org_id
-            WHERE m.principal_id = $1 AND o.status = 'active' ORDER BY m.created_at, m.org_id`,
-    values: [principalId],
-  });
-  return rows.map((r) => ({ orgId: r.org_id, name: r.name, handle: r.handle, role: r.role, confined: r.confined, joinedVia: r.joined_via }));
-}
-
 /** Runs after packages/auth's requireCaller(); sets req.access. */
-export function loadAccess(db: SqlClient): RequestHandler {
+export function loadAccess(db: Db): RequestHandler {
   return async (req, _res, next) => {
     const c = req.caller!;
     req.access = { principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), memberships: await membershipsOf(db, c.principalId) };

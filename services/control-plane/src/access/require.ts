@@ -1,4 +1,7 @@
-import { HttpError, type ErrorExtras, type SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
+import { forbidden, HttpError, type ErrorExtras } from '@floe/http';
+import { membershipIn, type AccessContext } from './context';
+import { adminsOf, principalLabel } from '../store/memberships';
 import { atLeast, type Level } from './levels';
 import type { VisibleWarehouse } from '../store/warehouses';
 
@@ -9,33 +12,29 @@ export interface Granter {
   role: 'admin';
 }
 
-/** Who could raise a caller's level on a warehouse: the admins of its organisation (people first). */
-export async function grantersOf(db: SqlClient, w: { orgId: string | null; projectOwner: string }): Promise<Granter[]> {
-  if (!w.orgId) {
-    const { rows } = await db.query<{ id: string; kind: string; display: string | null }>(
-      `SELECT id, kind, COALESCE(email, display_name) AS display FROM principals WHERE id = $1`, [w.projectOwner]);
-    return rows.map((r) => ({ principal_id: r.id, kind: r.kind, display: r.display, role: 'admin' }));
-  }
-  const { rows } = await db.query<{ id: string; kind: string; display: string | null }>(
-    `SELECT p.id, p.kind, COALESCE(p.email, p.display_name) AS display
-       FROM memberships m JOIN principals p ON p.id = m.principal_id
-      WHERE m.org_id = $1 AND m.role = 'admin' AND p.status = 'active'
-      ORDER BY (p.kind = 'human') DESC, m.created_at LIMIT 20`,
-    [w.orgId],
-  );
-  return rows.map((r) => ({ principal_id: r.id, kind: r.kind, display: r.display, role: 'admin' }));
+/** Who could raise a caller's level on a warehouse: the admins of its organisation (people first); outside one, the project's owner. */
+export async function grantersOf(db: Db, w: { orgId: string | null; projectOwner: string }): Promise<Granter[]> {
+  const labels = w.orgId ? await adminsOf(db, w.orgId) : [await principalLabel(db, w.projectOwner)].filter((p) => p !== null);
+  return labels.map((p) => ({ principal_id: p.id, kind: p.kind, display: p.display, role: 'admin' }));
 }
 
 /** 403 `forbidden` with `can_grant`, who can grant on this warehouse (error rule 1), after any other extras. */
-export async function forbiddenNamingGranters(db: SqlClient, w: VisibleWarehouse, message: string, extras: ErrorExtras = {}): Promise<HttpError> {
+export async function forbiddenNamingGranters(db: Db, w: VisibleWarehouse, message: string, extras: ErrorExtras = {}): Promise<HttpError> {
   return new HttpError(403, 'forbidden', message, { ...extras, can_grant: await grantersOf(db, w) });
 }
 
 /** Error rule 1: a holder below the needed level gets 403 `forbidden` naming who can grant it. */
-export async function requireLevel(db: SqlClient, w: VisibleWarehouse, needed: Level, what: string): Promise<void> {
+export async function requireLevel(db: Db, w: VisibleWarehouse, needed: Level, what: string): Promise<void> {
   if (atLeast(w.access.level, needed)) return;
   throw await forbiddenNamingGranters(db, w, `${what} needs ${needed} level on warehouse ${w.name}; you hold ${w.access.level}`, {
     level: w.access.level,
     needed,
   });
+}
+
+/** Publishing is an admin's act (Authentication 6); outside an organisation the project's owner is its admin. */
+export function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: string): void {
+  const m = membershipIn(ctx, w.orgId);
+  const admin = m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
+  if (!admin) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
 }

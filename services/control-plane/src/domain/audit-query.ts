@@ -1,6 +1,11 @@
-import { badRequest } from '@floe/http';
+import type { Db } from '@floe/db';
+import { badRequest, notFound } from '@floe/http';
+import type { AccessContext } from '../access/context';
+import { auditEvents } from '../store/audit';
 
-// GET /v1/audit's filters: `since` as a relative span (24h, 7d, 30m) or an
+// Spec: GET /v1/audit. Without org_id: the caller's own events. With org_id:
+// an admin sees the organisation's events plus their own; a member only their own.
+// The filters: `since` as a relative span (24h, 7d, 30m) or an
 // ISO 8601 time; `action` an exact name or a prefix ending in `*`.
 
 const SPAN = /^(\d{1,6})([smhd])$/;
@@ -17,11 +22,11 @@ export function parseSince(raw: string | undefined, now = Date.now()): Date | nu
   throw badRequest('invalid_value', 'since is a span like 24h, 7d, 30m or an ISO 8601 time', { field: 'since' });
 }
 
-/** An SQL LIKE pattern for the action filter (prefix ending `*`), or the exact name. */
-export function actionPattern(raw: string | undefined): { like: string } | { exact: string } | null {
+/** The action filter: a prefix (ending `*`), or the exact name. */
+export function actionPattern(raw: string | undefined): { prefix: string } | { exact: string } | null {
   if (raw === undefined || raw === '') return null;
   if (!/^[a-z_.]+\*?$/.test(raw)) throw badRequest('invalid_value', 'action is a name like warehouse.create or a prefix ending in *', { field: 'action' });
-  return raw.endsWith('*') ? { like: `${raw.slice(0, -1).replace(/_/g, '\\_')}%` } : { exact: raw };
+  return raw.endsWith('*') ? { prefix: raw.slice(0, -1) } : { exact: raw };
 }
 
 export function parseLimit(raw: string | undefined): number {
@@ -29,4 +34,28 @@ export function parseLimit(raw: string | undefined): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 1000) throw badRequest('invalid_value', 'limit is a whole number from 1 to 1000', { field: 'limit' });
   return n;
+}
+
+export interface AuditQuery {
+  since?: string;
+  action?: string;
+  limit?: string;
+  org_id?: string;
+}
+
+/** The events the caller may read under the query's filters, with the filters as understood. */
+export async function readAudit(db: Db, ctx: AccessContext, q: AuditQuery) {
+  const since = parseSince(q.since);
+  const action = actionPattern(q.action);
+  const limit = parseLimit(q.limit);
+  let orgId: string | null = null;
+  let orgScope: string | null = null;
+  if (q.org_id) {
+    const m = ctx.memberships.find((x) => x.orgId === q.org_id || x.handle === q.org_id);
+    if (!m) throw notFound('org_not_found', `no organisation ${q.org_id} that you belong to`);
+    orgId = m.orgId;
+    if (m.role === 'admin') orgScope = m.orgId;
+  }
+  const events = await auditEvents(db, { principalId: ctx.principalId, orgScope, since, action, limit });
+  return { events, since, limit, orgId };
 }

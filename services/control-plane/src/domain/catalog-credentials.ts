@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { hashSecret } from '@floe/auth';
-import type { SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
 import { currentCredential, insertCredentials } from '../store/catalog-credentials';
 
 // Catalog credentials: `t-<uuid>` (read/write) and `t-<uuid>-ro` (read-only).
@@ -28,7 +28,7 @@ export class CatalogSecrets {
   }
 
   /** Writes a new read/write + read-only pair for a warehouse; `base` is the uuid part (a fresh one unless given). */
-  async issuePair(db: SqlClient, warehouseId: string, base: string = randomUUID()): Promise<CatalogCredentialPair> {
+  async issuePair(db: Db, warehouseId: string, base: string = randomUUID()): Promise<CatalogCredentialPair> {
     const rwId = `t-${base}`;
     const roId = `t-${base}-ro`;
     const rwNonce = randomBytes(16).toString('hex');
@@ -43,7 +43,7 @@ export class CatalogSecrets {
   }
 
   /** The warehouse's current (unrevoked) credential of one access level with its secret; null when none can be derived. */
-  async current(db: SqlClient, warehouseId: string, access: 'read' | 'write'): Promise<{ client_id: string; client_secret: string } | null> {
+  async current(db: Db, warehouseId: string, access: 'read' | 'write'): Promise<{ client_id: string; client_secret: string } | null> {
     const r = await currentCredential(db, warehouseId, access);
     if (!r?.secretNonce) return null;
     return { client_id: r.clientId, client_secret: this.secretFor(r.clientId, r.secretNonce) };

@@ -1,4 +1,5 @@
-import { HttpError, type SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
+import { HttpError } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
 import { atLeast, type Level } from '../access/levels';
 import { requireLevel } from '../access/require';
@@ -11,7 +12,7 @@ import { READ_ONLY_ENGINES, recipeFor, type Engine } from './recipes';
 // (and `level=read`, and the read-only platform) t-<uuid>-ro.
 
 export interface ConnectionDeps {
-  db: SqlClient;
+  prisma: Db;
   secrets: CatalogSecrets;
   config: Pick<FloeConfig, 'catalogUrl' | 's3Url' | 's3'>;
 }
@@ -22,17 +23,17 @@ export async function connectionFor(d: ConnectionDeps, w: VisibleWarehouse, engi
     throw new HttpError(503, 'provisioning', `catalog ${w.name} is still being provisioned; retry shortly`, { retry_after_seconds: 30 }, { 'Retry-After': '30' });
   }
   // Anyone who can see the catalog may ask for the read-only recipe, but only with at least read (a revoked `none` may not).
-  await requireLevel(d.db, w, 'read', 'a connection');
+  await requireLevel(d.prisma, w, 'read', 'a connection');
   let level: Exclude<Level, 'none'>;
   if (READ_ONLY_ENGINES.includes(engine) || asked === 'read') {
     level = 'read';
   } else if (asked === 'write') {
-    await requireLevel(d.db, w, 'write', 'a read/write connection');
+    await requireLevel(d.prisma, w, 'write', 'a read/write connection');
     level = 'write';
   } else {
     level = atLeast(w.access.level, 'write') ? 'write' : 'read';
   }
-  const credential = await d.secrets.current(d.db, w.id, level);
+  const credential = await d.secrets.current(d.prisma, w.id, level);
   if (!credential) {
     throw new HttpError(503, 'provisioning', `catalog ${w.name} has no current ${level} credential yet; retry shortly, or rotate its credentials`,
       { retry_after_seconds: 30 }, { 'Retry-After': '30' });

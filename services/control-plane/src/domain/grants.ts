@@ -1,40 +1,17 @@
-import type { SqlClient } from '@floe/http';
-import { accessOf, type Access, type Level } from '../access/levels';
-import type { WarehouseRecord } from '../store/warehouses';
+import type { Db } from '@floe/db';
+import { HttpError, conflict, notFound } from '@floe/http';
+import { membershipIn, type AccessContext } from '../access/context';
+import { accessOf, rank, type Access, type Level } from '../access/levels';
+import { forbiddenNamingGranters } from '../access/require';
+import { deleteGrant, orgPrincipals, upsertGrant, type OrgPrincipal } from '../store/grants';
+import type { VisibleWarehouse, WarehouseRecord } from '../store/warehouses';
 
-// The grant rows of a warehouse as the spec lists them: every principal of
-// its organisation with the level it holds and why, implicit grants included.
+// Spec: Grants. The grant rows of a warehouse as the spec lists them: every
+// principal of its organisation with the level it holds and why, implicit
+// grants included. Admins grant anything; a person holding write grants up to
+// their own level; implicit grants (admin, creator) cannot be set or revoked.
 
-export interface OrgPrincipal {
-  principalId: string;
-  kind: 'human' | 'agent' | 'mcp' | 'operator';
-  display: string | null;
-  role: 'admin' | 'member';
-  confined: boolean;
-  joinedAt: Date;
-  grant: { level: Level; grantedBy: string | null; grantedAt: Date } | null;
-}
-
-export async function orgPrincipals(db: SqlClient, w: WarehouseRecord, principalId?: string): Promise<OrgPrincipal[]> {
-  if (!w.orgId) {
-    const { rows } = await db.query(
-      `SELECT id, kind, COALESCE(email, display_name) AS display, created_at FROM principals WHERE id = $1`, [w.projectOwner]);
-    return rows.map((r) => ({ principalId: r.id, kind: r.kind, display: r.display, role: 'admin', confined: true, joinedAt: r.created_at, grant: null }));
-  }
-  const { rows } = await db.query(
-    `SELECT m.principal_id, m.role, m.confined, m.created_at AS joined_at, p.kind, COALESCE(p.email, p.display_name) AS display,
-            g.level, g.granted_by, g.granted_at
-       FROM memberships m JOIN principals p ON p.id = m.principal_id
-       LEFT JOIN warehouse_grants g ON g.warehouse_id = $2 AND g.principal_id = m.principal_id
-      WHERE m.org_id = $1 AND p.status <> 'deleted' ${principalId ? 'AND m.principal_id = $3' : ''}
-      ORDER BY m.created_at, m.principal_id`,
-    principalId ? [w.orgId, w.id, principalId] : [w.orgId, w.id],
-  );
-  return rows.map((r) => ({
-    principalId: r.principal_id, kind: r.kind, display: r.display, role: r.role, confined: r.confined, joinedAt: r.joined_at,
-    grant: r.level ? { level: r.level, grantedBy: r.granted_by, grantedAt: r.granted_at } : null,
-  }));
-}
+export type { OrgPrincipal };
 
 export function accessOfPrincipal(p: OrgPrincipal, w: WarehouseRecord): Access {
   return accessOf({
@@ -58,4 +35,79 @@ export function grantRow(p: OrgPrincipal, a: Access) {
     granted_by: explicit ? p.grant!.grantedBy : null,
     granted_at: (explicit ? p.grant!.grantedAt : p.joinedAt)?.toISOString?.() ?? null,
   };
+}
+
+/** GET …/grants: who holds what; a member token without a grant holds nothing here, a revoked membership read is listed as `none`. */
+export async function listGrants(db: Db, w: VisibleWarehouse) {
+  return (await orgPrincipals(db, w))
+    .map((p) => ({ p, a: accessOfPrincipal(p, w) }))
+    .filter(({ p, a }) => a.visible || p.grant !== null)
+    .map(({ p, a }) => grantRow(p, a));
+}
+
+/** PUT …/grants/{principal_id}: the target and the level it held before. */
+export async function putGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, principalId: string, level: 'read' | 'write'): Promise<{ target: OrgPrincipal; before: Access }> {
+  await requireGranter(db, ctx, w, level);
+  const target = await targetOf(db, w, principalId);
+  const before = accessOfPrincipal(target, w);
+  if (before.via === 'admin' || (before.via === 'creator' && rank(level) <= rank(before.level))) {
+    throw implicitGrant(target, before.via);
+  }
+  await upsertGrant(db, { warehouseId: w.id, principalId: target.principalId, level, grantedBy: ctx.principalId });
+  return { target, before };
+}
+
+/** DELETE …/grants/{principal_id}: an explicit grant goes; a member's implicit read is recorded as `none`. */
+export async function revokeGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, principalId: string): Promise<{ target: OrgPrincipal; before: Access; after: Access }> {
+  const target = await targetOf(db, w, principalId, 'grant_not_found');
+  const before = accessOfPrincipal(target, w);
+  const admin = isAdmin(ctx, w);
+  const explicit = target.grant && target.grant.level !== 'none' ? target.grant : null;
+  if (explicit) {
+    if (!admin && explicit.grantedBy !== ctx.principalId) {
+      throw await forbiddenNamingGranters(db, w, 'only an admin or the person who made a grant can revoke it');
+    }
+    await deleteGrant(db, w.id, target.principalId);
+  } else if (before.via === 'admin' || before.via === 'creator' || before.via === 'agent') {
+    throw implicitGrant(target, before.via);
+  } else if (before.via === 'membership') {
+    if (!admin) throw await forbiddenNamingGranters(db, w, 'only an admin can revoke a member\'s implicit read');
+    await upsertGrant(db, { warehouseId: w.id, principalId: target.principalId, level: 'none', grantedBy: ctx.principalId });
+  } else {
+    throw notFound('grant_not_found', `${target.principalId} holds no grant on ${w.name}`);
+  }
+  const [fresh] = await orgPrincipals(db, w, target.principalId);
+  return { target, before, after: accessOfPrincipal(fresh, w) };
+}
+
+function isAdmin(ctx: AccessContext, w: VisibleWarehouse): boolean {
+  const m = membershipIn(ctx, w.orgId);
+  return m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
+}
+
+/** Grant: an admin, or a person holding write, granting at most their own level (Authentication 6). */
+async function requireGranter(db: Db, ctx: AccessContext, w: VisibleWarehouse, level: Level): Promise<void> {
+  if (isAdmin(ctx, w)) return;
+  const mayGrant = ctx.kind === 'human' && w.access.level === 'write';
+  if (!mayGrant || rank(level) > rank(w.access.level)) {
+    throw await forbiddenNamingGranters(db, w, ctx.kind === 'human'
+      ? `granting ${level} needs admin, or write on ${w.name} yourself; you hold ${w.access.level}`
+      : 'a token grants only as an admin of the organisation', { level: w.access.level, needed: level });
+  }
+}
+
+async function targetOf(db: Db, w: VisibleWarehouse, principalId: string, code: 'principal_not_found' | 'grant_not_found' = 'principal_not_found'): Promise<OrgPrincipal> {
+  const [p] = await orgPrincipals(db, w, principalId);
+  if (!p || (!w.orgId && p.principalId !== principalId)) {
+    throw notFound(code, code === 'grant_not_found'
+      ? `${principalId} holds no grant on ${w.name}`
+      : `no principal ${principalId} in this catalog's organisation`);
+  }
+  return p;
+}
+
+function implicitGrant(p: OrgPrincipal, via: string | null): HttpError {
+  return conflict('implicit_grant', `${p.display ?? p.principalId} holds this catalog implicitly (via ${via}); change the role instead`, {
+    via, remedy: via === 'admin' ? 'PATCH /v1/orgs/{org_id}/members/{member_id} with {"role": "member"}' : 'the creator keeps write on what they created',
+  });
 }

@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
+import { rateLimited, type SqlClient } from '@floe/http';
 import { StorageError, type BucketMeasure, type StorageProvider } from '@floe/storage';
+import { insertOnDemandSample, scopeStoredBytes } from '../store/usage';
+import { storageStep } from './storage-step';
 
 // POST /v1/warehouses/{id}/measure: list both buckets now (at most 50 pages
 // each), keep the result as an `on_demand` usage sample. Quota enforcement
@@ -8,7 +11,7 @@ import { StorageError, type BucketMeasure, type StorageProvider } from '@floe/st
 
 export const MEASURE_PAGE_CAP = 50;
 export const MEASURE_INTERVAL_SECONDS = 60;
-/** As for the sweep's samples (views.ts): stale two hours after it was taken. */
+/** As for the sweep's samples (responses.ts): stale two hours after it was taken. */
 export const SAMPLE_STALE_AFTER_MS = 2 * 3600_000;
 
 export interface Measurement {
@@ -55,13 +58,33 @@ export async function measureBuckets(storage: StorageProvider, tableBucket: stri
   return { table, blob: blob.m, blobBucket: blob.listed ? 'listed' : 'unprovisioned', seconds: (Date.now() - started) / 1000 };
 }
 
-/** Stores the measurement as the warehouse's newest sample; returns its time. */
-export async function storeOnDemandSample(db: SqlClient, warehouseId: string, m: Measurement): Promise<Date> {
-  const complete = !m.table.partial && !m.blob.partial;
-  const { rows } = await db.query<{ measured_at: Date }>(
-    `INSERT INTO usage_samples (warehouse_id, source, table_bytes, blob_bytes, objects, blob_objects, complete)
-     VALUES ($1, 'on_demand', $2, $3, $4, $5, $6) RETURNING measured_at`,
-    [warehouseId, m.table.bytes, m.blob.bytes, m.table.objects, m.blob.objects, complete],
-  );
-  return rows[0].measured_at;
+export interface MeasureDeps {
+  prisma: Db;
+  /** The pg pool, for the scope's stored bytes (shared with the ingest gateway, over pg). */
+  db: SqlClient;
+  redis: Redis;
+  redisPrefix: string;
+  storage: StorageProvider;
+}
+
+export interface MeasuredNow {
+  m: Measurement;
+  measuredAt: Date;
+  /** The quota scope's stored bytes, this sample counted. */
+  scopeBytes: number;
+}
+
+/** Lists both buckets now and keeps the result as an `on_demand` sample; 429 within a minute of the last, 502 `storage_error` (slot given back) when the store fails. */
+export async function measureNow(d: MeasureDeps, w: { id: string; tableBucket: string; blobBucket: string; orgId: string | null; projectOwner: string }): Promise<MeasuredNow> {
+  const taken = await claimMeasureSlot(d.redis, d.redisPrefix, w.id);
+  if (taken) throw rateLimited(taken.retryAfterSeconds, 'a catalog is measured at most once a minute');
+  let m: Measurement;
+  try {
+    m = await storageStep(() => measureBuckets(d.storage, w.tableBucket, w.blobBucket));
+  } catch (err) {
+    await releaseMeasureSlot(d.redis, d.redisPrefix, w.id);
+    throw err;
+  }
+  const measuredAt = await insertOnDemandSample(d.prisma, w.id, m);
+  return { m, measuredAt, scopeBytes: await scopeStoredBytes(d.db, w.orgId, w.projectOwner) };
 }

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { conflict, notFound, withTransaction, writeAudit } from '@floe/http';
-import { membershipsOf, type AccessContext } from '../access/context';
-import type { ControlPlaneDeps } from '../deps';
+import type { PrismaClient } from '@floe/db';
+import { conflict, notFound, writeAudit } from '@floe/http';
+import type { AccessContext } from '../access/context';
 import { resolveWarehouse } from '../resolve';
-import { createProject } from './projects';
-import { createWarehouse } from './warehouse-create';
+import { membershipsOf } from '../store/memberships';
+import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById, takenHandles } from '../store/organizations';
+import { createProject, type ProjectDeps } from './projects';
+import { createWarehouse, type CreateWarehouseDeps } from './warehouse-create';
 import { handleCandidates, handleFrom } from './handles';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
@@ -13,6 +15,9 @@ import { handleCandidates, handleFrom } from './handles';
 // the one-call sign-up and POST /v1/onboard.
 
 export const FIRST_CATALOG = 'lake';
+
+/** Creating a project and a catalog, and the audit log each creation is written to. */
+export type OnboardDeps = ProjectDeps & CreateWarehouseDeps;
 
 export interface OnboardInput {
   orgId?: string;
@@ -30,7 +35,7 @@ export interface Onboarded {
   ctx: AccessContext;
 }
 
-export async function onboard(d: ControlPlaneDeps, req: Request, ctx: AccessContext, input: OnboardInput): Promise<Onboarded> {
+export async function onboard(d: OnboardDeps, req: Request, ctx: AccessContext, input: OnboardInput): Promise<Onboarded> {
   const created = { organization: false, project: false, warehouse: false };
   let membership = input.orgId
     ? ctx.memberships.find((m) => m.orgId === input.orgId || m.handle === input.orgId)
@@ -43,25 +48,22 @@ export async function onboard(d: ControlPlaneDeps, req: Request, ctx: AccessCont
     const org = await createOrganization(d, ctx.principalId, name, input.handle);
     await writeAudit(d.db, req, { action: 'org.create', orgId: org.id, targetType: 'org', targetId: org.id, data: { name: org.name, handle: org.handle } });
     created.organization = true;
-    ctx = { ...ctx, memberships: await membershipsOf(d.db, ctx.principalId) };
+    ctx = { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) };
     membership = ctx.memberships.find((m) => m.orgId === org.id)!;
   }
 
-  const { rows: projects } = await d.db.query<{ id: string }>(`SELECT id FROM projects WHERE org_id = $1 ORDER BY created_at, id LIMIT 1`, [membership.orgId]);
-  let projectId = projects[0]?.id;
-  if (!projectId) {
-    const project = await createProject(d, ctx, { name: (input.projectName ?? membership.name).slice(0, 63), orgId: membership.orgId });
+  let project = await firstProjectOf(d.prisma, membership.orgId);
+  if (!project) {
+    project = await createProject(d, ctx, { name: (input.projectName ?? membership.name).slice(0, 63), orgId: membership.orgId });
     await writeAudit(d.db, req, { action: 'project.create', orgId: membership.orgId, targetType: 'project', targetId: project.id, data: { name: project.name } });
-    projectId = project.id;
     created.project = true;
   }
+  const projectId = project.id;
 
-  const { rows: lakes } = await d.db.query<{ id: string }>(
-    `SELECT id FROM warehouses WHERE org_id = $1 AND name = $2 AND status IN ('creating', 'provisioning', 'ready')`, [membership.orgId, FIRST_CATALOG]);
-  let warehouseId = lakes[0]?.id;
-  if (!warehouseId) {
-    const { rows } = await d.db.query(`SELECT id, name, provider, region, org_id AS "orgId", owner_id AS "ownerId", created_at AS "createdAt" FROM projects WHERE id = $1`, [projectId]);
-    const lake = await createWarehouse(d, ctx, rows[0], { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
+  const lakeRow = await liveWarehouseNamed(d.prisma, membership.orgId, FIRST_CATALOG);
+  let warehouseId = lakeRow?.id;
+  if (!lakeRow) {
+    const lake = await createWarehouse(d, ctx, project, { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
     await writeAudit(d.db, req, {
       action: 'warehouse.create', orgId: membership.orgId, targetType: 'warehouse', targetId: lake.warehouse.id,
       data: { name: FIRST_CATALOG, project_id: projectId, status: lake.status, bucket: lake.warehouse.tableBucket },
@@ -70,42 +72,29 @@ export async function onboard(d: ControlPlaneDeps, req: Request, ctx: AccessCont
     created.warehouse = true;
   } else {
     // A `lake` left half-made by a storage outage is finished here.
-    const w = await resolveWarehouse(d.db, ctx, warehouseId).catch(() => null);
-    if (!w) {
-      const { rows } = await d.db.query(`SELECT id, name, provider, region, org_id AS "orgId", owner_id AS "ownerId", created_at AS "createdAt" FROM projects WHERE id = (SELECT project_id FROM warehouses WHERE id = $1)`, [warehouseId]);
-      await createWarehouse(d, ctx, rows[0], { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
-    }
+    const w = await resolveWarehouse(d.prisma, ctx, lakeRow.id).catch(() => null);
+    const lakeProject = !w && lakeRow.projectId ? await projectById(d.prisma, lakeRow.projectId) : null;
+    if (lakeProject) await createWarehouse(d, ctx, lakeProject, { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
   }
   return {
     org: { org_id: membership.orgId, name: membership.name, handle: membership.handle, role: membership.role, joined_via: membership.joinedVia },
-    projectId, warehouseId, created, ctx,
+    projectId, warehouseId: warehouseId!, created, ctx,
   };
 }
 
 /** A new active organisation with the person as its admin; the handle is the asked one (409 handle_taken) or derived and made unique. */
-export async function createOrganization(d: ControlPlaneDeps, principalId: string, name: string, asked?: string): Promise<{ id: string; name: string; handle: string }> {
+export async function createOrganization(d: Pick<OnboardDeps, 'prisma'>, principalId: string, name: string, asked?: string): Promise<{ id: string; name: string; handle: string }> {
   const id = `org_${randomBytes(12).toString('hex')}`;
   const candidates = asked ? [asked] : handleCandidates(handleFrom(name));
   for (const handle of candidates) {
-    const made = await withTransaction(d.db, async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO organizations (id, name, handle, status, created_by) VALUES ($1, $2, $3, 'active', $4) ON CONFLICT (handle) DO NOTHING RETURNING id`,
-        [id, name, handle, principalId],
-      );
-      if (!inserted.rowCount) return false;
-      await client.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via, created_by) VALUES ($1, $2, 'admin', 'creator', $2)`, [id, principalId]);
-      return true;
-    });
-    if (made) return { id, name, handle };
+    if (await insertOrganizationWithAdmin(d.prisma, { id, name, handle, createdBy: principalId })) return { id, name, handle };
   }
   const base = asked ?? handleFrom(name);
-  throw conflict('handle_taken', `the handle ${base} is taken`, { field: 'handle', suggestion: await freeHandle(d, base) });
+  throw conflict('handle_taken', `the handle ${base} is taken`, { field: 'handle', suggestion: await freeHandle(d.prisma, base) });
 }
 
-async function freeHandle(d: ControlPlaneDeps, base: string): Promise<string> {
+async function freeHandle(prisma: PrismaClient, base: string): Promise<string> {
   const candidates = handleCandidates(handleFrom(base)).slice(1);
-  const { rows } = await d.db.query<{ handle: string }>(`SELECT handle FROM organizations WHERE handle = ANY($1::text[])`, [candidates]);
-  const taken = new Set(rows.map((r) => r.handle));
+  const taken = await takenHandles(prisma, candidates);
   return candidates.find((c) => !taken.has(c)) ?? `${handleFrom(base).slice(0, 30)}-${randomBytes(3).toString('hex')}`;
 }
-

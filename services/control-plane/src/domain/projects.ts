@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { badRequest, conflict, limitExceeded, notFound } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
 import type { AccessContext } from '../access/context';
-import type { ProjectRow } from '../resolve';
-import { insertProject, lockProjectScope, projectsInScope } from '../store/projects';
+import type { ProjectRow } from '../store/projects';
+import { insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../store/projects';
 import { FREE_PLAN } from './plans';
 
 // Spec: Projects. Placement (provider, region) is fixed at creation and only
@@ -45,4 +45,9 @@ export async function createProject(d: ProjectDeps, ctx: AccessContext, p: { nam
       id: `prj_${randomBytes(12).toString('hex')}`, name: p.name, provider: d.config.provider, region: d.config.region, orgId: p.orgId, ownerId: ctx.principalId,
     });
   }, { maxWait: 10_000, timeout: 15_000 });
+}
+
+/** The projects the caller reaches, oldest first. */
+export function listProjects(d: { prisma: PrismaClient }, ctx: AccessContext): Promise<ProjectRow[]> {
+  return reachableProjects(d.prisma, ctx);
 }

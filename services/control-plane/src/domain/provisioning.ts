@@ -1,5 +1,5 @@
 import type { Keyring } from '@floe/db/sealed';
-import type { SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
 import type { ProbeResult, StorageProvider } from '@floe/storage';
 import { readWriteKeys, saveStorageKeys } from '../store/storage-keys';
 
@@ -18,7 +18,7 @@ export interface WarehouseStorageSpec {
 export const storageUidOf = (warehouseId: string) => `t-${warehouseId}`;
 export const roleNameOf = (warehouseId: string) => `w-${warehouseId}`;
 
-export async function provisionStorage(storage: StorageProvider, db: SqlClient, keyring: Keyring, w: WarehouseStorageSpec): Promise<void> {
+export async function provisionStorage(storage: StorageProvider, db: Db, keyring: Keyring, w: WarehouseStorageSpec): Promise<void> {
   const uid = storageUidOf(w.id);
   const roleName = roleNameOf(w.id);
   const buckets = [w.tableBucket, w.blobBucket];
@@ -31,7 +31,7 @@ export async function provisionStorage(storage: StorageProvider, db: SqlClient, 
 }
 
 /** The spec's storage probe: a tenant-signed PUT and DELETE of an empty object in each bucket. */
-export async function probeStorage(storage: StorageProvider, db: SqlClient, keyring: Keyring, w: Omit<WarehouseStorageSpec, 'name'>): Promise<ProbeResult> {
+export async function probeStorage(storage: StorageProvider, db: Db, keyring: Keyring, w: Omit<WarehouseStorageSpec, 'name'>): Promise<ProbeResult> {
   return storage.probe(await readWriteKeys(db, keyring, w.id), [w.tableBucket, w.blobBucket]);
 }
 

@@ -1,4 +1,8 @@
-import type { SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
+import { StorageError, type StorageProvider } from '@floe/storage';
+import { markPrivate, markPublic, type WarehouseRecord } from '../store/warehouses';
+import { publicTierBytes } from '../store/usage';
+import { storageStep } from './storage-step';
 
 // Publishing a catalog: one bucket policy lets anyone read the table bucket
 // (the catalog itself stays private). Its bytes move to the public tier,
@@ -6,25 +10,60 @@ import type { SqlClient } from '@floe/http';
 
 export const PUBLIC_TIER_BYTES = 50 * 1024 ** 3;
 
-/**
- * Bytes already in the public tier of the scope (organisation, or an owner's
- * projects outside any), by the latest sample of each public warehouse.
- */
-export async function publicTierBytes(db: SqlClient, orgId: string | null, ownerId: string, exceptWarehouse: string): Promise<number> {
-  const { rows } = await db.query<{ bytes: string | null }>(
-    `SELECT sum(s.table_bytes) AS bytes
-       FROM warehouses w JOIN projects p ON p.id = w.project_id
-       JOIN LATERAL (SELECT table_bytes FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY measured_at DESC LIMIT 1) s ON true
-      WHERE w.public_since IS NOT NULL AND w.id <> $2 AND w.status IN ('provisioning', 'ready')
-        AND ${orgId ? 'w.org_id = $1' : 'w.org_id IS NULL AND p.owner_id = $1'}`,
-    [orgId ?? ownerId, exceptWarehouse],
-  );
-  return Number(rows[0]?.bytes ?? 0);
-}
-
 /** State rule: publishing needs the public tier not to overflow; the figures for 409 `quota_exceeded` when it would. */
 export function publicTierOverflow(alreadyPublic: number, adding: number): { current: number; limit_value: number; headroom: number } | null {
   const current = alreadyPublic + adding;
   if (current <= PUBLIC_TIER_BYTES) return null;
   return { current, limit_value: PUBLIC_TIER_BYTES, headroom: Math.max(0, PUBLIC_TIER_BYTES - alreadyPublic) };
+}
+
+export interface PublishDeps {
+  prisma: Db;
+  storage: StorageProvider;
+}
+
+export type PublishOutcome =
+  | { refused: { current: number; limit_value: number; headroom: number } }
+  | { refused: null; policy: unknown; changed: boolean; publicSince: Date; publicBy: string; tierCurrent: number; bucketQuotas: BucketQuotas };
+
+/**
+ * POST /v1/warehouses/{id}/public after its checks: refused when the public
+ * tier would overflow (a catalog already public is never refused); else the
+ * bucket policy, then the row, keeping the first publication's time and publisher.
+ */
+export async function publishWarehouse(d: PublishDeps, w: WarehouseRecord, by: string): Promise<PublishOutcome> {
+  const adding = w.usage?.tableBytes ?? 0;
+  const alreadyPublic = await publicTierBytes(d.prisma, w.orgId, w.projectOwner, w.id);
+  const overflow = w.publicSince ? null : publicTierOverflow(alreadyPublic, adding);
+  if (overflow) return { refused: overflow };
+  const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, true));
+  const marked = await markPublic(d.prisma, w.id, by);
+  return { refused: null, policy: result.policy, changed: result.changed, ...marked, tierCurrent: alreadyPublic + adding, bucketQuotas: await bucketQuotas(d.storage, [w.tableBucket]) };
+}
+
+/** DELETE /v1/warehouses/{id}/public: the policy goes, then the row forgets the publication. */
+export async function unpublishWarehouse(d: PublishDeps, w: WarehouseRecord): Promise<{ policyRemoved: boolean; bucketQuotas: BucketQuotas }> {
+  const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, false));
+  await markPrivate(d.prisma, w.id);
+  return { policyRemoved: result.changed, bucketQuotas: await bucketQuotas(d.storage, [w.tableBucket]) };
+}
+
+export interface BucketQuotas {
+  quotas: Record<string, { enabled: boolean; max_bytes: number | null }>;
+  errors: Array<{ bucket: string; error: string }>;
+}
+
+/** The hard quotas the store holds on the buckets; a bucket the admin API cannot read is listed under errors, not fatal. */
+async function bucketQuotas(storage: StorageProvider, buckets: string[]): Promise<BucketQuotas> {
+  const quotas: BucketQuotas['quotas'] = {};
+  const errors: BucketQuotas['errors'] = [];
+  for (const bucket of buckets) {
+    try {
+      const q = await storage.getBucketQuota(bucket);
+      quotas[bucket] = { enabled: q.enabled, max_bytes: q.maxBytes };
+    } catch (err) {
+      errors.push({ bucket, error: err instanceof StorageError ? err.kind : 'unavailable' });
+    }
+  }
+  return { quotas, errors };
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, withTransaction, writeAudit } from '@floe/http';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type Producers } from '@floe/queues';
 import { bucketOwnerPart, StorageError, type ProbeResult, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
-import type { ProjectRow } from '../resolve';
+import type { ProjectRow } from '../store/projects';
 import { scopeStoredBytes } from '../store/usage';
 import {
   countedInProject, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
@@ -35,6 +36,7 @@ export const CREATION_LEASE_SECONDS = 120;
 
 export interface CreateWarehouseDeps {
   db: Pool;
+  prisma: PrismaClient;
   storage: StorageProvider;
   keyring: Keyring;
   secrets: CatalogSecrets;
@@ -79,9 +81,9 @@ export async function createWarehouse(
 
   // make the storage, as the claimant only
   try {
-    await provisionStorage(d.storage, d.db, d.keyring, { id, name, tableBucket, blobBucket });
+    await provisionStorage(d.storage, d.prisma, d.keyring, { id, name, tableBucket, blobBucket });
     if (!(await renewClaim(d.db, id, claim, CREATION_LEASE_SECONDS))) throw creationInProgress(name);
-    await d.secrets.issuePair(d.db, id, id);
+    await d.secrets.issuePair(d.prisma, id, id);
   } catch (err) {
     await releaseClaim(d.db, id, claim).catch(() => undefined);
     if (err instanceof StorageError) {
@@ -94,14 +96,14 @@ export async function createWarehouse(
   }
 
   // probe, then end `creating` while the claim is still ours
-  const probe = await probeStorage(d.storage, d.db, d.keyring, { id, tableBucket, blobBucket });
+  const probe = await probeStorage(d.storage, d.prisma, d.keyring, { id, tableBucket, blobBucket });
   const status = probe.ok ? 'ready' : 'provisioning';
   if (!(await finishCreation(d.db, id, claim, status, PROVISIONING_WINDOW_SECONDS))) throw creationInProgress(name);
   if (!probe.ok) {
     const until = new Date(Date.now() + PROVISIONING_WINDOW_SECONDS * 1000).toISOString();
     await d.queues.add(QUEUES.provisioning, 'probe', { warehouse_id: id, until }, { jobId: `provision-${id}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
   }
-  return { warehouse: (await warehouseById(d.db, id, ctx.principalId))!, status, probe };
+  return { warehouse: (await warehouseById(d.prisma, id, ctx.principalId))!, status, probe };
 }
 
 /**

@@ -1,7 +1,6 @@
-import type { Pool } from 'pg';
+import type { PrismaClient } from '@floe/db';
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
-import { withTransaction } from '@floe/http';
 import { Producers, QUEUES, RO_RETIREMENT_DELAY_SECONDS, type RetireCredentialJob } from '@floe/queues';
 import { liveCredentials, lockWarehouseForCredentials, revokeCredentials } from '../store/catalog-credentials';
 import type { CatalogCredentialPair, CatalogSecrets } from './catalog-credentials';
@@ -22,7 +21,7 @@ import type { CatalogCredentialPair, CatalogSecrets } from './catalog-credential
 // the retirements have run exactly one pair is live: the last answer's.
 
 export interface RotateDeps {
-  db: Pool;
+  prisma: PrismaClient;
   redis: Redis;
   redisPrefix: string;
   secrets: CatalogSecrets;
@@ -43,14 +42,14 @@ export async function rotateCredentials(
   w: { id: string; orgId: string | null },
   actor: { principalId: string; requestId: string | null },
 ): Promise<Rotation> {
-  const { pair, oldRw, oldRo, rotatedAt } = await withTransaction(d.db, async (tx) => {
+  const { pair, oldRw, oldRo, rotatedAt } = await d.prisma.$transaction(async (tx) => {
     if (!(await lockWarehouseForCredentials(tx, w.id))) throw new Error(`warehouse ${w.id} vanished during a rotate`);
     const old = await liveCredentials(tx, w.id);
     const issued = await d.secrets.issuePair(tx, w.id);
     const rw = old.filter((c) => c.access === 'write').map((c) => c.clientId);
     await revokeCredentials(tx, rw);
     return { pair: issued, oldRw: rw, oldRo: old.filter((c) => c.access === 'read').map((c) => c.clientId), rotatedAt: new Date() };
-  });
+  }, { maxWait: 10_000, timeout: 15_000 });
   // After the commit: a standing dropped from the caches before it is revoked would be loaded again as still valid.
   await bumpCredentialEpoch(d.redis, d.redisPrefix);
 

@@ -18,7 +18,7 @@ export function mountConnection(app: Express, d: ControlPlaneDeps): void {
     if (!isEngine(engine)) throw badRequest('unsupported_engine', `engine must be one of ${ENGINES.join(', ')}`, { field: 'engine', available: ENGINES });
     const level = str(q.level);
     if (level !== null && level !== 'read' && level !== 'write') throw badRequest('invalid_value', 'level must be read or write', { field: 'level' });
-    const w = await resolveWarehouse(d.db, req.access!, which);
+    const w = await resolveWarehouse(d.prisma, req.access!, which);
     res.json(await connectionFor(d, w, engine, level));
   });
 }

@@ -2,9 +2,8 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { createProject, orgForCreate } from '../domain/projects';
-import { reachableProjects, type ProjectRow } from '../resolve';
-import { iso } from '../views';
+import { createProject, listProjects, orgForCreate } from '../domain/projects';
+import { projectListRow, projectView } from '../responses';
 
 // Spec: Projects. Placement (provider, region) is fixed at creation and only
 // the deployment's own is offered.
@@ -15,17 +14,6 @@ const CreateProject = z.object({
   region: z.string().min(1).optional(),
   org_id: z.string().min(1).optional(),
 });
-
-export const projectView = (p: ProjectRow) => ({
-  project_id: p.id,
-  name: p.name,
-  provider: p.provider,
-  region: p.region,
-  placement_immutable: true,
-  org_id: p.orgId,
-  created_at: iso(p.createdAt),
-});
-
 export function mountProjects(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/projects', {
     post: [...d.authed, idempotent(d.idempotency, 'POST /v1/projects'), async (req, res) => {
@@ -41,8 +29,8 @@ export function mountProjects(app: Express, d: ControlPlaneDeps): void {
       res.status(201).json(projectView(project));
     }],
     get: [...d.authed, async (req, res) => {
-      const projects = await reachableProjects(d.db, req.access!);
-      res.json({ projects: projects.map(({ id, name, provider, region, orgId, createdAt }) => ({ project_id: id, name, provider, region, org_id: orgId, created_at: iso(createdAt) })), count: projects.length });
+      const projects = await listProjects(d, req.access!);
+      res.json({ projects: projects.map(projectListRow), count: projects.length });
     }],
   });
 }

@@ -9,7 +9,7 @@ import {
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { FREE_PLAN } from '../domain/plans';
-import { iso } from '../views';
+import { iso } from '../responses';
 import { resolveSink } from './sinks';
 
 // Spec: Ingest sinks — the device token (mint or replace, remove) and the

@@ -12,7 +12,7 @@ import { catalogTables } from '../domain/catalog-tables';
 import { resolveWarehouse } from '../resolve';
 import { sinksOf, type SinkRecord } from '../store/sinks';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
-import { iso } from '../views';
+import { iso } from '../responses';
 
 // Spec: Ingest sinks — the records (create, list, get, delete). The send
 // route itself is served by the ingest gateway.
@@ -54,8 +54,8 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
       if (dot <= 0 || dot === body.table.length - 1) throw badRequest('invalid_value', 'table is <namespace>.<table>', { field: 'table' });
       const namespace = body.table.slice(0, dot);
       const tableName = body.table.slice(dot + 1);
-      const w = await resolveWarehouse(d.db, req.access!, which);
-      await requireLevel(d.db, w, 'write', 'creating a sink');
+      const w = await resolveWarehouse(d.prisma, req.access!, which);
+      await requireLevel(d.prisma, w, 'write', 'creating a sink');
       const loaded = await tables.load(w, namespace, tableName);
       const m = loaded.metadata as Record<string, any>;
       const spec = (m['partition-specs'] ?? []).find((s: any) => s['spec-id'] === m['default-spec-id']);
@@ -75,9 +75,9 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
     get: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const which = str(req.query.warehouse) ?? str(req.query.warehouse_id);
-      const warehouses = which ? [await resolveWarehouse(d.db, ctx, which)] : await visibleWarehouses(d.db, ctx);
+      const warehouses = which ? [await resolveWarehouse(d.prisma, ctx, which)] : await visibleWarehouses(d.prisma, ctx);
       const readable = warehouses.filter((w) => atLeast(w.access.level, 'read'));
-      if (which && !readable.length) await requireLevel(d.db, warehouses[0], 'read', 'listing sinks');
+      if (which && !readable.length) await requireLevel(d.prisma, warehouses[0], 'read', 'listing sinks');
       const byId = new Map(readable.map((w) => [w.id, w]));
       const sinks = await sinksOf(d.db, [...byId.keys()], req.query.include_deleted === 'true');
       res.json({
@@ -128,7 +128,7 @@ async function insertSink(db: SqlClient, s: {
 
 /** A sink by id or name among the catalogs the caller holds `level` on. */
 export async function resolveSink(d: ControlPlaneDeps, ctx: AccessContext, idOrName: string, level: 'read' | 'write'): Promise<{ sink: SinkRecord; w: VisibleWarehouse }> {
-  const warehouses = await visibleWarehouses(d.db, ctx);
+  const warehouses = await visibleWarehouses(d.prisma, ctx);
   const byId = new Map(warehouses.filter((w) => atLeast(w.access.level, 'read')).map((w) => [w.id, w]));
   const found = await sinksOf(d.db, [...byId.keys()], false, 'AND (s.id = $2 OR s.name = $2)', [idOrName]);
   const exact = found.find((s) => s.id === idOrName);
@@ -140,7 +140,7 @@ export async function resolveSink(d: ControlPlaneDeps, ctx: AccessContext, idOrN
   const sink = exact ?? found[0];
   if (!sink) throw notFound('sink_not_found', `no sink with id or name ${JSON.stringify(idOrName)}`);
   const w = byId.get(sink.warehouseId)!;
-  await requireLevel(d.db, w, level, level === 'write' ? 'changing a sink' : 'reading a sink');
+  await requireLevel(d.prisma, w, level, level === 'write' ? 'changing a sink' : 'reading a sink');
   return { sink, w };
 }
 

@@ -1,5 +1,5 @@
 import type { Keyring } from '@floe/db/sealed';
-import type { SqlClient } from '@floe/http';
+import type { Db } from '@floe/db';
 import type { StoreCredentials } from '@floe/storage';
 
 // A warehouse's storage identities' keys. The secret keys are sealed with the
@@ -13,18 +13,19 @@ export interface StorageKeys {
   roleArn: string;
 }
 
-export async function saveStorageKeys(db: SqlClient, keyring: Keyring, warehouseId: string, k: StorageKeys): Promise<void> {
-  await db.query(
-    `UPDATE warehouses SET storage_access_key = $2, storage_secret_key = $3, storage_ro_access_key = $4, storage_ro_secret_key = $5, role_arn = $6
-      WHERE id = $1`,
-    [warehouseId, k.rw.accessKeyId, keyring.seal(k.rw.secretAccessKey), k.ro.accessKeyId, keyring.seal(k.ro.secretAccessKey), k.roleArn],
-  );
+export async function saveStorageKeys(db: Db, keyring: Keyring, warehouseId: string, k: StorageKeys): Promise<void> {
+  await db.warehouse.updateMany({
+    where: { id: warehouseId },
+    data: {
+      storageAccessKey: k.rw.accessKeyId, storageSecretKey: keyring.seal(k.rw.secretAccessKey),
+      storageRoAccessKey: k.ro.accessKeyId, storageRoSecretKey: keyring.seal(k.ro.secretAccessKey), roleArn: k.roleArn,
+    },
+  });
 }
 
 /** The read/write identity's keys: the warehouse's own identity, owner of what it writes in its buckets. */
-export async function readWriteKeys(db: SqlClient, keyring: Keyring, warehouseId: string): Promise<StoreCredentials> {
-  const { rows } = await db.query<{ storage_access_key: string; storage_secret_key: string }>(
-    `SELECT storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [warehouseId]);
-  if (!rows[0]) throw new Error(`warehouse ${warehouseId} has no row`);
-  return { accessKeyId: rows[0].storage_access_key, secretAccessKey: keyring.open(rows[0].storage_secret_key) };
+export async function readWriteKeys(db: Db, keyring: Keyring, warehouseId: string): Promise<StoreCredentials> {
+  const row = await db.warehouse.findUnique({ where: { id: warehouseId }, select: { storageAccessKey: true, storageSecretKey: true } });
+  if (!row) throw new Error(`warehouse ${warehouseId} has no row`);
+  return { accessKeyId: row.storageAccessKey, secretAccessKey: keyring.open(row.storageSecretKey) };
 }

@@ -1,1 +1,36 @@
+import { Prisma, type Db } from '@floe/db';
+import type { BucketMeasure } from '@floe/storage';
+
+// Usage samples: the latest per warehouse answers "how much is stored" for
+// quotas and the public tier.
+
+// Over pg, not Prisma: the ingest gateway's hot path shares it and has no Prisma client.
 export { scopeStoredBytes } from '@floe/db/usage';
+
+/**
+ * Bytes already in the public tier of the scope (organisation, or an owner's
+ * projects outside any), by the latest sample of each public warehouse other than `exceptWarehouse`.
+ */
+export async function publicTierBytes(db: Db, orgId: string | null, ownerId: string, exceptWarehouse: string): Promise<number> {
+  // Raw: the latest sample of each warehouse is a LATERAL join.
+  const rows = await db.$queryRaw<Array<{ bytes: bigint | string | null }>>`
+    SELECT sum(s.table_bytes) AS bytes
+      FROM warehouses w JOIN projects p ON p.id = w.project_id
+      JOIN LATERAL (SELECT table_bytes FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY measured_at DESC LIMIT 1) s ON true
+     WHERE w.public_since IS NOT NULL AND w.id <> ${exceptWarehouse} AND w.status IN ('provisioning', 'ready')
+       AND ${orgId ? Prisma.sql`w.org_id = ${orgId}` : Prisma.sql`w.org_id IS NULL AND p.owner_id = ${ownerId}`}`;
+  return Number(rows[0]?.bytes ?? 0);
+}
+
+/** Stores a measurement of both buckets as the warehouse's newest sample (`on_demand`); returns its time. */
+export async function insertOnDemandSample(db: Db, warehouseId: string, m: { table: BucketMeasure; blob: BucketMeasure }): Promise<Date> {
+  const row = await db.usageSample.create({
+    data: {
+      warehouseId, source: 'on_demand',
+      tableBytes: BigInt(m.table.bytes), blobBytes: BigInt(m.blob.bytes), objects: BigInt(m.table.objects), blobObjects: BigInt(m.blob.objects),
+      complete: !m.table.partial && !m.blob.partial,
+    },
+    select: { measuredAt: true },
+  });
+  return row.measuredAt;
+}

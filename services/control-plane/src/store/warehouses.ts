@@ -1,4 +1,4 @@
-import type { SqlClient } from '@floe/http';
+import { Prisma, type Db } from '@floe/db';
 import { accessOf, type Access, type Level } from '../access/levels';
 import { membershipIn, type AccessContext } from '../access/context';
 
@@ -45,7 +45,17 @@ export interface WarehouseRecord {
   usage: UsageSampleRow | null;
 }
 
-const SELECT = `
+interface WarehouseSqlRow {
+  id: string; name: string; project_id: string; project_name: string; project_owner: string; org_id: string | null; handle: string | null;
+  table_bucket: string; blob_bucket: string; default_format_version: number; status: WarehouseStatus; storage_uid: string; storage_ro_uid: string;
+  role_name: string; role_arn: string | null; created_by: string | null; created_at: Date; deleted_at: Date | null;
+  provision_until: Date | null; public_since: Date | null; public_by: string | null; grant_level: Level | null;
+  s_measured_at: Date | null; s_source: string; s_table_bytes: bigint; s_blob_bytes: bigint; s_objects: bigint; s_blob_objects: bigint; s_complete: boolean;
+}
+
+// Raw: one round trip joins the project, organisation, the caller's grant and
+// the latest usage sample (LATERAL); the schema declares no relations.
+const select = (principalId: string) => Prisma.sql`
   SELECT w.id, w.name, w.project_id, p.name AS project_name, p.owner_id AS project_owner, w.org_id, o.handle,
          w.table_bucket, w.blob_bucket, w.default_format_version, w.status, w.storage_uid, w.storage_ro_uid,
          w.role_name, w.role_arn, w.created_by, w.created_at, w.deleted_at,
@@ -55,11 +65,10 @@ const SELECT = `
     FROM warehouses w
     JOIN projects p ON p.id = w.project_id
     LEFT JOIN organizations o ON o.id = w.org_id
-    LEFT JOIN warehouse_grants g ON g.warehouse_id = w.id AND g.principal_id = $1
+    LEFT JOIN warehouse_grants g ON g.warehouse_id = w.id AND g.principal_id = ${principalId}
     LEFT JOIN LATERAL (SELECT * FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY u.measured_at DESC LIMIT 1) s ON true`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function toRecord(r: any): WarehouseRecord {
+function toRecord(r: WarehouseSqlRow): WarehouseRecord {
   return {
     id: r.id,
     name: r.name,
@@ -97,23 +106,57 @@ function toRecord(r: any): WarehouseRecord {
   };
 }
 
+/** Narrows a listing: to one project, or to the warehouses whose id or name is the given one. */
+export interface WarehouseFilter {
+  projectId?: string;
+  idOrName?: string;
+}
+
 /** Live warehouses (ready or provisioning) the caller's organisations or owned projects hold. Levels decide visibility. */
-export async function candidateWarehouses(db: SqlClient, ctx: AccessContext, where = '', values: unknown[] = []): Promise<WarehouseRecord[]> {
+export async function candidateWarehouses(db: Db, ctx: AccessContext, filter: WarehouseFilter = {}): Promise<WarehouseRecord[]> {
   const orgIds = ctx.memberships.map((m) => m.orgId);
-  const { rows } = await db.query(
-    `${SELECT}
+  const rows = await db.$queryRaw<WarehouseSqlRow[]>`${select(ctx.principalId)}
      WHERE w.status IN ('ready', 'provisioning') AND w.deleted_at IS NULL
-       AND (w.org_id = ANY($2::text[]) OR (w.org_id IS NULL AND p.owner_id = $1)) ${where}
-     ORDER BY w.created_at, w.id`,
-    [ctx.principalId, orgIds, ...values],
-  );
+       AND (w.org_id = ANY(${orgIds}::text[]) OR (w.org_id IS NULL AND p.owner_id = ${ctx.principalId}))
+       ${filter.projectId !== undefined ? Prisma.sql`AND w.project_id = ${filter.projectId}` : Prisma.empty}
+       ${filter.idOrName !== undefined ? Prisma.sql`AND (w.id = ${filter.idOrName} OR w.name = ${filter.idOrName})` : Prisma.empty}
+     ORDER BY w.created_at, w.id`;
   return rows.map(toRecord);
 }
 
 /** One warehouse by id in any state (tombstones included), with the given principal's grant. */
-export async function warehouseById(db: SqlClient, id: string, principalId = ''): Promise<WarehouseRecord | null> {
-  const { rows } = await db.query(`${SELECT} WHERE w.id = $2`, [principalId, id]);
+export async function warehouseById(db: Db, id: string, principalId = ''): Promise<WarehouseRecord | null> {
+  const rows = await db.$queryRaw<WarehouseSqlRow[]>`${select(principalId)} WHERE w.id = ${id}`;
   return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** A warehouse being deleted or deleted, by id, if the caller's organisations or owned projects held it. */
+export async function tombstoneFor(db: Db, ctx: AccessContext, id: string): Promise<{ id: string; name: string; status: string; deletedAt: Date | null } | null> {
+  const orgIds = ctx.memberships.map((m) => m.orgId);
+  // Raw: the owner test reaches through the project (no relation declared).
+  const rows = await db.$queryRaw<Array<{ id: string; name: string; status: string; deleted_at: Date | null }>>`
+    SELECT w.id, w.name, w.status, w.deleted_at FROM warehouses w JOIN projects p ON p.id = w.project_id
+     WHERE w.id = ${id} AND w.status IN ('deleting', 'deleted')
+       AND (w.org_id = ANY(${orgIds}::text[]) OR (w.org_id IS NULL AND p.owner_id = ${ctx.principalId}))`;
+  return rows[0] ? { id: rows[0].id, name: rows[0].name, status: rows[0].status, deletedAt: rows[0].deleted_at } : null;
+}
+
+/** Sets the catalog's default format version. */
+export async function setDefaultFormatVersion(db: Db, id: string, version: 2 | 3): Promise<void> {
+  await db.warehouse.updateMany({ where: { id }, data: { defaultFormatVersion: version } });
+}
+
+/** Marks the catalog public (keeping the first publication's time and publisher); answers both. */
+export async function markPublic(db: Db, id: string, by: string): Promise<{ publicSince: Date; publicBy: string }> {
+  // Raw: COALESCE keeps the first publication's time and publisher in one statement.
+  const rows = await db.$queryRaw<Array<{ public_since: Date; public_by: string }>>`
+    UPDATE warehouses SET public_since = COALESCE(public_since, now()), public_by = COALESCE(public_by, ${by})
+     WHERE id = ${id} RETURNING public_since, public_by`;
+  return { publicSince: rows[0].public_since, publicBy: rows[0].public_by };
+}
+
+export async function markPrivate(db: Db, id: string): Promise<void> {
+  await db.warehouse.updateMany({ where: { id }, data: { publicSince: null, publicBy: null } });
 }
 
 export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
@@ -132,7 +175,7 @@ export interface VisibleWarehouse extends WarehouseRecord {
   access: Access;
 }
 
-export async function visibleWarehouses(db: SqlClient, ctx: AccessContext, where = '', values: unknown[] = []): Promise<VisibleWarehouse[]> {
-  const all = await candidateWarehouses(db, ctx, where, values);
+export async function visibleWarehouses(db: Db, ctx: AccessContext, filter: WarehouseFilter = {}): Promise<VisibleWarehouse[]> {
+  const all = await candidateWarehouses(db, ctx, filter);
   return all.map((w) => ({ ...w, access: accessTo(ctx, w) })).filter((w) => w.access.visible);
 }

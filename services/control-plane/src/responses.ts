@@ -1,9 +1,10 @@
 import type { FloeConfig } from '@floe/config';
+import type { AuditEvent } from '@floe/db';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
 import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
 import { probeView } from './domain/provisioning';
-import type { ProjectRow } from './resolve';
+import type { ProjectRow } from './store/projects';
 import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
 
 // The shapes the spec gives for warehouses, built from a record. One place, so
@@ -13,6 +14,26 @@ import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
 const STALE_AFTER_MS = 2 * 3600_000;
 
 export const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+/** A project as POST /v1/projects answers it. */
+export const projectView = (p: ProjectRow) => ({
+  project_id: p.id,
+  name: p.name,
+  provider: p.provider,
+  region: p.region,
+  placement_immutable: true,
+  org_id: p.orgId,
+  created_at: iso(p.createdAt),
+});
+
+/** A row of GET /v1/projects. */
+export const projectListRow = ({ id, name, provider, region, orgId, createdAt }: ProjectRow) => ({ project_id: id, name, provider, region, org_id: orgId, created_at: iso(createdAt) });
+
+/** An event of GET /v1/audit. */
+export const auditEventRow = (e: AuditEvent) => ({
+  id: String(e.id), action: e.action, actor_id: e.actorId, actor_kind: e.actorKind, org_id: e.orgId,
+  target_type: e.targetType, target_id: e.targetId, request_id: e.requestId, data: e.data, created_at: e.createdAt.toISOString(),
+});
 
 export function storedOf(w: WarehouseRecord) {
   const u = w.usage;

@@ -1,0 +1,41 @@
+import type { Request } from 'express';
+import type { FloeConfig } from '@floe/config';
+import { conflict, writeAudit } from '@floe/http';
+import type { AccessContext } from '../access/context';
+import { createPrincipal, type CreatedPrincipal } from '../identity-client';
+import { resolveWarehouse } from '../resolve';
+import { emailTaken, membershipsOf } from '../store/memberships';
+import { connectionFor, type ConnectionDeps } from './connection';
+import { onboard, type OnboardDeps, type Onboarded } from './onboard';
+import type { Engine } from './recipes';
+
+// POST /v1/signup, the one-call sign-up of a local stack: a person (made by
+// the identity service, with a first API key), then onboarding as that person.
+
+export type SignupDeps = OnboardDeps & { config: Pick<FloeConfig, 'services' | 'bootstrapSecret'> };
+
+export interface SignedUp {
+  principal: CreatedPrincipal;
+  done: Onboarded;
+}
+
+/** 409 `already_exists` for an email a live account holds; otherwise the person, their organisation, project and `lake`. */
+export async function signUpOneCall(d: SignupDeps, req: Request, email: string, workspace: string): Promise<SignedUp> {
+  if (await emailTaken(d.prisma, email)) {
+    throw conflict('already_exists', `an account for ${email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
+  }
+  const principal = await createPrincipal(d.config, email);
+  const ctx: AccessContext = { principalId: principal.principal_id, kind: 'human', email, token: false, memberships: await membershipsOf(d.prisma, principal.principal_id) };
+  // The audit of what onboarding makes names the new person as its actor.
+  req.caller = { principalId: principal.principal_id, kind: 'human', email, via: 'api_key', keyId: principal.key_id, sessionId: null };
+  const done = await onboard(d, req, ctx, { organizationName: workspace, projectName: workspace });
+  await writeAudit(d.db, req, { action: 'signup.complete', orgId: done.org.org_id, targetType: 'principal', targetId: principal.principal_id, data: { email, via: 'one_call' } });
+  return { principal, done };
+}
+
+/** The connection recipe for the onboarded `lake`, or null while it is still provisioning. */
+export async function connectionOfOnboarded(d: ConnectionDeps, done: Onboarded, engine: Engine) {
+  const w = await resolveWarehouse(d.prisma, done.ctx, done.warehouseId);
+  if (w.status !== 'ready') return null;
+  return connectionFor(d, w, engine, null);
+}

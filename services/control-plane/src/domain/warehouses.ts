@@ -1,0 +1,62 @@
+import type { PrismaClient } from '@floe/db';
+import { badRequest, type SqlClient } from '@floe/http';
+import type { AccessContext } from '../access/context';
+import { requireLevel } from '../access/require';
+import { resolveProject, resolveWarehouse } from '../resolve';
+import { placementOf, type ProjectRow } from '../store/projects';
+import { countedInProject } from '../store/warehouse-creation';
+import { setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
+import { FORMAT_VERSIONS, FREE_PLAN } from './plans';
+
+// Spec: Warehouses (catalogs) — list, get, patch. Creation is
+// domain/warehouse-create.ts; rotation, publishing and measuring have their own modules.
+
+export interface WarehouseReadDeps {
+  prisma: PrismaClient;
+  /** The pg pool, for the creation store's count (shared with the creation transaction). */
+  db: SqlClient;
+  config: { provider: string; region: string };
+}
+
+/** A format version as a caller may send it (2, 3, "2" or "3"); 400 `invalid_value` otherwise. */
+export function parseFormatVersion(v: unknown, field = 'default_format_version'): 2 | 3 {
+  if (v === 2 || v === 3) return v;
+  if (v === '2' || v === '3') return Number(v) as 2 | 3;
+  throw badRequest('invalid_value', `${field} must be 2 or 3`, { field, versions: FORMAT_VERSIONS });
+}
+
+export interface WarehouseListing {
+  project: ProjectRow | null;
+  warehouses: VisibleWarehouse[];
+  /** How many more the project may hold; null when no project was asked for. */
+  headroom: number | null;
+}
+
+/** The warehouses the caller sees, in one project (by id or name) or in all it reaches. */
+export async function listWarehouses(d: WarehouseReadDeps, ctx: AccessContext, projectIdOrName: string | null): Promise<WarehouseListing> {
+  const project = projectIdOrName ? await resolveProject(d.prisma, ctx, projectIdOrName) : null;
+  const warehouses = await visibleWarehouses(d.prisma, ctx, project ? { projectId: project.id } : {});
+  const headroom = project ? Math.max(0, FREE_PLAN.warehouses_per_project - (await countedInProject(d.db, project.id))) : null;
+  return { project, warehouses, headroom };
+}
+
+/** Where a warehouse's data lives: its project's placement (the deployment's own for a warehouse outside any project). */
+export async function placementOfWarehouse(d: WarehouseReadDeps, w: { projectId: string }): Promise<{ provider: string; region: string }> {
+  return (await placementOf(d.prisma, w.projectId)) ?? { provider: d.config.provider, region: d.config.region };
+}
+
+export interface FormatVersionChange {
+  previous: 2 | 3;
+  changed: boolean;
+  /** The warehouse as it now is. */
+  warehouse: VisibleWarehouse;
+}
+
+/** PATCH's one setting: the default format version; write level. Unchanged is not an error. */
+export async function changeDefaultFormatVersion(d: WarehouseReadDeps, ctx: AccessContext, w: VisibleWarehouse, next: 2 | 3): Promise<FormatVersionChange> {
+  await requireLevel(d.prisma, w, 'write', 'changing a catalog setting');
+  const previous = w.defaultFormatVersion;
+  const changed = next !== previous;
+  if (changed) await setDefaultFormatVersion(d.prisma, w.id, next);
+  return { previous, changed, warehouse: changed ? await resolveWarehouse(d.prisma, ctx, w.id) : w };
+}

@@ -1,0 +1,51 @@
+import type { Db } from '@floe/db';
+
+// Memberships and the people who hold them, as the access layer reads them:
+// a caller's organisations on every request, and who can grant on a warehouse.
+
+export interface MembershipRecord {
+  orgId: string;
+  name: string;
+  handle: string;
+  role: 'admin' | 'member';
+  confined: boolean;
+  joinedVia: string;
+}
+
+/** The active organisations a principal belongs to, with its role in each, oldest membership first. */
+export async function membershipsOf(db: Db, principalId: string): Promise<MembershipRecord[]> {
+  // Raw: joins organisations (the schema declares no relation), on every caller request.
+  const rows = await db.$queryRaw<Array<{ org_id: string; name: string; handle: string; role: 'admin' | 'member'; confined: boolean; joined_via: string }>>`
+    SELECT m.org_id, o.name, o.handle, m.role, m.confined, m.joined_via
+      FROM memberships m JOIN organizations o ON o.id = m.org_id
+     WHERE m.principal_id = ${principalId} AND o.status = 'active' ORDER BY m.created_at, m.org_id`;
+  return rows.map((r) => ({ orgId: r.org_id, name: r.name, handle: r.handle, role: r.role, confined: r.confined, joinedVia: r.joined_via }));
+}
+
+export interface PrincipalLabel {
+  id: string;
+  kind: string;
+  /** The email, else the display name. */
+  display: string | null;
+}
+
+/** One principal's label. */
+export async function principalLabel(db: Db, id: string): Promise<PrincipalLabel | null> {
+  const p = await db.principal.findUnique({ where: { id }, select: { id: true, kind: true, email: true, displayName: true } });
+  return p ? { id: p.id, kind: p.kind, display: p.email ?? p.displayName } : null;
+}
+
+/** The active admins of an organisation, people first, at most 20. */
+export async function adminsOf(db: Db, orgId: string): Promise<PrincipalLabel[]> {
+  // Raw: joins principals (no relation declared) and orders people first.
+  return db.$queryRaw<PrincipalLabel[]>`
+    SELECT p.id, p.kind::text AS kind, COALESCE(p.email, p.display_name) AS display
+      FROM memberships m JOIN principals p ON p.id = m.principal_id
+     WHERE m.org_id = ${orgId} AND m.role = 'admin' AND p.status = 'active'
+     ORDER BY (p.kind = 'human') DESC, m.created_at LIMIT 20`;
+}
+
+/** Whether a live principal holds this email. */
+export async function emailTaken(db: Db, email: string): Promise<boolean> {
+  return (await db.principal.count({ where: { email, status: { not: 'deleted' } } })) > 0;
+}

@@ -1,0 +1,37 @@
+import type { Db, PrismaClient } from '@floe/db';
+import type { ProjectRow } from './projects';
+
+// Organisations, and what onboarding looks up in one: its first project and
+// its live catalog of a given name.
+
+/** Inserts an active organisation with its creator as admin; false (nothing written) when the handle is taken. */
+export async function insertOrganizationWithAdmin(prisma: PrismaClient, o: { id: string; name: string; handle: string; createdBy: string }): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    // ON CONFLICT DO NOTHING: a taken handle is an answer, not an error.
+    const { count } = await tx.organization.createMany({ data: [{ ...o, status: 'active' }], skipDuplicates: true });
+    if (count === 0) return false;
+    await tx.membership.create({ data: { orgId: o.id, principalId: o.createdBy, role: 'admin', joinedVia: 'creator', createdBy: o.createdBy } });
+    return true;
+  });
+}
+
+/** Which of these handles organisations already hold. */
+export async function takenHandles(db: Db, candidates: string[]): Promise<Set<string>> {
+  const rows = await db.organization.findMany({ where: { handle: { in: candidates } }, select: { handle: true } });
+  return new Set(rows.map((r) => r.handle));
+}
+
+/** An organisation's oldest project. */
+export function firstProjectOf(db: Db, orgId: string): Promise<ProjectRow | null> {
+  return db.project.findFirst({ where: { orgId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
+/** A project by id. */
+export function projectById(db: Db, id: string): Promise<ProjectRow | null> {
+  return db.project.findUnique({ where: { id } });
+}
+
+/** An organisation's catalog of this name that is not being deleted (creating, provisioning or ready). */
+export function liveWarehouseNamed(db: Db, orgId: string, name: string): Promise<{ id: string; projectId: string | null } | null> {
+  return db.warehouse.findFirst({ where: { orgId, name, status: { in: ['creating', 'provisioning', 'ready'] } }, select: { id: true, projectId: true } });
+}
