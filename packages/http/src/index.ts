@@ -17,3 +17,4 @@ export * from './serve';
 export * from './transaction';
 export * from './body';
 export * from './pool';
+export * from './deployable';

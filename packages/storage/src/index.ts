@@ -7,3 +7,4 @@ export * from './provider';
 export * from './rgw-provider';
 export * from './bucket-names';
 export * from './object-client';
+export * from './s3-location';

@@ -1,5 +1,7 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { StoreCredentials } from './clients';
 import type { LifecycleRule, LifecycleRuleView } from './lifecycle';
+import type { ObjectClient } from './object-client';
 import type { PolicyDocument } from './policies';
 
 // Everything Floe asks of its object store. Every operation is idempotent, so
@@ -95,4 +97,22 @@ export interface StorageProvider {
 
   /** As the tenant: PUT then DELETE an empty object in each bucket. */
   probe(as: StoreCredentials, buckets: string[]): Promise<ProbeResult>;
+
+  // Acting as a tenant, session or uploader in the S3 API (the hot paths).
+
+  /** Whole-object GET, PUT and DELETE as `as`, without the SDK's per-request cost (metadata files, batches, data files). */
+  objectsAs(as: StoreCredentials): ObjectClient;
+  /** An S3 client as `as`, for what ObjectClient does not do (listing, streamed reads, batch deletes). */
+  s3As(as: StoreCredentials): S3Client;
+}
+
+/**
+ * The spec's storage probe of a warehouse, the one used at creation and by the
+ * provisioning retries: as the warehouse's read/write identity, a PUT and
+ * DELETE of an empty object in its table bucket and its blob bucket.
+ */
+export function probeWarehouse(
+  storage: Pick<StorageProvider, 'probe'>, rw: StoreCredentials, w: { tableBucket: string; blobBucket: string },
+): Promise<ProbeResult> {
+  return storage.probe(rw, [w.tableBucket, w.blobBucket]);
 }

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { ObjectClient } from '@floe/storage';
+import { parseS3Location, type ObjectClient } from '@floe/storage';
 import {
   applyUpdates, checkRequirements, InvalidUpdateError, metadataFileLocation, metadataFileName, nextMetadataVersion,
   serializeTableMetadata, withMetadataLog, type TableMetadata, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { badRequest, IcebergError } from './errors';
 import { checkedLocation, checkWritePaths, isWithin, locationTaken, overlaps, WRITE_PATH_PROPERTIES } from './locations';
-import { MetadataFiles, parseS3Location } from './metadata-files';
+import { MetadataFiles } from './metadata-files';
 import { OutcomeUnknown } from './store/outcome';
 import { movePointers, type PointerMove, type TableRow } from './store/tables';
 
@@ -131,7 +131,7 @@ export async function deleteDroppedMetadata(store: ObjectClient, c: PreparedComm
   const kept = new Set((c.next['metadata-log'] ?? []).map((e) => e['metadata-file']));
   const before = [...(c.current['metadata-log'] ?? []).map((e) => e['metadata-file']), c.currentLocation!];
   for (const file of before.filter((f) => !kept.has(f) && isWithin(f, c.location))) {
-    const { bucket, key } = parseS3Location(file);
+    const { bucket, key } = parseS3Location(file, 'delete metadata');
     await store.delete(bucket, key).catch(() => undefined);
   }
 }
@@ -139,6 +139,6 @@ export async function deleteDroppedMetadata(store: ObjectClient, c: PreparedComm
 /** Removes a file written for a commit that then lost (never referenced by any pointer). */
 export async function discardUnreferenced(store: ObjectClient, location: string | null): Promise<void> {
   if (!location) return;
-  const { bucket, key } = parseS3Location(location);
+  const { bucket, key } = parseS3Location(location, 'delete metadata');
   await store.delete(bucket, key).catch(() => undefined);
 }

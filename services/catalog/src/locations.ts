@@ -1,3 +1,4 @@
+import { s3Uri } from '@floe/storage';
 import { badRequest } from './errors';
 
 // A table's location is a credential: vended storage sessions are narrowed to
@@ -26,7 +27,7 @@ export const MAX_LOCATION_LENGTH = 512;
 
 export const WRITE_PATH_PROPERTIES = ['write.metadata.path', 'write.data.path', 'write.object-storage.path'] as const;
 
-export const tableBucketRoot = (bucket: string) => `s3://${bucket}/`;
+export const tableBucketRoot = (bucket: string) => s3Uri(bucket);
 
 /**
  * The location as the catalog keeps it (no trailing slash), or a 400

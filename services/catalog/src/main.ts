@@ -1,23 +1,9 @@
-import { loadConfig } from '@floe/config';
-import { createLogger, serve } from '@floe/http';
 import { buildCatalogApp } from './app';
-import { closeDeps, createDeps } from './deps';
+import { catalog } from './deps';
 import { startPurgeLoop } from './purge';
 
-const config = loadConfig();
-const logger = createLogger('catalog', config.logLevel);
-const deps = createDeps(config, logger);
+const { config, logger, deps } = catalog.start();
 await deps.auth.keys.reload();
 const stopPurging = startPurgeLoop({ db: deps.db, storage: deps.storage, keyring: deps.keyring, logger });
 
-serve(buildCatalogApp(deps), {
-  name: 'catalog',
-  port: config.ports.catalog,
-  host: config.listenHost,
-  logger,
-  details: { catalog_url: config.catalogUrl },
-  onClose: async () => {
-    stopPurging();
-    await closeDeps(deps);
-  },
-});
+catalog.serve(deps, buildCatalogApp(deps), { port: config.ports.catalog, details: { catalog_url: config.catalogUrl }, stop: stopPurging });

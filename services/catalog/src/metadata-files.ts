@@ -1,17 +1,11 @@
 import { parseTableMetadata, type TableMetadata } from '@floe/iceberg';
-import { StorageError, toStorageError, type ObjectClient } from '@floe/storage';
+import { parseS3Location, toStorageError, type ObjectClient } from '@floe/storage';
 
 // Metadata JSON files live in the table bucket and never change once written,
 // so parsed reads are cached by location: loading a table is one database
 // query plus, usually, no store round trip at all.
 
 const CACHE_MAX = 2_000;
-
-export function parseS3Location(location: string): { bucket: string; key: string } {
-  const m = /^s3a?:\/\/([^/]+)\/(.+)$/.exec(location);
-  if (!m) throw new StorageError('invalid', 'read metadata', `not an s3 location: ${location}`);
-  return { bucket: m[1], key: m[2] };
-}
 
 export class MetadataFiles {
   private readonly cache = new Map<string, string>();
@@ -31,7 +25,7 @@ export class MetadataFiles {
   async read(store: ObjectClient, location: string): Promise<string> {
     const hit = this.cache.get(location);
     if (hit !== undefined) return hit;
-    const { bucket, key } = parseS3Location(location);
+    const { bucket, key } = parseS3Location(location, 'read metadata');
     try {
       const text = await store.getText(bucket, key);
       this.remember(location, text);
@@ -43,7 +37,7 @@ export class MetadataFiles {
 
   /** Writes a new metadata file; refuses to overwrite one (a lost race must never clobber a winner's file). */
   async write(store: ObjectClient, location: string, text: string): Promise<void> {
-    const { bucket, key } = parseS3Location(location);
+    const { bucket, key } = parseS3Location(location, 'write metadata');
     try {
       await store.put(bucket, key, text, { contentType: 'application/json', ifNoneMatch: '*' });
     } catch (err) {

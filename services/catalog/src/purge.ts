@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Keyring } from '@floe/db/sealed';
 import { writeAudit, type Logger } from '@floe/http';
-import type { RgwStorage } from '@floe/storage';
+import type { StorageProvider } from '@floe/storage';
 import { checkedLocation, keyPrefixOf } from './locations';
 import { overlappingHolder } from './store/locations';
 import { claimPurge, finishPurge, type PurgeJob } from './store/purges';
@@ -20,7 +20,7 @@ const EVERY_MS = 2_000;
 
 export interface PurgeDeps {
   db: Pool;
-  storage: RgwStorage;
+  storage: StorageProvider;
   keyring: Keyring;
   logger: Logger;
 }

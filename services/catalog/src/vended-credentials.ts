@@ -1,4 +1,4 @@
-import type { RgwStorage } from '@floe/storage';
+import type { StorageProvider } from '@floe/storage';
 import { forbidden, IcebergError } from './errors';
 import { checkedLocation, keyPrefixOf } from './locations';
 import type { WarehouseRow } from './store/warehouses';
@@ -16,7 +16,7 @@ export interface StorageCredential {
 }
 
 export async function vendTableCredentials(
-  storage: RgwStorage, wh: WarehouseRow, tableLocation: string, access: 'read' | 'write', s3: { endpoint: string; region: string },
+  storage: StorageProvider, wh: WarehouseRow, tableLocation: string, access: 'read' | 'write', s3: { endpoint: string; region: string },
 ): Promise<StorageCredential> {
   if (!wh.roleArn) throw new Error(`warehouse ${wh.id} has no role to vend sessions from`);
   let location: string;

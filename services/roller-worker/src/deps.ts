@@ -1,35 +1,37 @@
-import pg from 'pg';
 import type { ConnectionOptions } from 'bullmq';
 import { CatalogClient } from '@floe/catalog-client';
-import type { FloeConfig } from '@floe/config';
 import { Keyring } from '@floe/db/sealed';
-import type { Logger } from '@floe/http';
-import { createPool } from '@floe/http';
+import { deployable, type ProcessDeps } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
-import { RgwStorage, deploymentStorage } from '@floe/storage';
+import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { ShareThread } from './share-thread';
 
-export interface RollerDeps {
-  config: FloeConfig;
-  logger: Logger;
-  db: pg.Pool;
-  storage: RgwStorage;
+/** Everything a roll touches outside the process: config, logger and pool (packages/http's deployable; no Redis client of its own), and these. */
+export interface RollerDeps extends ProcessDeps {
+  storage: StorageProvider;
   /** Opens the warehouses' sealed storage secret keys: a roll reads and writes the blob bucket as the warehouse. */
   keyring: Keyring;
   catalog: CatalogClient;
+  /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
   /** The second thread large rolls split their work with. */
   shares: ShareThread;
 }
 
-export function createDeps(config: FloeConfig, logger: Logger): RollerDeps {
-  const db = createPool({ connectionString: config.databaseUrl, max: 6, name: 'roller-worker', logger });
-  const storage = deploymentStorage(config.s3);
-  return { config, logger, db, storage, keyring: new Keyring(config.dataKeys), catalog: new CatalogClient(config), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix), shares: new ShareThread() };
-}
+export const rollerWorker = deployable<RollerDeps>({
+  name: 'roller-worker',
+  poolMax: 6,
+  particular: ({ config }) => ({
+    storage: deploymentStorage(config.s3),
+    keyring: new Keyring(config.dataKeys),
+    catalog: new CatalogClient(config),
+    connection: queueConnection(config.redisUrl),
+    prefix: queuePrefix(config.redisPrefix),
+    shares: new ShareThread(),
+  }),
+  close: (d) => [d.shares.close()],
+});
 
-export async function closeDeps(d: RollerDeps): Promise<void> {
-  await d.shares.close().catch(() => undefined);
-  await d.db.end().catch(() => undefined);
-}
+/** A roller's deps outside its main (bench/ingest runs rolls in its own process). */
+export const { createDeps, closeDeps } = rollerWorker;

@@ -1,9 +1,8 @@
 import { Queue, Worker } from 'bullmq';
-import { loadConfig } from '@floe/config';
-import { createApp, createLogger, serve } from '@floe/http';
+import { createApp, serve } from '@floe/http';
 import { QUEUES } from '@floe/queues';
 import { worklist, type WorkItem } from './control-plane';
-import { closeDeps, createDeps } from './deps';
+import { closeDeps, rollerWorker } from './deps';
 import { rollSink } from './roll';
 
 // The roller: every tick it asks the control plane which sinks are due and
@@ -11,9 +10,7 @@ import { rollSink } from './roll';
 // never queued twice); any number of rollers consume the queue, and an
 // advisory lock keeps one roll per sink at a time.
 
-const config = loadConfig();
-const logger = createLogger('roller-worker', config.logLevel);
-const deps = createDeps(config, logger);
+const { config, logger, deps } = rollerWorker.start();
 const TICK_MS = config.roller.tickMs;
 
 const queue = new Queue(QUEUES.sinkRoll, { connection: deps.connection, prefix: deps.prefix });

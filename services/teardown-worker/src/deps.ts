@@ -1,33 +1,27 @@
-import pg from 'pg';
-import { Redis } from 'ioredis';
-import type { FloeConfig } from '@floe/config';
-import { Keyring } from '@floe/db/sealed';
-import type { Logger } from '@floe/http';
-import { createPool } from '@floe/http';
-import { queueConnection, queuePrefix } from '@floe/queues';
-import { RgwStorage, deploymentStorage } from '@floe/storage';
 import type { ConnectionOptions } from 'bullmq';
+import { Keyring } from '@floe/db/sealed';
+import { deployable, type RedisDeps } from '@floe/http';
+import { queueConnection, queuePrefix } from '@floe/queues';
+import { deploymentStorage, type StorageProvider } from '@floe/storage';
 
-export interface WorkerDeps {
-  config: FloeConfig;
-  logger: Logger;
-  db: pg.Pool;
-  redis: Redis;
-  storage: RgwStorage;
+/** Everything the teardown worker's jobs touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
+export interface WorkerDeps extends RedisDeps {
+  storage: StorageProvider;
   /** Opens the warehouses' sealed storage secret keys (the provisioning probe acts as the warehouse). */
   keyring: Keyring;
+  /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
 }
 
-export function createDeps(config: FloeConfig, logger: Logger): WorkerDeps {
-  const db = createPool({ connectionString: config.databaseUrl, max: 4, name: 'teardown-worker', logger });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
-  redis.on('error', (err) => logger.error('redis error', { err: err.message }));
-  const storage = deploymentStorage(config.s3);
-  return { config, logger, db, redis, storage, keyring: new Keyring(config.dataKeys), connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) };
-}
-
-export async function closeDeps(d: WorkerDeps): Promise<void> {
-  await Promise.allSettled([d.db.end(), d.redis.quit()]);
-}
+export const teardownWorker = deployable<WorkerDeps>({
+  name: 'teardown-worker',
+  poolMax: 4,
+  redis: { autoPipelining: false },
+  particular: ({ config }) => ({
+    storage: deploymentStorage(config.s3),
+    keyring: new Keyring(config.dataKeys),
+    connection: queueConnection(config.redisUrl),
+    prefix: queuePrefix(config.redisPrefix),
+  }),
+});

@@ -1,14 +1,11 @@
-import { loadConfig } from '@floe/config';
-import { createApp, createLogger, serve } from '@floe/http';
-import { closeDeps, createDeps } from './deps';
+import { createApp } from '@floe/http';
+import { teardownWorker } from './deps';
 import { startWorkers } from './workers';
 
 // The teardown worker: provisioning retries, credential retirement after a
 // rotate, and (later) warehouse teardown. BullMQ consumers plus a tiny health
 // server; any number may run, jobs are idempotent and keyed by their subject.
-const config = loadConfig();
-const logger = createLogger('teardown-worker', config.logLevel);
-const deps = createDeps(config, logger);
+const { config, logger, deps } = teardownWorker.start();
 const { workers, producers } = startWorkers(deps);
 
 const app = createApp({
@@ -24,14 +21,10 @@ const app = createApp({
   },
 });
 
-serve(app, {
-  name: 'teardown-worker',
+teardownWorker.serve(deps, app, {
   port: config.ports.teardownHealth,
-  host: config.listenHost,
-  logger,
-  onClose: async () => {
+  stop: async () => {
     await Promise.allSettled(workers.map((w) => w.close()));
     await producers.close();
-    await closeDeps(deps);
   },
 });

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { PROVISIONING_RETRY_SECONDS, ProvisioningJob, QUEUES, type Producers } from '@floe/queues';
+import { probeWarehouse } from '@floe/storage';
 import type { WorkerDeps } from './deps';
 
 // A warehouse whose storage probe was refused at creation stays
@@ -12,7 +13,8 @@ export async function retryProvisioning(d: WorkerDeps, producers: Producers, job
     `SELECT status, table_bucket, blob_bucket, storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [data.warehouse_id]);
   const w = rows[0];
   if (!w || w.status !== 'provisioning') return 'nothing to do';
-  const probe = await d.storage.probe({ accessKeyId: w.storage_access_key, secretAccessKey: d.keyring.open(w.storage_secret_key) }, [w.table_bucket, w.blob_bucket]);
+  const rw = { accessKeyId: w.storage_access_key, secretAccessKey: d.keyring.open(w.storage_secret_key) };
+  const probe = await probeWarehouse(d.storage, rw, { tableBucket: w.table_bucket, blobBucket: w.blob_bucket });
   if (probe.ok) {
     await d.db.query(`UPDATE warehouses SET status = 'ready', provision_until = NULL WHERE id = $1 AND status = 'provisioning'`, [data.warehouse_id]);
     d.logger.info('warehouse ready after provisioning retry', { warehouse_id: data.warehouse_id });

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { IcebergError } from '../errors';
+import { tableBucketRoot } from '../locations';
 
 /** What this catalog implements, as the `endpoints` list of GET /v1/config. */
 export const IMPLEMENTED_ENDPOINTS = [
@@ -51,7 +52,7 @@ export function mountConfig(app: Express, d: CatalogDeps): void {
           's3.region': d.config.s3.region,
           'client.region': d.config.s3.region,
         },
-        overrides: { prefix: wh.id, warehouse: `s3://${wh.tableBucket}/` },
+        overrides: { prefix: wh.id, warehouse: tableBucketRoot(wh.tableBucket) },
         endpoints: IMPLEMENTED_ENDPOINTS,
       });
     }],

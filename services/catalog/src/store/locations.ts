@@ -1,4 +1,5 @@
 import type { SqlClient } from '@floe/http';
+import { parseS3Location, s3Uri } from '@floe/storage';
 import { splitNamespace } from './namespaces';
 
 // Who holds a location: a live table or view, or a dropped table whose purge
@@ -14,9 +15,9 @@ export interface LocationHolder {
 
 /** Every proper ancestor of a location at `/` boundaries below the bucket: the locations that would enclose it. */
 export function ancestors(location: string): string[] {
-  const root = location.indexOf('/', 's3://'.length);
+  const { bucket, key } = parseS3Location(location);
   const out: string[] = [];
-  for (let i = location.indexOf('/', root + 1); i > 0; i = location.indexOf('/', i + 1)) out.push(location.slice(0, i));
+  for (let i = key.indexOf('/'); i > 0; i = key.indexOf('/', i + 1)) out.push(s3Uri(bucket, key.slice(0, i)));
   return out;
 }
 

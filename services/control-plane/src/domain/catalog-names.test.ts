@@ -1,4 +1,4 @@
-import { bucketsFor, isValidCatalogName, suggestCatalogName } from './catalog-names';
+import { isValidCatalogName, suggestCatalogName } from './catalog-names';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 test.each(['lake', 'sales_2024', 'a', 'a_b_c'])('%s is a valid catalog name', (n) => expect(isValidCatalogName(n)).toBe(true));
@@ -7,13 +7,6 @@ test.each(['Lake', 'lake_', '_lake', '2lake', 'a__b', 'sales-data', 'sales data'
 test.each([['Sales-Data_', 'sales_data'], ['2024 numbers', 'c_2024_numbers'], ['__', 'lake'], ['a__b', 'a_b']])('%s suggests %s', (n, s) => {
   expect(suggestCatalogName(n)).toBe(s);
   expect(isValidCatalogName(suggestCatalogName(n))).toBe(true);
-});
-
-test('buckets map _ to - and stay within 63 characters', () => {
-  expect(bucketsFor('acme', 'sales_eu')).toEqual({ ok: true, table: 'acme--sales-eu', blob: 'acme--sales-eu--blobs' });
-  const max = 63 - 'acme'.length - 2 - '--blobs'.length;
-  expect(bucketsFor('acme', 'a'.repeat(max)).ok).toBe(true);
-  expect(bucketsFor('acme', 'a'.repeat(max + 1))).toEqual({ ok: false, maxNameLength: max, bucketWouldBe: `acme--${'a'.repeat(max + 1)}--blobs` });
 });
 
 test('handles: grammar, reserved words, derivation and unique candidates', () => {

@@ -1,6 +1,6 @@
 import type { Keyring } from '@floe/db/sealed';
 import type { Db } from '@floe/db';
-import type { ProbeResult, StorageProvider } from '@floe/storage';
+import { probeWarehouse, type ProbeResult, type StorageProvider } from '@floe/storage';
 import { readWriteKeys, saveStorageKeys } from '../store/storage-keys';
 
 // A warehouse's storage: both buckets, the read/write and read-only
@@ -32,7 +32,7 @@ export async function provisionStorage(storage: StorageProvider, db: Db, keyring
 
 /** The spec's storage probe: a tenant-signed PUT and DELETE of an empty object in each bucket. */
 export async function probeStorage(storage: StorageProvider, db: Db, keyring: Keyring, w: Omit<WarehouseStorageSpec, 'name'>): Promise<ProbeResult> {
-  return storage.probe(await readWriteKeys(db, keyring, w.id), [w.tableBucket, w.blobBucket]);
+  return probeWarehouse(storage, await readWriteKeys(db, keyring, w.id), w);
 }
 
 export function probeView(p: ProbeResult, tableBucket: string, blobBucket: string) {

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, withTransaction, writeAudit } from '@floe/http';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type Producers } from '@floe/queues';
-import { bucketOwnerPart, StorageError, type ProbeResult, type StorageProvider } from '@floe/storage';
+import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
 import type { ProjectRow } from '../store/projects';
 import { scopeStoredBytes } from '../store/usage';
@@ -12,7 +12,7 @@ import {
   countedInProject, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
 } from '../store/warehouse-creation';
 import { warehouseById, type WarehouseRecord } from '../store/warehouses';
-import { bucketsFor, isValidCatalogName, suggestCatalogName } from './catalog-names';
+import { isValidCatalogName, suggestCatalogName } from './catalog-names';
 import type { CatalogSecrets } from './catalog-credentials';
 import { FREE_PLAN } from './plans';
 import { probeStorage, provisionStorage, roleNameOf, storageUidOf } from './provisioning';
@@ -67,10 +67,10 @@ export async function createWarehouse(
       field: 'name', suggestion: suggestCatalogName(name),
     });
   }
-  const ownerPart = project.orgId ? await orgHandle(d.db, project.orgId) : bucketOwnerPart({ principalId: project.ownerId });
-  const buckets = bucketsFor(ownerPart, name);
+  const owner = project.orgId ? { handle: await orgHandle(d.db, project.orgId) } : { principalId: project.ownerId };
+  const buckets = warehouseBuckets(owner, name);
   if (!buckets.ok) {
-    throw badRequest('name_too_long_for_bucket', `bucket names are at most 63 characters; with ${ownerPart} a catalog name may have ${buckets.maxNameLength}`, {
+    throw badRequest('name_too_long_for_bucket', `bucket names are at most 63 characters; with ${buckets.ownerPart} a catalog name may have ${buckets.maxNameLength}`, {
       field: 'name', max_name_length: buckets.maxNameLength, bucket_would_be: buckets.bucketWouldBe,
     });
   }
