@@ -2,22 +2,21 @@
 // storage limit (control plane, ingest gateway). A subpath export: importing
 // it does not load the Prisma client.
 
-interface Queryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, any>> }>;
-}
+/** A pg pool or client, or a Prisma client or transaction (its raw query). */
+type Queryable =
+  | { query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, any>> }> }
+  | { $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T> };
 
 /**
  * Stored bytes of a quota scope — an organisation, or an owner's projects
  * outside any — by the latest sample of each live warehouse.
  */
 export async function scopeStoredBytes(db: Queryable, orgId: string | null, ownerId: string): Promise<number> {
-  const { rows } = await db.query(
-    `SELECT sum(s.table_bytes + s.blob_bytes) AS bytes
+  const text = `SELECT sum(s.table_bytes + s.blob_bytes) AS bytes
        FROM warehouses w JOIN projects p ON p.id = w.project_id
        JOIN LATERAL (SELECT table_bytes, blob_bytes FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY measured_at DESC LIMIT 1) s ON true
-      WHERE w.status IN ('provisioning', 'ready') AND ${orgId ? 'w.org_id = $1' : 'w.org_id IS NULL AND p.owner_id = $1'}`,
-    [orgId ?? ownerId],
-  );
+      WHERE w.status IN ('provisioning', 'ready') AND ${orgId ? 'w.org_id = $1' : 'w.org_id IS NULL AND p.owner_id = $1'}`;
+  const rows = 'query' in db ? (await db.query(text, [orgId ?? ownerId])).rows : await db.$queryRawUnsafe<Array<{ bytes: unknown }>>(text, orgId ?? ownerId);
   return Number(rows[0]?.bytes ?? 0);
 }
 

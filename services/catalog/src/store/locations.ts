@@ -5,6 +5,12 @@ import { splitNamespace } from './namespaces';
 // Who holds a location: a live table or view, or a dropped table whose purge
 // has not finished (its files are still there, and the purge will delete
 // under that location). No two holders' locations may be equal or nest.
+//
+// Data access here is raw SQL over pg, not the Prisma client: the catalog's
+// load and commit paths run named prepared statements (bench/catalog holds
+// loads under a millisecond and commits near the storage floor), and a
+// commit's transaction must tell a refused statement from one whose outcome
+// is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
 
 export interface LocationHolder {
   kind: 'table' | 'view' | 'purge';

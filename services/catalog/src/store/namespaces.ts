@@ -2,6 +2,12 @@ import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
 import { withTransaction } from '@floe/http';
 
+// Data access here is raw SQL over pg, not the Prisma client: the catalog's
+// load and commit paths run named prepared statements (bench/catalog holds
+// loads under a millisecond and commits near the storage floor), and a
+// commit's transaction must tell a refused statement from one whose outcome
+// is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
+
 // Namespaces are stored by their levels joined with U+001F, the separator the
 // REST spec uses in paths, so a parent's children are a prefix match.
 export const SEP = '\u001f';

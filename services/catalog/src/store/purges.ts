@@ -7,6 +7,12 @@ import { withTransaction } from '@floe/http';
 // record (SKIP LOCKED, so replicas share the work; a claim older than five
 // minutes — a crashed or failing replica — is taken over) and finishes it
 // with its outcome. An unfinished record still holds its location.
+//
+// Data access here is raw SQL over pg, not the Prisma client: the catalog's
+// load and commit paths run named prepared statements (bench/catalog holds
+// loads under a millisecond and commits near the storage floor), and a
+// commit's transaction must tell a refused statement from one whose outcome
+// is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
 
 export interface PurgeJob {
   id: string;

@@ -8,6 +8,12 @@ import { confirmed, transactionWithKnownOutcome } from './outcome';
 // compare-and-set on `version`: a commit that lost a race changes nothing.
 // The table's own location moves with it, and a new or moved location is
 // checked against every other holder under the warehouse's location lock.
+//
+// Data access here is raw SQL over pg, not the Prisma client: the catalog's
+// load and commit paths run named prepared statements (bench/catalog holds
+// loads under a millisecond and commits near the storage floor), and a
+// commit's transaction must tell a refused statement from one whose outcome
+// is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
 
 export interface TableRow {
   id: string;

@@ -2,6 +2,14 @@ import type { Keyring } from '@floe/db/sealed';
 import type { SqlClient } from '@floe/http';
 import type { StoreCredentials } from '@floe/storage';
 
+// The warehouse rows the catalog reads (the control plane writes them), their storage secret keys opened.
+//
+// Data access here is raw SQL over pg, not the Prisma client: the catalog's
+// load and commit paths run named prepared statements (bench/catalog holds
+// loads under a millisecond and commits near the storage floor), and a
+// commit's transaction must tell a refused statement from one whose outcome
+// is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
+
 export interface WarehouseRow {
   id: string;
   name: string;

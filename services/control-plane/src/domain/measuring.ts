@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Db } from '@floe/db';
-import { rateLimited, type SqlClient } from '@floe/http';
+import { rateLimited } from '@floe/http';
 import { StorageError, type BucketMeasure, type StorageProvider } from '@floe/storage';
 import { insertOnDemandSample, scopeStoredBytes } from '../store/usage';
 import { storageStep } from './storage-step';
@@ -60,8 +60,6 @@ export async function measureBuckets(storage: StorageProvider, tableBucket: stri
 
 export interface MeasureDeps {
   prisma: Db;
-  /** The pg pool, for the scope's stored bytes (shared with the ingest gateway, over pg). */
-  db: SqlClient;
   redis: Redis;
   redisPrefix: string;
   storage: StorageProvider;
@@ -86,5 +84,5 @@ export async function measureNow(d: MeasureDeps, w: { id: string; tableBucket: s
     throw err;
   }
   const measuredAt = await insertOnDemandSample(d.prisma, w.id, m);
-  return { m, measuredAt, scopeBytes: await scopeStoredBytes(d.db, w.orgId, w.projectOwner) };
+  return { m, measuredAt, scopeBytes: await scopeStoredBytes(d.prisma, w.orgId, w.projectOwner) };
 }

@@ -22,7 +22,7 @@ type Json = Record<string, any>;
 export interface TableDeps {
   catalog: CatalogClient;
   prisma: Db;
-  /** The pg pool: the quota check and its audit. */
+  /** The pg pool: the audit of a quota refusal. */
   db: SqlClient;
   keyring: Keyring;
   /** The object store as the warehouse's read/write identity: reading a table's metadata and manifests. */
@@ -69,7 +69,7 @@ export function requestedFormatVersion(v: unknown): 2 | 3 | null {
  * (its namespace too, when missing), in the version asked or the catalog's
  * default; refused over the storage limit (audited against `req`).
  */
-export async function createTable(d: Pick<TableDeps, 'catalog' | 'db'>, req: Request, w: VisibleWarehouse, t: { namespace: string; name: string; schema: Json; requested: 2 | 3 | null }) {
+export async function createTable(d: Pick<TableDeps, 'catalog' | 'prisma' | 'db'>, req: Request, w: VisibleWarehouse, t: { namespace: string; name: string; schema: Json; requested: 2 | 3 | null }) {
   const version = t.requested ?? w.defaultFormatVersion;
   if (version === 2 && hasGeoColumn(t.schema)) {
     throw badRequest('invalid_value', 'geometry and geography columns need format version 3', {

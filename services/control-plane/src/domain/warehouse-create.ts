@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
-import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, withTransaction, writeAudit } from '@floe/http';
+import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type Producers } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
@@ -67,7 +67,7 @@ export async function createWarehouse(
       field: 'name', suggestion: suggestCatalogName(name),
     });
   }
-  const owner = project.orgId ? { handle: await orgHandle(d.db, project.orgId) } : { principalId: project.ownerId };
+  const owner = project.orgId ? { handle: await orgHandle(d.prisma, project.orgId) } : { principalId: project.ownerId };
   const buckets = warehouseBuckets(owner, name);
   if (!buckets.ok) {
     throw badRequest('name_too_long_for_bucket', `bucket names are at most 63 characters; with ${buckets.ownerPart} a catalog name may have ${buckets.maxNameLength}`, {
@@ -82,10 +82,10 @@ export async function createWarehouse(
   // make the storage, as the claimant only
   try {
     await provisionStorage(d.storage, d.prisma, d.keyring, { id, name, tableBucket, blobBucket });
-    if (!(await renewClaim(d.db, id, claim, CREATION_LEASE_SECONDS))) throw creationInProgress(name);
+    if (!(await renewClaim(d.prisma, id, claim, CREATION_LEASE_SECONDS))) throw creationInProgress(name);
     await d.secrets.issuePair(d.prisma, id, id);
   } catch (err) {
-    await releaseClaim(d.db, id, claim).catch(() => undefined);
+    await releaseClaim(d.prisma, id, claim).catch(() => undefined);
     if (err instanceof StorageError) {
       d.logger.warn('warehouse storage could not be made', { request_id: input.requestId, warehouse_id: id, err: err.message });
       throw new HttpError(502, 'storage_error', 'the object store did not complete the catalog\'s storage; retry with the same Idempotency-Key (it is safe)', {
@@ -98,7 +98,7 @@ export async function createWarehouse(
   // probe, then end `creating` while the claim is still ours
   const probe = await probeStorage(d.storage, d.prisma, d.keyring, { id, tableBucket, blobBucket });
   const status = probe.ok ? 'ready' : 'provisioning';
-  if (!(await finishCreation(d.db, id, claim, status, PROVISIONING_WINDOW_SECONDS))) throw creationInProgress(name);
+  if (!(await finishCreation(d.prisma, id, claim, status, PROVISIONING_WINDOW_SECONDS))) throw creationInProgress(name);
   if (!probe.ok) {
     const until = new Date(Date.now() + PROVISIONING_WINDOW_SECONDS * 1000).toISOString();
     await d.queues.add(QUEUES.provisioning, 'probe', { warehouse_id: id, until }, { jobId: `provision-${id}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
@@ -116,7 +116,7 @@ async function claimCreation(
   w: { name: string; table: string; blob: string; formatVersion: 2 | 3 }, claim: string,
 ): Promise<{ id: string; tableBucket: string; blobBucket: string }> {
   try {
-    return await withTransaction(d.db, async (tx) => {
+    return await d.prisma.$transaction(async (tx) => {
       await lockCreationScope(tx, project.orgId ?? project.ownerId);
       const holder = await nameHolder(tx, { name: w.name, orgId: project.orgId, ownerId: project.ownerId, tableBucket: w.table });
       let takeOver: NameHolder | null = null;
@@ -166,7 +166,7 @@ async function claimCreation(
         storageUid: uid, storageRoUid: `${uid}-ro`, roleName: roleNameOf(id), createdBy: ctx.principalId,
       }, claim, CREATION_LEASE_SECONDS);
       return { id, tableBucket: w.table, blobBucket: w.blob };
-    });
+    }, { maxWait: 10_000, timeout: 15_000 });
   } catch (err) {
     // The refusal is audited outside the rolled-back transaction.
     if (err instanceof HttpError && err.code === 'quota_exceeded') {

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@floe/db';
-import { badRequest, type SqlClient } from '@floe/http';
+import { badRequest } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { requireLevel } from '../access/require';
 import { resolveProject, resolveWarehouse } from '../resolve';
@@ -13,8 +13,6 @@ import { FORMAT_VERSIONS, FREE_PLAN } from './plans';
 
 export interface WarehouseReadDeps {
   prisma: PrismaClient;
-  /** The pg pool, for the creation store's count (shared with the creation transaction). */
-  db: SqlClient;
   config: { provider: string; region: string };
 }
 
@@ -36,7 +34,7 @@ export interface WarehouseListing {
 export async function listWarehouses(d: WarehouseReadDeps, ctx: AccessContext, projectIdOrName: string | null): Promise<WarehouseListing> {
   const project = projectIdOrName ? await resolveProject(d.prisma, ctx, projectIdOrName) : null;
   const warehouses = await visibleWarehouses(d.prisma, ctx, project ? { projectId: project.id } : {});
-  const headroom = project ? Math.max(0, FREE_PLAN.warehouses_per_project - (await countedInProject(d.db, project.id))) : null;
+  const headroom = project ? Math.max(0, FREE_PLAN.warehouses_per_project - (await countedInProject(d.prisma, project.id))) : null;
   return { project, warehouses, headroom };
 }
 

@@ -4,7 +4,7 @@ import type { BucketMeasure } from '@floe/storage';
 // Usage samples: the latest per warehouse answers "how much is stored" for
 // quotas and the public tier.
 
-// Over pg, not Prisma: the ingest gateway's hot path shares it and has no Prisma client.
+// One query for both clients: the ingest gateway's hot path runs it over pg, this service over Prisma.
 export { scopeStoredBytes } from '@floe/db/usage';
 
 /**

@@ -1,11 +1,15 @@
-import type { SqlClient } from '@floe/http';
+import { Prisma, type Db } from '@floe/db';
 import type { WarehouseStatus } from './warehouses';
 
 // The `creating` phase of a warehouse row. A create first claims the row in a
 // short transaction (inserting it, or taking over a claim that was released
 // or whose lease ran out); only the claimant makes the storage, renewing the
 // lease as it goes, and its last step clears the claim while it still holds
-// it. Lease times are the database's clock, so replicas agree on them.
+// it. Lease times are the database's clock, so replicas agree on them: the
+// statements that set or test a lease are raw for that reason (Prisma's
+// values would be this process's clock).
+
+type Tx = Prisma.TransactionClient;
 
 /** The row that holds a name (or its bucket) in the caller's scope, live rows before deleted ones. */
 export interface NameHolder {
@@ -18,35 +22,34 @@ export interface NameHolder {
 }
 
 /** Serializes the creates of one scope (an organisation, or an owner's projects outside any): names, limits and quota are checked under it. */
-export async function lockCreationScope(tx: SqlClient, scopeKey: string): Promise<void> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`warehouses:${scopeKey}`]);
+export async function lockCreationScope(tx: Tx, scopeKey: string): Promise<void> {
+  // Raw: Prisma has no advisory locks.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`warehouses:${scopeKey}`}))`;
 }
 
 export async function nameHolder(
-  tx: SqlClient,
+  tx: Tx,
   w: { name: string; orgId: string | null; ownerId: string; tableBucket: string },
 ): Promise<NameHolder | null> {
-  const scope = w.orgId ? 'w.org_id = $2' : 'w.org_id IS NULL AND p.owner_id = $2';
-  const { rows } = await tx.query<{ id: string; status: WarehouseStatus; table_bucket: string; blob_bucket: string; claim_held: boolean }>(
-    `SELECT w.id, w.status, w.table_bucket, w.blob_bucket,
-            (w.creation_claim IS NOT NULL AND w.creation_lease_until > now()) AS claim_held
-       FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
-      WHERE (w.name = $1 AND ${scope} AND w.status IN ('creating', 'provisioning', 'ready', 'deleting'))
-         OR w.table_bucket = $3
-      ORDER BY (w.status = 'deleted'), w.created_at DESC
-      LIMIT 1`,
-    [w.name, w.orgId ?? w.ownerId, w.tableBucket]);
+  // Raw: the scope reaches through the project (no relation declared) and the lease is tested on the database's clock.
+  const rows = await tx.$queryRaw<Array<{ id: string; status: WarehouseStatus; table_bucket: string; blob_bucket: string; claim_held: boolean }>>`
+    SELECT w.id, w.status, w.table_bucket, w.blob_bucket,
+           (w.creation_claim IS NOT NULL AND w.creation_lease_until > now()) AS claim_held
+      FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
+     WHERE (w.name = ${w.name} AND ${w.orgId ? Prisma.sql`w.org_id = ${w.orgId}` : Prisma.sql`w.org_id IS NULL AND p.owner_id = ${w.ownerId}`}
+            AND w.status IN ('creating', 'provisioning', 'ready', 'deleting'))
+        OR w.table_bucket = ${w.tableBucket}
+     ORDER BY (w.status = 'deleted'), w.created_at DESC
+     LIMIT 1`;
   const r = rows[0];
   return r ? { id: r.id, status: r.status, tableBucket: r.table_bucket, blobBucket: r.blob_bucket, claimHeld: r.claim_held } : null;
 }
 
 /** Warehouses that count against a project's limit, leaving out one row (the creating row being taken over). */
-export async function countedInProject(tx: SqlClient, projectId: string, except: string | null = null): Promise<number> {
-  const { rows } = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM warehouses
-      WHERE project_id = $1 AND status IN ('creating', 'provisioning', 'ready') AND id IS DISTINCT FROM $2`,
-    [projectId, except]);
-  return rows[0].n;
+export function countedInProject(db: Db, projectId: string, except: string | null = null): Promise<number> {
+  return db.warehouse.count({
+    where: { projectId, status: { in: ['creating', 'provisioning', 'ready'] }, ...(except ? { id: { not: except } } : {}) },
+  });
 }
 
 export interface ClaimedRow {
@@ -64,14 +67,14 @@ export interface ClaimedRow {
 }
 
 /** Inserts a `creating` row claimed by `claim` for `leaseSeconds`. */
-export async function insertClaimed(tx: SqlClient, w: ClaimedRow, claim: string, leaseSeconds: number): Promise<void> {
-  await tx.query(
-    `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, default_format_version, status,
-       storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by,
-       creation_claim, creation_lease_until)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'creating', $8, '', '', $9, '', '', $10, $11, $12, now() + make_interval(secs => $13))`,
-    [w.id, w.name, w.projectId, w.orgId, w.tableBucket, w.blobBucket, w.formatVersion, w.storageUid, w.storageRoUid, w.roleName, w.createdBy,
-      claim, leaseSeconds]);
+export async function insertClaimed(tx: Tx, w: ClaimedRow, claim: string, leaseSeconds: number): Promise<void> {
+  // Raw: the lease is the database's clock.
+  await tx.$executeRaw`
+    INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, default_format_version, status,
+      storage_uid, storage_access_key, storage_secret_key, storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name, created_by,
+      creation_claim, creation_lease_until)
+    VALUES (${w.id}, ${w.name}, ${w.projectId}, ${w.orgId}, ${w.tableBucket}, ${w.blobBucket}, ${w.formatVersion}, 'creating',
+      ${w.storageUid}, '', '', ${w.storageRoUid}, '', '', ${w.roleName}, ${w.createdBy}, ${claim}, now() + make_interval(secs => ${leaseSeconds}))`;
 }
 
 /**
@@ -80,31 +83,29 @@ export async function insertClaimed(tx: SqlClient, w: ClaimedRow, claim: string,
  * False when the row is no longer a free `creating` one.
  */
 export async function takeOverClaim(
-  tx: SqlClient, id: string,
+  tx: Tx, id: string,
   w: { projectId: string; createdBy: string; formatVersion: 2 | 3 }, claim: string, leaseSeconds: number,
 ): Promise<boolean> {
-  const { rowCount } = await tx.query(
-    `UPDATE warehouses SET creation_claim = $2, creation_lease_until = now() + make_interval(secs => $3),
-            project_id = $4, created_by = $5, default_format_version = $6
-      WHERE id = $1 AND status = 'creating' AND (creation_claim IS NULL OR creation_lease_until <= now())`,
-    [id, claim, leaseSeconds, w.projectId, w.createdBy, w.formatVersion]);
-  return rowCount === 1;
+  // Raw: compare-and-set on the lease, on the database's clock.
+  const n = await tx.$executeRaw`
+    UPDATE warehouses SET creation_claim = ${claim}, creation_lease_until = now() + make_interval(secs => ${leaseSeconds}),
+           project_id = ${w.projectId}, created_by = ${w.createdBy}, default_format_version = ${w.formatVersion}
+     WHERE id = ${id} AND status = 'creating' AND (creation_claim IS NULL OR creation_lease_until <= now())`;
+  return n === 1;
 }
 
 /** Extends the claim's lease; false when the claim is no longer this request's (it ran out and was taken over). */
-export async function renewClaim(db: SqlClient, id: string, claim: string, leaseSeconds: number): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE warehouses SET creation_lease_until = now() + make_interval(secs => $3)
-      WHERE id = $1 AND status = 'creating' AND creation_claim = $2`,
-    [id, claim, leaseSeconds]);
-  return rowCount === 1;
+export async function renewClaim(db: Db, id: string, claim: string, leaseSeconds: number): Promise<boolean> {
+  // Raw: the lease is the database's clock.
+  const n = await db.$executeRaw`
+    UPDATE warehouses SET creation_lease_until = now() + make_interval(secs => ${leaseSeconds})
+     WHERE id = ${id} AND status = 'creating' AND creation_claim = ${claim}`;
+  return n === 1;
 }
 
 /** Lets the claim go at once (a failed attempt), so a retry need not wait for the lease. */
-export async function releaseClaim(db: SqlClient, id: string, claim: string): Promise<void> {
-  await db.query(
-    `UPDATE warehouses SET creation_claim = NULL, creation_lease_until = NULL WHERE id = $1 AND status = 'creating' AND creation_claim = $2`,
-    [id, claim]);
+export async function releaseClaim(db: Db, id: string, claim: string): Promise<void> {
+  await db.warehouse.updateMany({ where: { id, status: 'creating', creationClaim: claim }, data: { creationClaim: null, creationLeaseUntil: null } });
 }
 
 /**
@@ -113,18 +114,18 @@ export async function releaseClaim(db: SqlClient, id: string, claim: string): Pr
  * when it does not: another request took the creation over and finishes it.
  */
 export async function finishCreation(
-  db: SqlClient, id: string, claim: string, status: 'ready' | 'provisioning', provisionWindowSeconds: number,
+  db: Db, id: string, claim: string, status: 'ready' | 'provisioning', provisionWindowSeconds: number,
 ): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE warehouses SET status = $3, creation_claim = NULL, creation_lease_until = NULL,
-            provision_until = CASE WHEN $3 = 'provisioning' THEN now() + make_interval(secs => $4) ELSE NULL END
-      WHERE id = $1 AND status = 'creating' AND creation_claim = $2`,
-    [id, claim, status, provisionWindowSeconds]);
-  return rowCount === 1;
+  // Raw: the provisioning window is the database's clock.
+  const n = await db.$executeRaw`
+    UPDATE warehouses SET status = ${status}, creation_claim = NULL, creation_lease_until = NULL,
+           provision_until = ${status === 'provisioning' ? Prisma.sql`now() + make_interval(secs => ${provisionWindowSeconds})` : Prisma.sql`NULL`}
+     WHERE id = ${id} AND status = 'creating' AND creation_claim = ${claim}`;
+  return n === 1;
 }
 
 /** The organisation's handle, the owner part of its bucket names. */
-export async function orgHandle(db: SqlClient, orgId: string): Promise<string> {
-  const { rows } = await db.query<{ handle: string }>(`SELECT handle FROM organizations WHERE id = $1`, [orgId]);
-  return rows[0].handle;
+export async function orgHandle(db: Db, orgId: string): Promise<string> {
+  const o = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { handle: true } });
+  return o.handle;
 }
