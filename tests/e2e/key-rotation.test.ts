@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { prismaOver } from '@floe/db';
 import { SigningKeys } from '../../services/identity/src/signing/signing-keys';
 import { stackKeyring } from '../support/keyring';
 import { bearer, db, gateway, newPrincipal, stack } from './helpers';
@@ -12,10 +13,12 @@ test('rotation: a new key signs, both keys stay published, tokens of the old key
   const oldKid = decodeProtectedHeader(before).kid;
 
   const pool = db();
+  const prisma = prismaOver(pool);
   let rotated: { kid: string; retired: string[] };
   try {
-    rotated = await new SigningKeys(pool, stackKeyring(stack()), 1200).rotate();
+    rotated = await new SigningKeys({ prisma, db: pool }, stackKeyring(stack()), 1200).rotate();
   } finally {
+    await prisma.$disconnect();
     await pool.end();
   }
   expect(rotated.retired).toContain(oldKid);

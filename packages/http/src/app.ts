@@ -4,6 +4,7 @@ import { HttpError, errorBody, notImplemented } from './errors';
 import type { Logger } from './logger';
 import { isDataException, refuseMalformedJson, refuseMalformedRequest } from './malformed-input';
 import { requestId } from './request-id';
+import { databaseAnswers } from './sql';
 
 export interface AppOptions {
   service: string;
@@ -188,7 +189,7 @@ export function mountUnbuilt(router: Router | Express, routes: UnbuiltRoute[], a
 /** GET /healthz of a service whose liveness is its database answering. */
 export function databaseHealth(service: string, db: { query(text: string): Promise<unknown> }): RequestHandler {
   return async (_req, res) => {
-    const ok = await db.query('SELECT 1').then(() => true, () => false);
+    const ok = await databaseAnswers(db);
     res.status(ok ? 200 : 503).json({ ok, service });
   };
 }

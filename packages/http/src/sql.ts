@@ -9,3 +9,8 @@ export interface SqlStatement {
 export interface SqlClient {
   query<R extends Record<string, any> = Record<string, any>>(text: string | SqlStatement, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
+
+/** Whether the database answers: the liveness probe of every service's health route. */
+export function databaseAnswers(db: { query(text: string): Promise<unknown> }): Promise<boolean> {
+  return db.query('SELECT 1').then(() => true, () => false);
+}

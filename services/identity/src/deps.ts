@@ -1,10 +1,13 @@
 import { Authenticator } from '@floe/auth';
+import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { SigningKeys } from './signing/signing-keys';
 
 /** Everything the identity routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface IdentityDeps extends RedisDeps {
+  /** The generated Prisma client over the same pool: the store modules' data access. */
+  prisma: PrismaClient;
   auth: Authenticator;
   signingKeys: SigningKeys;
 }
@@ -14,8 +17,14 @@ export const identity = deployable<IdentityDeps>({
   poolMax: 10,
   // Auto-pipelining folds the per-request epoch and rate-limit reads into one round trip.
   redis: { autoPipelining: true },
-  particular: ({ config, db, redis }) => ({
-    auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix }),
-    signingKeys: new SigningKeys(db, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
-  }),
+  particular: ({ config, db, redis }) => {
+    const prisma = prismaOver(db);
+    return {
+      prisma,
+      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix }),
+      signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
+    };
+  },
+  // Prisma closes with Redis; the pool, which Prisma runs over, after them.
+  close: (d) => [d.prisma.$disconnect()],
 });

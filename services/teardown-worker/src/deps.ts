@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
+import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
@@ -6,6 +7,8 @@ import { deploymentStorage, type StorageProvider } from '@floe/storage';
 
 /** Everything the teardown worker's jobs touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface WorkerDeps extends RedisDeps {
+  /** The generated Prisma client over the same pool: the store modules' data access. */
+  prisma: PrismaClient;
   storage: StorageProvider;
   /** Opens the warehouses' sealed storage secret keys (the provisioning probe acts as the warehouse). */
   keyring: Keyring;
@@ -18,10 +21,13 @@ export const teardownWorker = deployable<WorkerDeps>({
   name: 'teardown-worker',
   poolMax: 4,
   redis: { autoPipelining: false },
-  particular: ({ config }) => ({
+  particular: ({ config, db }) => ({
+    prisma: prismaOver(db),
     storage: deploymentStorage(config.s3),
     keyring: new Keyring(config.dataKeys),
     connection: queueConnection(config.redisUrl),
     prefix: queuePrefix(config.redisPrefix),
   }),
+  // Prisma closes with Redis; the pool, which Prisma runs over, after them.
+  close: (d) => [d.prisma.$disconnect()],
 });

@@ -1,4 +1,4 @@
-import { createApp } from '@floe/http';
+import { createApp, databaseAnswers } from '@floe/http';
 import { teardownWorker } from './deps';
 import { startWorkers } from './workers';
 
@@ -15,7 +15,7 @@ const app = createApp({
   mount: (a) => {
     a.get('/healthz', async (_req, res) => {
       const running = workers.every((w) => w.isRunning());
-      const db = await deps.db.query('SELECT 1').then(() => true, () => false);
+      const db = await databaseAnswers(deps.db);
       res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'teardown-worker', queues: workers.map((w) => w.name) });
     });
   },

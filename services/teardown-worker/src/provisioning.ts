@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { PROVISIONING_RETRY_SECONDS, ProvisioningJob, QUEUES, type Producers } from '@floe/queues';
 import { probeWarehouse } from '@floe/storage';
 import type { WorkerDeps } from './deps';
+import { markProvisioned, provisioningView } from './store/warehouses';
 
 // A warehouse whose storage probe was refused at creation stays
 // `provisioning`; this job probes again every 30 s until the store accepts a
@@ -9,14 +10,12 @@ import type { WorkerDeps } from './deps';
 
 export async function retryProvisioning(d: WorkerDeps, producers: Producers, job: Job): Promise<string> {
   const data = ProvisioningJob.parse(job.data);
-  const { rows } = await d.db.query<{ status: string; table_bucket: string; blob_bucket: string; storage_access_key: string; storage_secret_key: string }>(
-    `SELECT status, table_bucket, blob_bucket, storage_access_key, storage_secret_key FROM warehouses WHERE id = $1`, [data.warehouse_id]);
-  const w = rows[0];
+  const w = await provisioningView(d.prisma, data.warehouse_id);
   if (!w || w.status !== 'provisioning') return 'nothing to do';
-  const rw = { accessKeyId: w.storage_access_key, secretAccessKey: d.keyring.open(w.storage_secret_key) };
-  const probe = await probeWarehouse(d.storage, rw, { tableBucket: w.table_bucket, blobBucket: w.blob_bucket });
+  const rw = { accessKeyId: w.storageAccessKey, secretAccessKey: d.keyring.open(w.storageSecretKey) };
+  const probe = await probeWarehouse(d.storage, rw, w);
   if (probe.ok) {
-    await d.db.query(`UPDATE warehouses SET status = 'ready', provision_until = NULL WHERE id = $1 AND status = 'provisioning'`, [data.warehouse_id]);
+    await markProvisioned(d.prisma, data.warehouse_id);
     d.logger.info('warehouse ready after provisioning retry', { warehouse_id: data.warehouse_id });
     return 'ready';
   }

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { notFound, parse, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
-import { issueApiKey, keyView, listApiKeys, revokeApiKey, iso } from '../domain/api-keys';
+import { issueApiKey } from '../domain/api-keys';
+import { iso, keyView } from '../responses';
+import { apiKeysOf, revokeApiKey } from '../store/api-keys';
 
 export const Label = z.string().trim().min(1).max(200);
 const CreateKey = z.object({ label: Label });
@@ -16,17 +18,17 @@ export function mountApiKeys(app: Express, d: IdentityDeps): void {
     post: [caller, async (req, res) => {
       const body = parse(CreateKey, req.body);
       const me = req.caller!;
-      const key = await issueApiKey(d.db, me.principalId, body.label);
-      await writeAudit(d.db, req, { action: 'api_key.create', targetType: 'api_key', targetId: key.key_id, data: { label: key.label } });
+      const key = await issueApiKey(d.prisma, me.principalId, body.label);
+      await writeAudit(d.db, req, { action: 'api_key.create', targetType: 'api_key', targetId: key.keyId, data: { label: key.label } });
       res.status(201).json({
         ...keyView(key),
-        api_key: key.api_key,
+        api_key: key.apiKey,
         principal_id: me.principalId,
         note: 'This is the only time the key is shown; store it now. Floe keeps only a hash.',
       });
     }],
     get: [caller, async (req, res) => {
-      const keys = (await listApiKeys(d.db, req.caller!.principalId)).map(keyView);
+      const keys = (await apiKeysOf(d.db, req.caller!.principalId)).map(keyView);
       res.json({ principal_id: req.caller!.principalId, keys, count: keys.length });
     }],
   });
@@ -34,13 +36,13 @@ export function mountApiKeys(app: Express, d: IdentityDeps): void {
   route(app, '/v1/api-keys/:key_id', {
     delete: [caller, async (req, res) => {
       const keyId = String(req.params.key_id);
-      const result = await revokeApiKey(d.db, keyId, req.caller!.principalId);
+      const result = await revokeApiKey(d.prisma, keyId, req.caller!.principalId);
       if (!result) throw notFound('api_key_not_found', `no API key ${keyId} belongs to you`);
       if (!result.alreadyRevoked) {
         await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
         await writeAudit(d.db, req, { action: 'api_key.revoke', targetType: 'api_key', targetId: keyId });
       }
-      res.json({ ...keyView(result.row), revoked: true, already_revoked: result.alreadyRevoked, revoked_at: iso(result.row.revoked_at) });
+      res.json({ ...keyView(result.row), revoked: true, already_revoked: result.alreadyRevoked, revoked_at: iso(result.row.revokedAt) });
     }],
   });
 }

@@ -1,3 +1,4 @@
+import { databaseAnswers } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 
 const CATALOG_PROBE_TTL_MS = 5_000;
@@ -28,7 +29,7 @@ export function createHealthCheck(d: IdentityDeps) {
 
   return async () => {
     const [dbOk, catalogOk, signer] = await Promise.all([
-      d.db.query('SELECT 1').then(() => true, () => false),
+      databaseAnswers(d.db),
       probeCatalog(),
       d.signingKeys.currentSigner().then((s) => s.kid, () => null),
     ]);

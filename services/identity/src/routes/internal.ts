@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { notFound, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
-import { issueApiKey, keyView, revokeApiKey, iso } from '../domain/api-keys';
-import { insertPrincipal, suspendPrincipal } from '../domain/principals';
+import { createPrincipalWithKey } from '../domain/principals';
+import { iso, keyView } from '../responses';
+import { revokeApiKey } from '../store/api-keys';
+import { suspendPrincipal } from '../store/principals';
 import { Label } from './api-keys';
 
 const CreatePrincipal = z.object({
@@ -22,21 +24,20 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
   route(app, '/internal/principals', {
     post: async (req, res) => {
       const body = parse(CreatePrincipal, req.body);
-      const principal = await insertPrincipal(d.db, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null });
-      const key = await issueApiKey(d.db, principal.principal_id, body.label);
+      const { principal, key } = await createPrincipalWithKey(d.prisma, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null, label: body.label });
       await writeAudit(d.db, req, {
-        action: 'api_key.create', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: key.key_id,
-        data: { label: key.label, principal_id: principal.principal_id, via: 'internal' },
+        action: 'api_key.create', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: key.keyId,
+        data: { label: key.label, principal_id: principal.principalId, via: 'internal' },
       });
       res.status(201).json({
-        principal_id: principal.principal_id,
+        principal_id: principal.principalId,
         kind: principal.kind,
         email: principal.email,
-        display_name: principal.display_name,
+        display_name: principal.displayName,
         status: principal.status,
-        created_at: iso(principal.created_at),
-        api_key: key.api_key,
-        key_id: key.key_id,
+        created_at: iso(principal.createdAt),
+        api_key: key.apiKey,
+        key_id: key.keyId,
       });
     },
   });
@@ -44,26 +45,26 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
   route(app, '/internal/principals/:principal_id/suspend', {
     post: async (req, res) => {
       const id = String(req.params.principal_id);
-      const p = await suspendPrincipal(d.db, id);
+      const p = await suspendPrincipal(d.prisma, id);
       if (!p) throw notFound('principal_not_found', `no principal ${id}`);
       await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
-      res.json({ principal_id: p.principal_id, kind: p.kind, status: p.status, suspended_at: iso(p.suspended_at) });
+      res.json({ principal_id: p.principalId, kind: p.kind, status: p.status, suspended_at: iso(p.suspendedAt) });
     },
   });
 
   route(app, '/internal/api-keys/:key_id/revoke', {
     post: async (req, res) => {
       const keyId = String(req.params.key_id);
-      const result = await revokeApiKey(d.db, keyId, null);
+      const result = await revokeApiKey(d.prisma, keyId, null);
       if (!result) throw notFound('api_key_not_found', `no API key ${keyId}`);
       if (!result.alreadyRevoked) {
         await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
         await writeAudit(d.db, req, {
           action: 'api_key.revoke', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: keyId,
-          data: { principal_id: result.row.principal_id, via: 'internal' },
+          data: { principal_id: result.row.principalId, via: 'internal' },
         });
       }
-      res.json({ ...keyView(result.row), principal_id: result.row.principal_id, revoked: true, already_revoked: result.alreadyRevoked });
+      res.json({ ...keyView(result.row), principal_id: result.row.principalId, revoked: true, already_revoked: result.alreadyRevoked });
     },
   });
 

@@ -1,7 +1,9 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import type { SqlClient } from '@floe/http';
 import { loadPublishedKeys } from '@floe/auth';
+import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
+import { insertSigningKey, retireAllBut, signingKey, underSigningKeyLock } from '../store/signing-keys';
 
 // RS256 signing keys live in Postgres so every identity replica signs with the
 // same key and every verifier can read the public halves. The newest key that
@@ -11,80 +13,72 @@ import type { Keyring } from '@floe/db/sealed';
 // private half is sealed with the deployment's data key before it is stored:
 // the database alone cannot sign a token.
 
-const LOCK_ID = 4_627_001; // pg advisory lock: one replica generates the first key
-
 export interface Signer {
   kid: string;
   key: CryptoKey | Uint8Array;
+}
+
+/** The clients the keys are read and written through: Prisma, and the pg pool the verifiers' published-keys query runs over. */
+export interface SigningKeyDb {
+  prisma: PrismaClient;
+  db: SqlClient;
 }
 
 export class SigningKeys {
   private signer: { value: Signer; at: number } | null = null;
 
   constructor(
-    private readonly db: SqlClient,
+    private readonly d: SigningKeyDb,
     private readonly keyring: Keyring,
     private readonly overlapSeconds: number,
     private readonly signerCacheMs = 30_000,
   ) {}
 
-  /** Generates the first key when none signs yet (first start of a deployment). */
+  /** Generates the first key when none signs yet (first start of a deployment; replicas starting together make one). */
   async ensure(): Promise<string> {
-    await this.db.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
-    try {
-      const { rows } = await this.db.query<{ kid: string }>(
-        `SELECT kid FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-      );
-      return rows[0]?.kid ?? (await this.insertNew());
-    } finally {
-      await this.db.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]);
-    }
+    const current = await signingKey(this.d.prisma);
+    if (current) return current.kid;
+    const made = await newKey(this.keyring);
+    return underSigningKeyLock(this.d.prisma, async (tx) => {
+      const raced = await signingKey(tx);
+      if (raced) return raced.kid;
+      await insertSigningKey(tx, made);
+      return made.kid;
+    });
   }
 
   /** A new key signs from now on; the previous ones stay published for the overlap. */
   async rotate(): Promise<{ kid: string; retired: string[]; publishedUntil: string }> {
-    await this.db.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
-    try {
-      const kid = await this.insertNew();
-      const { rows } = await this.db.query<{ kid: string; publish_until: Date }>(
-        `UPDATE signing_keys SET retired_at = now(), publish_until = now() + make_interval(secs => $2)
-          WHERE retired_at IS NULL AND kid <> $1 RETURNING kid, publish_until`,
-        [kid, this.overlapSeconds],
-      );
-      this.signer = null;
-      const until = rows[0]?.publish_until ?? new Date();
-      return { kid, retired: rows.map((r) => r.kid), publishedUntil: new Date(until).toISOString() };
-    } finally {
-      await this.db.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]);
-    }
+    const made = await newKey(this.keyring);
+    const rows = await underSigningKeyLock(this.d.prisma, async (tx) => {
+      await insertSigningKey(tx, made);
+      return retireAllBut(tx, made.kid, this.overlapSeconds);
+    });
+    this.signer = null;
+    const until = rows[0]?.publish_until ?? new Date();
+    return { kid: made.kid, retired: rows.map((r) => r.kid), publishedUntil: new Date(until).toISOString() };
   }
 
   async currentSigner(): Promise<Signer> {
     if (this.signer && Date.now() - this.signer.at < this.signerCacheMs) return this.signer.value;
-    const { rows } = await this.db.query<{ kid: string; private_jwk: string }>(
-      `SELECT kid, private_jwk FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`,
-    );
-    if (!rows[0]) throw new Error('no signing key: identity did not finish start-up');
-    const jwk = JSON.parse(this.keyring.open(rows[0].private_jwk)) as JWK;
-    const value = { kid: rows[0].kid, key: await importJWK(jwk, 'RS256') };
+    const row = await signingKey(this.d.prisma);
+    if (!row) throw new Error('no signing key: identity did not finish start-up');
+    const jwk = JSON.parse(this.keyring.open(row.privateJwk)) as JWK;
+    const value = { kid: row.kid, key: await importJWK(jwk, 'RS256') };
     this.signer = { value, at: Date.now() };
     return value;
   }
 
   async jwks(): Promise<{ keys: JWK[] }> {
-    return { keys: await loadPublishedKeys(this.db) };
+    return { keys: await loadPublishedKeys(this.d.db) };
   }
+}
 
-  private async insertNew(): Promise<string> {
-    const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
-    const pub = await exportJWK(publicKey);
-    const kid = await calculateJwkThumbprint(pub);
-    const publicJwk = { ...pub, kid, alg: 'RS256', use: 'sig' };
-    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
-    await this.db.query(
-      `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk) VALUES ($1, 'RS256', $2, $3)`,
-      [kid, JSON.stringify(publicJwk), this.keyring.seal(JSON.stringify(privateJwk))],
-    );
-    return kid;
-  }
+/** A fresh RS256 pair: the public JWK and the private one sealed, both named by the key's thumbprint. */
+async function newKey(keyring: Keyring): Promise<{ kid: string; publicJwk: JWK; privateJwk: string }> {
+  const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+  const pub = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(pub);
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+  return { kid, publicJwk: { ...pub, kid, alg: 'RS256', use: 'sig' }, privateJwk: keyring.seal(JSON.stringify(privateJwk)) };
 }
