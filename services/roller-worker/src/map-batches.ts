@@ -1,4 +1,4 @@
-import { mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
+import { batchKey, mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
 import type { ObjectClient } from '@floe/storage';
 
 // Waiting batches read from the blob bucket and mapped onto a table's
@@ -19,7 +19,7 @@ export async function mapBatches(objects: ObjectClient, bucket: string, sinkId: 
   const mapped = mappedRows(fields);
   const read = (i: number): Promise<string> | undefined => {
     if (i >= batches.length) return undefined;
-    const text = objects.getText(bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
+    const text = objects.getText(bucket, batchKey(sinkId, batches[i].batch_id)).catch((err) => {
       if ((err as { kind?: string }).kind === 'not_found') return '';
       throw err;
     });

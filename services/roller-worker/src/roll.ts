@@ -6,7 +6,7 @@ import type { ObjectClient, StoreCredentials } from '@floe/storage';
 import { report, type WorkItem } from './control-plane';
 import type { RollerDeps } from './deps';
 import { ageOutRejects } from './reject-ageing';
-import { INGEST_TS, currentSchemaFields, type Reject } from '@floe/ingest';
+import { INGEST_TS, SINK_TABLE_PROPERTIES, currentSchemaFields, rejectKey, rejectsPrefix, type Reject } from '@floe/ingest';
 import { mapBatches, type BatchRef } from './map-batches';
 import { runShare, type ShareTask } from './share-task';
 import { splitShares, takeForRoll } from './batch-plan';
@@ -27,7 +27,6 @@ type Json = Record<string, any>;
 
 export const SINK_ID_PROP = 'floe.sink-id';
 export const SINK_BATCHES_PROP = 'floe.sink-batches';
-const TABLE_PROPERTIES = { 'write.metadata.delete-after-commit.enabled': 'true', 'write.metadata.previous-versions-max': '20' };
 const MAX_COMMIT_ATTEMPTS = 20;
 
 /** Fault-test hook (FLOE_ROLLER_CRASH_AT): the process ends at that stage of a roll. */
@@ -119,7 +118,7 @@ async function rollLocked(d: RollerDeps, item: WorkItem): Promise<RollOutcome> {
 
   const tLoaded = Date.now();
   // Housekeeping, alongside the roll's own work (it is mostly waiting on the store); a failure never fails the roll.
-  const ageing = ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, `_sink/${item.sink_id}/_rejects/`)
+  const ageing = ageOutRejects(d.storage.s3As(sinkCredentials), sink.blob_bucket, rejectsPrefix(item.sink_id))
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: item.sink_id, err: (err as Error).message }));
   const fields = currentSchemaFields(loaded.metadata);
   const schema = schemaOf(loaded.metadata);
@@ -209,7 +208,7 @@ const batchRef = (b: Batch): BatchRef => ({ batch_id: b.batch_id, receivedAtMicr
 async function writeRejects(objects: ObjectClient, sink: SinkRow, sinkId: string, snapshotId: string | null, batches: Batch[], rejects: Reject[]): Promise<string | undefined> {
   if (!rejects.length) return undefined;
   const name = snapshotId ?? `none-${createHash('sha256').update(batches.map((b) => b.batch_id).join(',')).digest('hex').slice(0, 32)}`;
-  const key = `_sink/${sinkId}/_rejects/${name}.ndjson`;
+  const key = rejectKey(sinkId, name);
   await objects.put(sink.blob_bucket, key, `${rejects.map((r) => JSON.stringify(r)).join('\n')}\n`, { contentType: 'application/x-ndjson' });
   return key;
 }
@@ -230,7 +229,7 @@ async function addIngestColumn(d: RollerDeps, item: WorkItem, tablePath: string,
       updates: [
         { action: 'add-schema', schema, 'last-column-id': lastColumn + 1 },
         { action: 'set-current-schema', 'schema-id': -1 },
-        { action: 'set-properties', updates: TABLE_PROPERTIES },
+        { action: 'set-properties', updates: SINK_TABLE_PROPERTIES },
       ],
     });
   } catch (err) {

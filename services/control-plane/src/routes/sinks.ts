@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import { z } from 'zod';
 import { generateSendKey } from '@floe/auth';
-import { DEFAULT_DEVICE_OPTIONS, deviceOptionsView } from '@floe/ingest';
+import { DEFAULT_DEVICE_OPTIONS, SINK_TABLE_CHANGES, deviceOptionsView, rejectsPrefix, sinkPrefix } from '@floe/ingest';
 import { badRequest, conflict, notFound, notImplemented, parse, route, writeAudit, type SqlClient } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { atLeast } from '../access/levels';
@@ -29,13 +29,6 @@ const CreateSink = z.object({
   roll_bytes: z.number().int().min(32 * MIB, 'from 33554432 (32 MiB)').max(64 * MIB, 'to 67108864 (64 MiB)').default(64 * MIB),
   inactivity_seconds: z.number().int().min(1).nullable().default(null),
 });
-
-/** The metadata-retention properties and column the first roll adds. */
-export const SINK_TABLE_CHANGES = {
-  add_column: '__ingest_ts',
-  partition: 'none',
-  properties: { 'write.metadata.delete-after-commit.enabled': 'true', 'write.metadata.previous-versions-max': '20' },
-};
 
 export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   const tables = catalogTables(d.catalog);
@@ -155,7 +148,7 @@ export function sinkView(d: ControlPlaneDeps, s: SinkRecord, w: VisibleWarehouse
     bucket: w.blobBucket,
     state: s.state,
     roll: { seconds: s.rollSeconds, bytes: s.rollBytes, inactivity_seconds: s.inactivitySeconds, count: s.counts.rolls },
-    prefix: `_sink/${s.id}/`,
+    prefix: sinkPrefix(s.id),
     ingest_url: d.config.ingestUrl,
     send_url: `${d.config.baseUrl}/v1/sinks/${s.id}`,
     send_key_id: s.sendKeyId,
@@ -169,7 +162,7 @@ export function sinkView(d: ControlPlaneDeps, s: SinkRecord, w: VisibleWarehouse
       ? { enabled: true, url: `${d.config.ingestUrl}/d/<token shown once>`, token_created_at: iso(s.device.tokenAt), options: deviceOptionsView(s.device.options ?? DEFAULT_DEVICE_OPTIONS) }
       : { enabled: false },
     last_roll: s.lastRoll,
-    rejects: { rows: s.rejectedRows, files: s.rejectFiles, prefix: `_sink/${s.id}/_rejects/`, bucket: w.blobBucket, age_out_days: 7 },
+    rejects: { rows: s.rejectedRows, files: s.rejectFiles, prefix: rejectsPrefix(s.id), bucket: w.blobBucket, age_out_days: 7 },
     disabled_reason: s.disabledReason,
     iam_writes: [],
     created_at: iso(s.createdAt),
