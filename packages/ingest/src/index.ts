@@ -5,3 +5,5 @@ export * from './device-options';
 export * from './device-request';
 export * from './sink-layout';
 export * from './sink-table';
+export * from './roll-report';
+export * from './worklist';
