@@ -119,11 +119,11 @@ try {
   const { createLogger } = await import('@floe/http');
   const { closeDeps, createDeps } = await import('../../services/roller-worker/src/deps');
   const { rollSink } = await import('../../services/roller-worker/src/roll');
-  const { worklist } = await import('../../services/roller-worker/src/control-plane');
+  const { readWorklist } = await import('../../packages/ingest/src/ledger-store');
   const config = loadConfig();
   const deps = createDeps(config, createLogger('bench-roller', 'warn'));
   try {
-    const item = async () => (await worklist(config)).find((i) => i.sink_id === rollSinkRecord.sink_id)!;
+    const item = async () => (await readWorklist(deps.prisma)).find((i) => i.sink_id === rollSinkRecord.sink_id)!;
     /** Sends about ROLL_ROWS rows, then rolls them: the roll's outcome, its seconds, and what was sent. */
     const sendAndRoll = async (firstId: number) => {
       let rowsSent = 0;

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import { parseJson, stringifyJson } from '@floe/iceberg';
 import type { DeviceElement } from './device-body';
 
@@ -20,6 +21,15 @@ export interface DeviceOptions {
   preset: Preset;
   preset_params: { separator?: string; column?: string };
 }
+
+/** Device options as a sink row stores them (`sinks.device_options`). */
+export const StoredDeviceOptions: z.ZodType<DeviceOptions> = z.object({
+  required_field: z.string().nullable(),
+  pinned_value_sha256: z.string().nullable(),
+  strip_fields: z.array(z.string()),
+  preset: z.enum(PRESETS),
+  preset_params: z.object({ separator: z.string().optional(), column: z.string().optional() }),
+});
 
 const DEFAULT_SEPARATOR = '_';
 const DEFAULT_WRAP_COLUMN = 'payload';

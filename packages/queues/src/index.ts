@@ -3,13 +3,17 @@
 // or a retried request adds nothing.
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
+
+export * from './sink-roll';
 
 export const QUEUES = {
   provisioning: 'provisioning',
   credentials: 'credentials',
   teardown: 'teardown',
   metering: 'metering',
-  sinkRoll: 'sink-roll',
+  sinkRoll: SINK_ROLL_QUEUE,
+  sinkTick: SINK_TICK_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -1,5 +1,6 @@
 import { scopeStoredBytes, STORAGE_LIMIT_BYTES } from '@floe/db/usage';
 import { HttpError, quotaExceeded, quotaScopeOf } from '@floe/http';
+import { batchKey } from '@floe/ingest';
 import { StorageError } from '@floe/storage';
 import type { IngestDeps } from './deps';
 
@@ -85,7 +86,7 @@ export async function recordBatch(d: IngestDeps, sink: IntakeSink, b: NewBatch):
     try {
       // Unsigned payload: hashing up to 16 MiB twice (here to sign, in the store to check) was a tenth of the route's CPU.
       await d.storage.objectsAs({ accessKeyId: sink.storage_access_key, secretAccessKey: d.keyring.open(sink.storage_secret_key) })
-        .put(sink.blob_bucket, `_sink/${sink.id}/${b.batchId}.ndjson`, ndjson, { contentType: 'application/x-ndjson', unsignedPayload: true });
+        .put(sink.blob_bucket, batchKey(sink.id, b.batchId), ndjson, { contentType: 'application/x-ndjson', unsignedPayload: true });
     } catch (err) {
       if (err instanceof StorageError) {
         throw new HttpError(502, 'storage_error', 'the batch could not be stored; retry the same post (it is safe)', { retry_after_seconds: 2 }, { 'Retry-After': '2' });

@@ -2,7 +2,6 @@
 // two threads. Plain functions of the ledger's rows.
 
 export interface PlannedBatch {
-  batch_id: string;
   /** The ledger's size of the batch (its request bytes). */
   bytes: number;
 }

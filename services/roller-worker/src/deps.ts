@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { CatalogClient } from '@floe/catalog-client';
+import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type ProcessDeps } from '@floe/http';
 import { queueConnection, queuePrefix } from '@floe/queues';
@@ -8,6 +9,8 @@ import { ShareThread } from './share-thread';
 
 /** Everything a roll touches outside the process: config, logger and pool (packages/http's deployable; no Redis client of its own), and these. */
 export interface RollerDeps extends ProcessDeps {
+  /** The Prisma client over the process's one pool: the sink ledger (packages/ingest ledger-store.ts); the roll lock takes its own connection from the pool (sink-lock.ts). */
+  prisma: PrismaClient;
   storage: StorageProvider;
   /** Opens the warehouses' sealed storage secret keys: a roll reads and writes the blob bucket as the warehouse. */
   keyring: Keyring;
@@ -22,7 +25,8 @@ export interface RollerDeps extends ProcessDeps {
 export const rollerWorker = deployable<RollerDeps>({
   name: 'roller-worker',
   poolMax: 6,
-  particular: ({ config }) => ({
+  particular: ({ config, db }) => ({
+    prisma: prismaOver(db),
     storage: deploymentStorage(config.s3),
     keyring: new Keyring(config.dataKeys),
     catalog: new CatalogClient(config),
@@ -30,7 +34,7 @@ export const rollerWorker = deployable<RollerDeps>({
     prefix: queuePrefix(config.redisPrefix),
     shares: new ShareThread(),
   }),
-  close: (d) => [d.shares.close()],
+  close: (d) => [d.shares.close(), d.prisma.$disconnect()],
 });
 
 /** A roller's deps outside its main (bench/ingest runs rolls in its own process). */

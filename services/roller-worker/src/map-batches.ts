@@ -1,4 +1,4 @@
-import { mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
+import { batchKey, mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
 import type { ObjectClient } from '@floe/storage';
 
 // Waiting batches read from the blob bucket and mapped onto a table's
@@ -6,7 +6,7 @@ import type { ObjectClient } from '@floe/storage';
 // share thread for the other (share-thread.ts).
 
 export interface BatchRef {
-  batch_id: string;
+  batchId: string;
   /** When the batch was received, in epoch microseconds: its rows' `__ingest_ts`. */
   receivedAtMicros: bigint;
 }
@@ -19,7 +19,7 @@ export async function mapBatches(objects: ObjectClient, bucket: string, sinkId: 
   const mapped = mappedRows(fields);
   const read = (i: number): Promise<string> | undefined => {
     if (i >= batches.length) return undefined;
-    const text = objects.getText(bucket, `_sink/${sinkId}/${batches[i].batch_id}.ndjson`).catch((err) => {
+    const text = objects.getText(bucket, batchKey(sinkId, batches[i].batchId)).catch((err) => {
       if ((err as { kind?: string }).kind === 'not_found') return '';
       throw err;
     });
@@ -31,7 +31,7 @@ export async function mapBatches(objects: ObjectClient, bucket: string, sinkId: 
   for (let i = 0; i < batches.length; i++) {
     const text = await ahead.shift()!;
     ahead.push(read(i + READ_AHEAD));
-    mapLines(mapped, batches[i].batch_id, batches[i].receivedAtMicros, text);
+    mapLines(mapped, batches[i].batchId, batches[i].receivedAtMicros, text);
     // The reads ahead only move while this thread waits on I/O: awaiting a read that is already done never does.
     // Without this turn of the event loop they stalled behind the mapping, and the roll waited on them.
     await new Promise((resolve) => setImmediate(resolve));

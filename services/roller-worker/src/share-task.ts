@@ -1,4 +1,4 @@
-import { writeParquetDataFile, type WrittenParquet } from '@floe/iceberg';
+import { writeParquetDataFile, type Schema, type WrittenParquet } from '@floe/iceberg';
 import type { MappedRows, Reject, SchemaField } from '@floe/ingest';
 import { ObjectClient, type StoreCredentials } from '@floe/storage';
 import { mapBatches, type BatchRef } from './map-batches';
@@ -13,7 +13,7 @@ export interface ShareTask {
   sinkId: string;
   fields: SchemaField[];
   /** The table's current schema, as in its metadata. */
-  schema: unknown;
+  schema: Schema;
   batches: BatchRef[];
 }
 
@@ -31,6 +31,6 @@ export async function runShare(task: ShareTask, objects = new ObjectClient(task.
   const t0 = performance.now();
   const mapped: MappedRows = await mapBatches(objects, task.bucket, task.sinkId, task.fields, task.batches);
   const t1 = performance.now();
-  const written = mapped.count ? writeParquetDataFile({ schema: task.schema as never, columns: mapped.columns, rowCount: mapped.count }) : undefined;
+  const written = mapped.count ? writeParquetDataFile({ schema: task.schema, columns: mapped.columns, rowCount: mapped.count }) : undefined;
   return { count: mapped.count, rejects: mapped.rejects, written, mapMs: t1 - t0, writeMs: performance.now() - t1 };
 }

@@ -1,7 +1,12 @@
-import type { SqlClient } from '@floe/http';
-import type { DeviceOptions } from '@floe/ingest';
+import { Prisma, type PrismaClient } from '@floe/db';
+import { StoredDeviceOptions, type DeviceOptions } from '@floe/ingest';
 
-// Sink rows with their batch counters, as the sink routes report them.
+// Sink rows with their batch counters, as the sink routes report them, and
+// the control plane's writes of a sink (create, delete, device token). The
+// roll's side of the row (last roll, rejects, disabling) is the sink
+// ledger's (packages/ingest ledger-store.ts). Through the Prisma client.
+
+export type SinkState = 'active' | 'disabled' | 'deleted';
 
 export interface SinkRecord {
   id: string;
@@ -9,7 +14,7 @@ export interface SinkRecord {
   warehouseId: string;
   namespace: string;
   tableName: string;
-  state: 'active' | 'disabled' | 'deleted';
+  state: SinkState;
   disabledReason: string | null;
   rollSeconds: number;
   rollBytes: number;
@@ -29,44 +34,132 @@ export interface SinkRecord {
   counts: { pendingBatches: number; pendingBytes: number; oldestPending: Date | null; rolls: number };
 }
 
-const SELECT = `
-  SELECT s.*, c.*, u.*
-    FROM sinks s
-    LEFT JOIN LATERAL (
-      SELECT count(*) FILTER (WHERE b.state = 'pending')::int AS pending_batches,
-             COALESCE(sum(b.bytes) FILTER (WHERE b.state = 'pending'), 0)::bigint AS pending_bytes,
-             min(b.received_at) FILTER (WHERE b.state = 'pending') AS oldest_pending,
-             count(DISTINCT b.snapshot_id)::int AS rolls
-        FROM sink_batches b WHERE b.sink_id = s.id) c ON true
-    LEFT JOIN LATERAL (
-      SELECT COALESCE(sum(i.batches), 0)::bigint AS in_batches, COALESCE(sum(i.device_batches), 0)::bigint AS in_device_batches,
-             COALESCE(sum(i.rows), 0)::bigint AS in_rows, COALESCE(sum(i.rejected), 0)::bigint AS in_rejected,
-             COALESCE(sum(i.ingest_bytes), 0)::bigint AS in_ingest_bytes, COALESCE(sum(i.stored_bytes), 0)::bigint AS in_stored_bytes
-        FROM ingest_usage i WHERE i.sink_id = s.id) u ON true`;
+const STATES: readonly SinkState[] = ['active', 'disabled', 'deleted'];
+const stateOf = (s: string): SinkState => STATES.find((x) => x === s) ?? 'active';
+const objectOf = (v: Prisma.JsonValue | null): Record<string, unknown> | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : null);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function toRecord(r: any): SinkRecord {
-  return {
-    id: r.id, name: r.name, warehouseId: r.warehouse_id, namespace: r.namespace, tableName: r.table_name, state: r.state,
-    disabledReason: r.disabled_reason, rollSeconds: r.roll_seconds, rollBytes: Number(r.roll_bytes), inactivitySeconds: r.inactivity_seconds,
-    sendKeyId: r.send_key_id, tableChangesApplied: r.table_changes_applied, lastRoll: r.last_roll, rejectedRows: Number(r.rejected_rows),
-    rejectFiles: r.reject_files, createdBy: r.created_by, createdAt: r.created_at, deletedAt: r.deleted_at,
-    device: { token: r.device_token_hash !== null, tokenAt: r.device_token_at, options: r.device_options },
-    received: {
-      batches: Number(r.in_batches ?? 0), deviceBatches: Number(r.in_device_batches ?? 0), rows: Number(r.in_rows ?? 0),
-      rejected: Number(r.in_rejected ?? 0), ingestBytes: Number(r.in_ingest_bytes ?? 0), storedBytes: Number(r.in_stored_bytes ?? 0),
-    },
-    counts: {
-      pendingBatches: r.pending_batches ?? 0, pendingBytes: Number(r.pending_bytes ?? 0), oldestPending: r.oldest_pending ?? null,
-      rolls: r.rolls ?? 0,
-    },
-  };
+export interface SinkFilter {
+  warehouseIds: string[];
+  includeDeleted?: boolean;
+  /** Only the sink of this id, or of this id or name. */
+  id?: string;
+  idOrName?: string;
 }
 
-export async function sinksOf(db: SqlClient, warehouseIds: string[], includeDeleted: boolean, extra = '', values: unknown[] = []): Promise<SinkRecord[]> {
-  const { rows } = await db.query(
-    `${SELECT} WHERE s.warehouse_id = ANY($1::text[]) ${includeDeleted ? '' : `AND s.state <> 'deleted'`} ${extra} ORDER BY s.created_at, s.id`,
-    [warehouseIds, ...values],
-  );
-  return rows.map(toRecord);
+/** Sinks of the warehouses (deleted ones only when asked), oldest first, with their batch and intake counters. */
+export async function sinksOf(prisma: PrismaClient, f: SinkFilter): Promise<SinkRecord[]> {
+  const rows = await prisma.sink.findMany({
+    where: {
+      warehouseId: { in: f.warehouseIds },
+      ...(f.includeDeleted ? {} : { state: { not: 'deleted' } }),
+      ...(f.id !== undefined ? { id: f.id } : {}),
+      ...(f.idOrName !== undefined ? { OR: [{ id: f.idOrName }, { name: f.idOrName }] } : {}),
+    },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  if (!rows.length) return [];
+  const sinkId = { in: rows.map((r) => r.id) };
+  const [pending, rolled, intake] = await Promise.all([
+    prisma.sinkBatch.groupBy({ by: ['sinkId'], where: { sinkId, state: 'pending' }, _count: { _all: true }, _sum: { bytes: true }, _min: { receivedAt: true } }),
+    // A roll is a distinct snapshot among the sink's batches.
+    prisma.sinkBatch.groupBy({ by: ['sinkId', 'snapshotId'], where: { sinkId, snapshotId: { not: null } } }),
+    prisma.ingestUsage.groupBy({
+      by: ['sinkId'], where: { sinkId },
+      _sum: { batches: true, deviceBatches: true, rows: true, rejected: true, ingestBytes: true, storedBytes: true },
+    }),
+  ]);
+  const pendingOf = new Map(pending.map((p) => [p.sinkId, p]));
+  const intakeOf = new Map(intake.map((i) => [i.sinkId, i._sum]));
+  const rollsOf = new Map<string, number>();
+  for (const r of rolled) rollsOf.set(r.sinkId, (rollsOf.get(r.sinkId) ?? 0) + 1);
+  return rows.map((r) => {
+    const p = pendingOf.get(r.id);
+    const i = intakeOf.get(r.id);
+    return {
+      id: r.id, name: r.name, warehouseId: r.warehouseId, namespace: r.namespace, tableName: r.tableName, state: stateOf(r.state),
+      disabledReason: r.disabledReason, rollSeconds: r.rollSeconds, rollBytes: Number(r.rollBytes), inactivitySeconds: r.inactivitySeconds,
+      sendKeyId: r.sendKeyId, tableChangesApplied: r.tableChangesApplied, lastRoll: objectOf(r.lastRoll), rejectedRows: Number(r.rejectedRows),
+      rejectFiles: r.rejectFiles, createdBy: r.createdBy, createdAt: r.createdAt, deletedAt: r.deletedAt,
+      device: {
+        token: r.deviceTokenHash !== null, tokenAt: r.deviceTokenAt,
+        options: r.deviceOptions === null ? null : StoredDeviceOptions.parse(r.deviceOptions),
+      },
+      received: {
+        batches: i?.batches ?? 0, deviceBatches: i?.deviceBatches ?? 0, rows: Number(i?.rows ?? 0),
+        rejected: Number(i?.rejected ?? 0), ingestBytes: Number(i?.ingestBytes ?? 0), storedBytes: Number(i?.storedBytes ?? 0),
+      },
+      counts: {
+        pendingBatches: p?._count._all ?? 0, pendingBytes: p?._sum.bytes ?? 0, oldestPending: p?._min.receivedAt ?? null,
+        rolls: rollsOf.get(r.id) ?? 0,
+      },
+    };
+  });
+}
+
+/** Live sinks of a warehouse that already take this name or this table. */
+export function sinksClashing(prisma: PrismaClient, s: { warehouseId: string; name: string; namespace: string; tableName: string }) {
+  return prisma.sink.findMany({
+    where: { warehouseId: s.warehouseId, state: { not: 'deleted' }, OR: [{ name: s.name }, { namespace: s.namespace, tableName: s.tableName }] },
+    select: { name: true, namespace: true, tableName: true },
+  });
+}
+
+export interface NewSink {
+  id: string;
+  name: string;
+  warehouseId: string;
+  namespace: string;
+  tableName: string;
+  rollSeconds: number;
+  rollBytes: number;
+  inactivitySeconds: number | null;
+  sendKeyId: string;
+  sendKeyHash: string;
+  createdBy: string;
+}
+
+export async function insertSink(prisma: PrismaClient, s: NewSink): Promise<void> {
+  await prisma.sink.create({ data: { ...s, rollBytes: BigInt(s.rollBytes) } });
+}
+
+/** Marks a sink deleted (its first deletion time kept). */
+export async function markSinkDeleted(prisma: PrismaClient, id: string): Promise<void> {
+  await prisma.$transaction([
+    prisma.sink.update({ where: { id }, data: { state: 'deleted' } }),
+    prisma.sink.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } }),
+  ]);
+}
+
+/** Sets (or replaces) a sink's device token and options; when it was set. */
+export async function setDeviceToken(prisma: PrismaClient, id: string, tokenHash: string, options: DeviceOptions): Promise<Date> {
+  const { deviceTokenAt } = await prisma.sink.update({
+    where: { id },
+    data: { deviceTokenHash: tokenHash, deviceOptions: { ...options, preset_params: { ...options.preset_params } }, deviceTokenAt: new Date() },
+    select: { deviceTokenAt: true },
+  });
+  return deviceTokenAt!;
+}
+
+export async function clearDeviceToken(prisma: PrismaClient, id: string): Promise<void> {
+  await prisma.sink.update({ where: { id }, data: { deviceTokenHash: null, deviceOptions: Prisma.DbNull, deviceTokenAt: null } });
+}
+
+/**
+ * Live sinks that take device posts in a warehouse's scope: its
+ * organisation's catalogs, or (outside any organisation) its project owner's
+ * catalogs outside any organisation. Catalogs outside any project are in no scope.
+ */
+export async function deviceSinksInScope(prisma: PrismaClient, warehouseId: string): Promise<number> {
+  const mine = await prisma.warehouse.findUnique({ where: { id: warehouseId }, select: { orgId: true, projectId: true } });
+  const project = mine?.projectId ? await prisma.project.findUnique({ where: { id: mine.projectId }, select: { ownerId: true } }) : null;
+  if (!mine || !project) return 0;
+  const projectIds = mine.orgId ? undefined
+    : (await prisma.project.findMany({ where: { ownerId: project.ownerId }, select: { id: true } })).map((p) => p.id);
+  const warehouses = await prisma.warehouse.findMany({
+    where: mine.orgId ? { orgId: mine.orgId, projectId: { not: null } } : { orgId: null, projectId: { in: projectIds } },
+    select: { id: true },
+  });
+  return prisma.sink.count({
+    where: { warehouseId: { in: warehouses.map((w) => w.id) }, state: { not: 'deleted' }, deviceTokenHash: { not: null } },
+  });
 }

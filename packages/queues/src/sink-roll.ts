@@ -1,0 +1,32 @@
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+// The roller's two jobs. `sink-tick` is one job scheduler for the cluster:
+// every tick (FLOE_ROLLER_TICK_MS) one roller reads the ledger's worklist and
+// queues a `sink-roll` job for each sink that is due. A `sink-roll` job rolls
+// one sink; its id is the sink's, so a sink is never queued twice.
+
+export const SINK_ROLL_QUEUE = 'sink-roll';
+export const SINK_TICK_QUEUE = 'sink-tick';
+
+/** The one scheduler of the tick, whichever roller upserts it. */
+export const SINK_TICK_SCHEDULER = 'sink-tick';
+
+/** A roll of one sink: where its table is, and whether its waiting batches are appended or (sink deleted) discarded. */
+export const SinkRollJob = z.object({
+  sink_id: z.string().min(1),
+  warehouse_id: z.string().min(1),
+  namespace: z.string().min(1),
+  table_name: z.string().min(1),
+  state: z.enum(['active', 'deleted']),
+});
+export type SinkRollJob = z.infer<typeof SinkRollJob>;
+
+/** A sink's roll job id: one waiting or running roll per sink. */
+export const sinkRollJobId = (sinkId: string): string => `roll-${sinkId}`;
+
+/** A roll job leaves nothing behind: the ledger and the table are its record. */
+export const SINK_ROLL_JOB_OPTIONS: JobsOptions = { removeOnComplete: true, removeOnFail: true };
+
+/** A tick that failed is not retried: the next tick comes within its interval. */
+export const SINK_TICK_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
