@@ -1,5 +1,6 @@
 import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
+import { s3Uri } from '@floe/storage';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
 import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
@@ -67,7 +68,7 @@ export function warehouseListRow(config: FloeConfig, w: VisibleWarehouse) {
   return {
     name: w.name,
     warehouse_id: w.id,
-    warehouse: `s3://${w.tableBucket}/`,
+    warehouse: s3Uri(w.tableBucket),
     bucket: w.tableBucket,
     blob_bucket: w.blobBucket,
     project_id: w.projectId,
@@ -109,7 +110,7 @@ export function createdWarehouseAnswer(config: FloeConfig, project: ProjectRow, 
     provider: project.provider,
     region: project.region,
     catalog_uri: config.catalogUrl,
-    warehouse: `s3://${w.tableBucket}/`,
+    warehouse: s3Uri(w.tableBucket),
     warehouse_name: w.tableBucket,
     bucket: w.tableBucket,
     blob_bucket: w.blobBucket,

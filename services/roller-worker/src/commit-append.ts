@@ -6,7 +6,7 @@ import {
   type TableMetadata, type WrittenParquet,
 } from '@floe/iceberg';
 import type { SinkRollJob } from '@floe/queues';
-import type { RgwStorage } from '@floe/storage';
+import { parseS3Location, type StorageProvider } from '@floe/storage';
 import { maybeCrash, type CrashStage } from './crash';
 import { loadSinkTable, tableOf } from './table';
 import { batchesInTable, sinkSummary } from './table-batches';
@@ -22,15 +22,8 @@ const MAX_COMMIT_ATTEMPTS = 20;
 
 export interface AppendDeps {
   catalog: CatalogClient;
-  storage: Pick<RgwStorage, 's3As' | 'objectsAs'>;
+  storage: Pick<StorageProvider, 's3As' | 'objectsAs'>;
   crashAt: CrashStage | undefined;
-}
-
-/** An `s3://bucket/key` (or `s3a://`) location's bucket and key. */
-function s3Location(path: string): { bucket: string; key: string } {
-  const m = /^s3a?:\/\/([^/]+)\/(.*)$/s.exec(path);
-  if (!m) throw new Error(`not an s3 location: ${path}`);
-  return { bucket: m[1], key: m[2] };
 }
 
 /** Uploads the data files once, then builds and commits the append, rebuilding it on the new head after each lost race; the snapshot id that holds the batches. */
@@ -40,11 +33,11 @@ export async function commitAppend(d: AppendDeps, job: SinkRollJob, loaded: Load
   const s3 = d.storage.s3As(creds);
   const objects = d.storage.objectsAs(creds);
   const put = (path: string, bytes: Uint8Array) => {
-    const { bucket, key } = s3Location(path);
+    const { bucket, key } = parseS3Location(path, 'put data file');
     return objects.put(bucket, key, bytes);
   };
   const read = async (path: string) => {
-    const { bucket, key } = s3Location(path);
+    const { bucket, key } = parseS3Location(path, 'put data file');
     const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     return new Uint8Array(await out.Body!.transformToByteArray());
   };

@@ -1,5 +1,5 @@
 import { notFound } from '@floe/http';
-import { CatalogFailure, asCatalogError, type CatalogClient } from '../catalog-client';
+import { CatalogFailure, NAMESPACE_SEPARATOR, asCatalogError, namespaceSegment, type CatalogClient } from '../catalog-client';
 import type { VisibleWarehouse } from '../store/warehouses';
 
 // Reading a warehouse's namespaces and tables through the catalog, with the
@@ -7,9 +7,8 @@ import type { VisibleWarehouse } from '../store/warehouses';
 
 type Json = Record<string, any>;
 
-const US = '\u001f';
-/** A namespace's levels as the catalog's path segment: joined by the unit separator, percent-encoded. */
-export const levelsPath = (levels: string[]) => encodeURIComponent(levels.join(US));
+/** A namespace's levels as the catalog's path segment (packages/catalog-client holds the grammar). */
+export const levelsPath = namespaceSegment;
 /**
  * Whether a namespace can be named in a URL path at all. A single level "."
  * or ".." (the catalog refuses both now; older warehouses may hold one) is a
@@ -26,7 +25,7 @@ export function catalogTables(catalog: CatalogClient) {
     let pageToken: string | undefined;
     do {
       const qs = new URLSearchParams();
-      if (parent.length) qs.set('parent', parent.join(US));
+      if (parent.length) qs.set('parent', parent.join(NAMESPACE_SEPARATOR));
       if (pageToken) qs.set('pageToken', pageToken);
       const page = (await catalog.request(w.id, 'GET', `/namespaces${qs.size ? `?${qs}` : ''}`))!;
       for (const ns of page.namespaces as string[][]) {

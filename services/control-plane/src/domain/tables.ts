@@ -3,8 +3,8 @@ import type { Db } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import type { Request } from 'express';
 import { badRequest, type SqlClient } from '@floe/http';
-import type { RgwStorage } from '@floe/storage';
-import { CatalogFailure, asCatalogError, type CatalogClient } from '../catalog-client';
+import { parseS3Location, type StorageProvider } from '@floe/storage';
+import { CatalogFailure, asCatalogError, vendedCredentials, type CatalogClient, type LoadTableResult } from '../catalog-client';
 import { readWriteKeys } from '../store/storage-keys';
 import type { VisibleWarehouse } from '../store/warehouses';
 import { catalogTables, isAddressable, nsName, nsPath } from './catalog-tables';
@@ -26,7 +26,7 @@ export interface TableDeps {
   db: SqlClient;
   keyring: Keyring;
   /** The object store as the warehouse's read/write identity: reading a table's metadata and manifests. */
-  storage: Pick<RgwStorage, 's3As'>;
+  storage: Pick<StorageProvider, 's3As'>;
 }
 
 /** Every namespace of the warehouse (levels), nested ones included. */
@@ -88,8 +88,7 @@ export async function readTable(d: TableDeps, w: VisibleWarehouse, namespace: st
   const loaded = await catalogTables(d.catalog).load(w, namespace, name);
   const s3 = d.storage.s3As(await readWriteKeys(d.prisma, d.keyring, w.id));
   const read = async (path: string) => {
-    const key = path.replace(/^s3a?:\/\/[^/]+\//, '');
-    const out = await s3.send(new GetObjectCommand({ Bucket: w.tableBucket, Key: key }));
+    const out = await s3.send(new GetObjectCommand({ Bucket: w.tableBucket, Key: parseS3Location(path, 'read table file').key }));
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
   return tableView(namespace, name, loaded, read);
@@ -118,8 +117,8 @@ export async function updateTableProperties(d: Pick<TableDeps, 'catalog'>, w: Vi
 /** POST /v1/credentials: the catalog's vended storage session for one table's location. */
 export async function vendTableCredentials(d: Pick<TableDeps, 'catalog'>, w: VisibleWarehouse, namespace: string, name: string) {
   const loaded = await catalogTables(d.catalog).load(w, namespace, name, { 'X-Iceberg-Access-Delegation': 'vended-credentials' });
-  const config = (loaded['storage-credentials']?.[0]?.config ?? loaded.config ?? {}) as Record<string, string>;
-  return { tableUuid: loaded.metadata['table-uuid'] as string, location: String(loaded.metadata.location), config };
+  const location = String(loaded.metadata.location);
+  return { tableUuid: loaded.metadata['table-uuid'] as string, location, keyPrefix: `${parseS3Location(location).key}/`, credentials: vendedCredentials(loaded as LoadTableResult) };
 }
 
 

@@ -148,7 +148,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
         await requireLevel(d.prisma, w, 'write', 'storage credentials (read holders use the read-only catalog credential from GET /v1/connection?level=read)');
       }
       await refuseOverQuota(d, req, w, 'credentials.vend');
-      const { tableUuid, location, config: c } = await vendTableCredentials(d, w, ref.namespace, ref.name);
+      const { tableUuid, location, keyPrefix, credentials: c } = await vendTableCredentials(d, w, ref.namespace, ref.name);
       await writeAudit(d.db, req, { action: 'credentials.vend', orgId: w.orgId, targetType: 'table', targetId: tableUuid, data: { warehouse_id: w.id, table: `${ref.namespace}.${ref.name}` } });
       res.json({
         warehouse_id: w.id,
@@ -156,15 +156,15 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
         table: `${ref.namespace}.${ref.name}`,
         location,
         bucket: w.tableBucket,
-        prefix: `${location.replace(/^s3a?:\/\/[^/]+\//, '')}/`,
+        prefix: keyPrefix,
         endpoint: d.config.s3Url,
         region: d.config.s3.region,
         path_style: true,
         credentials: {
-          access_key_id: c['s3.access-key-id'],
-          secret_access_key: c['s3.secret-access-key'],
-          session_token: c['s3.session-token'],
-          expires_at: c['s3.session-token-expires-at-ms'] ? new Date(Number(c['s3.session-token-expires-at-ms'])).toISOString() : null,
+          access_key_id: c.accessKeyId,
+          secret_access_key: c.secretAccessKey,
+          session_token: c.sessionToken,
+          expires_at: c.expiresAtMs ? new Date(c.expiresAtMs).toISOString() : null,
         },
         note: 'A storage session confined to this table\'s location; it runs out within 900 s.',
       });

@@ -3,11 +3,10 @@ import { z } from 'zod';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { notFound, parse, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
-import { issueApiKey } from '../domain/api-keys';
+import { ApiKeyLabel as Label, issueApiKey } from '../domain/api-keys';
 import { iso, keyView } from '../responses';
 import { apiKeysOf, revokeApiKey } from '../store/api-keys';
 
-export const Label = z.string().trim().min(1).max(200);
 const CreateKey = z.object({ label: Label });
 
 // Spec: API keys. Every route acts on the caller's own keys only.

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { formatsDocument } from '../domain/formats';
-import { createHealthCheck } from './health-check';
+import { createHealthCheck } from '../domain/health';
 
 // Spec: Health and identity.
 

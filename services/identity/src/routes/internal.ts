@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { notFound, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
+import { ApiKeyLabel as Label } from '../domain/api-keys';
 import { createPrincipalWithKey } from '../domain/principals';
 import { iso, keyView } from '../responses';
 import { revokeApiKey } from '../store/api-keys';
 import { suspendPrincipal } from '../store/principals';
-import { Label } from './api-keys';
 
 const CreatePrincipal = z.object({
   kind: z.enum(['human', 'agent', 'operator']).default('human'),
