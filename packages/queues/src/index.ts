@@ -3,8 +3,10 @@
 // or a retried request adds nothing.
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { CATALOG_PURGE_QUEUE } from './catalog-purge';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 
+export * from './catalog-purge';
 export * from './sink-roll';
 
 export const QUEUES = {
@@ -14,6 +16,7 @@ export const QUEUES = {
   metering: 'metering',
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
+  catalogPurge: CATALOG_PURGE_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

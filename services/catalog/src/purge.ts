@@ -1,6 +1,8 @@
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Pool } from 'pg';
 import type { Keyring } from '@floe/db/sealed';
 import { writeAudit, type Logger } from '@floe/http';
+import { CATALOG_PURGE_EVERY_MS, CATALOG_PURGE_JOB_OPTIONS, CATALOG_PURGE_QUEUE, CATALOG_PURGE_SCHEDULER } from '@floe/queues';
 import type { StorageProvider } from '@floe/storage';
 import { checkedLocation, keyPrefixOf } from './locations';
 import { overlappingHolder } from './store/locations';
@@ -14,9 +16,8 @@ import { warehouseById } from './store/warehouses';
 // equal to, inside or around it. It deletes as the warehouse's own storage
 // identity, never the service's, so even a wrong location could reach
 // nothing outside the warehouse's buckets. Each purge is logged with table,
-// location and object count, and audited as `table.purge`.
-
-const EVERY_MS = 2_000;
+// location and object count, and audited as `table.purge`. Passes run as
+// a BullMQ job scheduler (packages/queues catalog-purge.ts): one for the cluster.
 
 export interface PurgeDeps {
   db: Pool;
@@ -57,19 +58,23 @@ async function refusalOf(d: PurgeDeps, job: PurgeJob, bucket: string): Promise<s
   return `${holder.location} is also held by ${holder.kind === 'purge' ? `the dropped table ${holder.identifier}` : `the ${holder.kind} ${holder.identifier}`}`;
 }
 
-export function startPurgeLoop(d: PurgeDeps): () => void {
+/** Upserts the cluster's purge scheduler and runs its passes here: each pass finishes purges until none is left unclaimed. Returns the stop. */
+export function startPurgeJobs(d: PurgeDeps, q: { connection: ConnectionOptions; prefix: string }): () => Promise<void> {
+  const passes = new Queue(CATALOG_PURGE_QUEUE, { connection: q.connection, prefix: q.prefix });
   let stopped = false;
-  const tick = async () => {
+  const worker = new Worker(CATALOG_PURGE_QUEUE, async () => {
     try {
       while (!stopped && (await purgeOnce(d)));
     } catch (err) {
       d.logger.error('purge pass failed; the purge is retried once its claim lapses', { err });
     }
-    if (!stopped) timer = setTimeout(tick, EVERY_MS);
-  };
-  let timer = setTimeout(tick, EVERY_MS);
-  return () => {
+  }, { connection: q.connection, prefix: q.prefix, concurrency: 1, lockDuration: 60_000 });
+  const scheduled = passes.upsertJobScheduler(CATALOG_PURGE_SCHEDULER, { every: CATALOG_PURGE_EVERY_MS }, { name: 'pass', opts: CATALOG_PURGE_JOB_OPTIONS })
+    .catch((err) => d.logger.error('the purge scheduler could not be set up', { err: (err as Error).message }));
+  return async () => {
     stopped = true;
-    clearTimeout(timer);
+    await scheduled;
+    await Promise.allSettled([worker.close()]);
+    await passes.close();
   };
 }
