@@ -8,7 +8,6 @@ import {
 import { toTableMetadata } from '@floe/iceberg';
 import { clearDeviceToken, deviceSinksInScope, setDeviceToken, type SinkRecord } from '../store/sinks';
 import type { VisibleWarehouse } from '../store/warehouses';
-import { iso } from '../responses';
 import type { catalogTables } from './catalog-tables';
 import { FREE_PLAN } from './plans';
 
@@ -66,7 +65,7 @@ export async function issueDeviceToken(d: { prisma: PrismaClient; ingestUrl: str
     rate: DEVICE_RATE,
     body_limit_bytes: DEVICE_BODY_LIMIT,
     formats: ['application/json', 'application/x-ndjson', 'text/csv', 'application/x-www-form-urlencoded'],
-    created_at: iso(createdAt),
+    created_at: createdAt.toISOString(),
     note: 'The URL is the credential: shown once, only a hash is kept. Posting a new token replaces this one at once.',
   };
 }

@@ -5,7 +5,7 @@ import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks';
-import { sinkResponse } from '../domain/sinks-responses';
+import { sinkResponse } from '../sink-responses';
 import { resolveWarehouse } from '../resolve';
 
 // Spec: Ingest sinks — the records (create, list, get, delete). The send
