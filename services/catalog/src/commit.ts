@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { parseS3Location, type ObjectClient } from '@floe/storage';
+import type { Logger } from '@floe/http';
+import { parseS3Location, type ObjectClient, type StorageProvider, type StoreCredentials } from '@floe/storage';
 import {
   applyUpdates, checkRequirements, InvalidUpdateError, metadataFileLocation, metadataFileName, nextMetadataVersion,
   serializeTableMetadata, withMetadataLog, type TableMetadata, type TableRequirement, type TableUpdate,
@@ -141,4 +142,55 @@ export async function discardUnreferenced(store: ObjectClient, location: string 
   if (!location) return;
   const { bucket, key } = parseS3Location(location, 'delete metadata');
   await store.delete(bucket, key).catch(() => undefined);
+}
+
+/** What writing a commit touches: the pointer store, the object store as the warehouse, the metadata files. */
+export interface CommitDeps {
+  db: Pool;
+  storage: StorageProvider;
+  metadata: MetadataFiles;
+  logger: Logger;
+}
+
+type Warehouse = { id: string; tableBucket: string; rw: StoreCredentials };
+
+/** A new table's or view's metadata file, then its pointer; the file goes again when the pointer certainly did not move. */
+export async function writeAndPlace(d: CommitDeps, wh: Warehouse, move: PointerMove, text: string, noun: 'Table' | 'View'): Promise<void> {
+  const s3 = d.storage.objectsAs(wh.rw);
+  await d.metadata.write(s3, move.metadataLocation, text);
+  try {
+    await placePointer(d.db, wh.id, move, noun);
+  } catch (err) {
+    if (mayDiscard(err)) await discardUnreferenced(s3, move.metadataLocation);
+    throw err;
+  }
+}
+
+/** Prepares one table's commit and writes its new metadata file; the pointer is swapped by finishCommits. */
+export async function stageCommit(
+  d: CommitDeps, wh: Warehouse, row: TableRow | null, parts: { requirements: TableRequirement[]; updates: TableUpdate[] }, ident: { namespace: string[]; name: string },
+): Promise<StagedCommit> {
+  const s3 = d.storage.objectsAs(wh.rw);
+  const prepared = await prepareCommit(d.metadata, s3, wh.tableBucket, row, parts.requirements, parts.updates);
+  if (prepared.nextLocation) await d.metadata.write(s3, prepared.nextLocation, prepared.nextText);
+  return { ...prepared, ...ident };
+}
+
+/** Swaps the staged pointers; files of a commit that certainly did not land are removed, and after success the metadata files that fell off the log. */
+export async function finishCommits(d: CommitDeps, wh: Warehouse, commits: StagedCommit[]): Promise<void> {
+  const s3 = d.storage.objectsAs(wh.rw);
+  try {
+    await swapAll(d.db, wh.id, commits);
+  } catch (err) {
+    if (mayDiscard(err)) for (const c of commits) await discardUnreferenced(s3, c.nextLocation);
+    else d.logger.error('commit outcome unknown; its metadata files are kept', { warehouse_id: wh.id, files: commits.map((c) => c.nextLocation), err });
+    throw err;
+  }
+  for (const c of commits) await deleteDroppedMetadata(s3, c);
+}
+
+/** Removes the files of staged commits that will not be swapped (a multi-table commit refused part-way). */
+export async function discardStaged(d: Pick<CommitDeps, 'storage'>, wh: Warehouse, staged: StagedCommit[]): Promise<void> {
+  const s3 = d.storage.objectsAs(wh.rw);
+  for (const c of staged) await discardUnreferenced(s3, c.nextLocation);
 }

@@ -1,5 +1,5 @@
 import { parseTableMetadata, type TableMetadata } from '@floe/iceberg';
-import { parseS3Location, toStorageError, type ObjectClient } from '@floe/storage';
+import { parseS3Location, toStorageError, type ObjectClient, type StorageProvider, type StoreCredentials } from '@floe/storage';
 
 // Metadata JSON files live in the table bucket and never change once written,
 // so parsed reads are cached by location: loading a table is one database
@@ -50,4 +50,20 @@ export class MetadataFiles {
     if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(location, text);
   }
+}
+
+/** What reading a warehouse's metadata files needs: the object store and the cache. */
+export interface MetadataReadDeps {
+  storage: StorageProvider;
+  metadata: MetadataFiles;
+}
+
+/** A metadata file's text, read as the warehouse's own identity (cached). */
+export function readMetadata(d: MetadataReadDeps, wh: { rw: StoreCredentials }, location: string): Promise<string> {
+  return d.metadata.read(d.storage.objectsAs(wh.rw), location);
+}
+
+/** A table metadata file, parsed, read as the warehouse's own identity (cached). */
+export function readTableMetadata(d: MetadataReadDeps, wh: { rw: StoreCredentials }, location: string): Promise<TableMetadata> {
+  return d.metadata.readParsed(d.storage.objectsAs(wh.rw), location);
 }

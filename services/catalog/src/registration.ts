@@ -1,6 +1,7 @@
 import type { CatalogDeps } from './deps';
 import { badRequest } from './errors';
 import { tableBucketRoot } from './locations';
+import { readMetadata } from './metadata-files';
 import type { WarehouseRow } from './store/warehouses';
 
 // Registering a table or view adopts a metadata file that already sits in the
@@ -12,7 +13,7 @@ export async function readForRegistration(d: CatalogDeps, wh: WarehouseRow, loca
   const root = tableBucketRoot(wh.tableBucket);
   if (!location.startsWith(root) || location.includes('..')) throw badRequest(`metadata-location must be under ${root}`);
   try {
-    return await d.metadata.read(d.storage.objectsAs(wh.rw), location);
+    return await readMetadata(d, wh, location);
   } catch {
     throw badRequest(`Cannot read metadata at ${location}`);
   }

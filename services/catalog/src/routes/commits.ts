@@ -6,9 +6,7 @@ import {
 } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
-import {
-  commitFailed, deleteDroppedMetadata, discardUnreferenced, mayDiscard, placePointer, prepareCommit, swapAll, type StagedCommit,
-} from '../commit';
+import { commitFailed, discardStaged, finishCommits, stageCommit, writeAndPlace, type StagedCommit } from '../commit';
 import { alreadyExists, badRequest, noSuchNamespace, noSuchTable } from '../errors';
 import { checkedLocation, checkWritePaths, derivedLocation, locationTaken } from '../locations';
 import { sendLoadResult } from '../responses';
@@ -80,43 +78,21 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
 
     // act: the metadata file first, then the pointer
     const metadataLocation = metadataFileLocation(meta, metadataFileName(0, randomUUID()));
-    const s3 = d.storage.objectsAs(wh.rw);
-    await d.metadata.write(s3, metadataLocation, text);
-    try {
-      await placePointer(d.db, wh.id, { id: randomUUID(), expectedVersion: null, namespace: ns, name, kind: 'table', metadataLocation, location, relocated: true }, 'Table');
-    } catch (err) {
-      if (mayDiscard(err)) await discardUnreferenced(s3, metadataLocation);
-      throw err;
-    }
+    await writeAndPlace(d, wh, { id: randomUUID(), expectedVersion: null, namespace: ns, name, kind: 'table', metadataLocation, location, relocated: true }, text, 'Table');
     return sendLoadResult(d, req, res, wh, { metadataLocation, metadataText: text, tableLocation: location });
   }];
 
-  /** Prepares and writes one table's commit (without swapping). */
+  /** Checks one table's commit and stages it (its file written, its pointer not yet swapped). */
   async function stage(wh: WarehouseRow, ns: string[], name: string, body: Json): Promise<StagedCommit> {
-    const { requirements, updates } = parseCommitParts(body);
+    const parts = parseCommitParts(body);
+    const { requirements } = parts;
     const row = await findTable(d.db, wh.id, ns, name);
     const creating = requirements.some((r) => r.type === 'assert-create');
     // A missing namespace is a missing table here, as the reference server answers.
     if (!row && !creating) throw noSuchTable(ns, name);
     if (row && creating) throw commitFailed(`Requirement failed: table ${[...ns, name].join('.')} already exists`);
     if (!row && !(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
-    const s3 = d.storage.objectsAs(wh.rw);
-    const prepared = await prepareCommit(d.metadata, s3, wh.tableBucket, row, requirements, updates);
-    if (prepared.nextLocation) await d.metadata.write(s3, prepared.nextLocation, prepared.nextText);
-    return { ...prepared, namespace: ns, name };
-  }
-
-  /** Swaps the staged pointers; files of a commit that certainly did not land are removed. */
-  async function finish(wh: WarehouseRow, commits: StagedCommit[]): Promise<void> {
-    const s3 = d.storage.objectsAs(wh.rw);
-    try {
-      await swapAll(d.db, wh.id, commits);
-    } catch (err) {
-      if (mayDiscard(err)) for (const c of commits) await discardUnreferenced(s3, c.nextLocation);
-      else d.logger.error('commit outcome unknown; its metadata files are kept', { warehouse_id: wh.id, files: commits.map((c) => c.nextLocation), err });
-      throw err;
-    }
-    for (const c of commits) await deleteDroppedMetadata(s3, c);
+    return stageCommit(d, wh, row, parts, { namespace: ns, name });
   }
 
   // POST /v1/{prefix}/namespaces/{namespace}/tables/{table} — commit.
@@ -124,7 +100,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     const ns = namespaceOf(req);
     const wh = warehouseOf(req);
     const prepared = await stage(wh, ns, String(req.params.table), (req.body ?? {}) as Json);
-    await finish(wh, [prepared]);
+    await finishCommits(d, wh, [prepared]);
     const location = prepared.nextLocation ?? prepared.currentLocation!;
     res.status(200).type('application/json').send(`{"metadata-location":${JSON.stringify(location)},"metadata":${prepared.nextText}}`);
   }];
@@ -147,10 +123,10 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
           staged.push(await stage(wh, id.namespace, id.name, change));
         }
       } catch (err) {
-        for (const c of staged) await discardUnreferenced(d.storage.objectsAs(wh.rw), c.nextLocation);
+        await discardStaged(d, wh, staged);
         throw err;
       }
-      await finish(wh, staged);
+      await finishCommits(d, wh, staged);
       res.status(204).end();
     }],
   });

@@ -5,6 +5,7 @@ import type { CatalogDeps } from '../deps';
 import { badRequest, IcebergError, noSuchTable } from '../errors';
 import { requirePrefix, requireWrite } from '../guards';
 import { existingTable, namespaceOf, warehouseOf } from '../request';
+import { readMetadata, readTableMetadata } from '../metadata-files';
 import { etagOf, matchesNoneOf, sendLoadResult, vendedCredential } from '../responses';
 import { dropWithPurge } from '../store/purges';
 import { deleteTable } from '../store/tables';
@@ -38,13 +39,12 @@ export function mountTables(app: Express, d: CatalogDeps, writes: Record<'create
       if (req.method === 'HEAD') return void res.status(204).end();
       if (matchesNoneOf(req.get('if-none-match'), etag)) return void res.status(304).set('ETag', etag).end();
       const wh = warehouseOf(req);
-      const s3 = d.storage.objectsAs(wh.rw);
       const snapshotsMode = req.query.snapshots ?? 'all';
       if (snapshotsMode !== 'all' && snapshotsMode !== 'refs') throw badRequest('snapshots must be all or refs');
-      let text = await d.metadata.read(s3, t.metadataLocation!);
+      let text = await readMetadata(d, wh, t.metadataLocation!);
       if (snapshotsMode === 'refs') {
         // Only the snapshots some branch or tag points at (history stays in snapshot-log).
-        const meta = await d.metadata.readParsed(s3, t.metadataLocation!);
+        const meta = await readTableMetadata(d, wh, t.metadataLocation!);
         const referenced = new Set(Object.values(meta.refs ?? {}).map((r) => String(r['snapshot-id'])));
         text = serializeTableMetadata({ ...meta, snapshots: (meta.snapshots ?? []).filter((sn) => referenced.has(String(sn['snapshot-id']))) });
       }
@@ -56,7 +56,7 @@ export function mountTables(app: Express, d: CatalogDeps, writes: Record<'create
       let dropped: boolean;
       if (req.query.purgeRequested === 'true') {
         const wh = warehouseOf(req);
-        const location = t.location ?? locationOf(await d.metadata.read(d.storage.objectsAs(wh.rw), t.metadataLocation!));
+        const location = t.location ?? locationOf(await readMetadata(d, wh, t.metadataLocation!));
         dropped = await dropWithPurge(d.db, { id: t.id, warehouseId: wh.id, location, tableIdent: [...ns, t.name].join('.'), requestedBy: req.catalogCaller!.clientId });
       } else {
         dropped = await deleteTable(d.db, t.id);
@@ -73,7 +73,7 @@ export function mountTables(app: Express, d: CatalogDeps, writes: Record<'create
       const ns = namespaceOf(req);
       const t = await existingTable(d.db, req, ns, String(req.params.table));
       const wh = warehouseOf(req);
-      const text = await d.metadata.read(d.storage.objectsAs(wh.rw), t.metadataLocation!);
+      const text = await readMetadata(d, wh, t.metadataLocation!);
       const cred = await vendedCredential(d, req, wh, locationOf(text));
       res.json({ 'storage-credentials': [cred] });
     }],

@@ -6,7 +6,8 @@ import {
 } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
-import { commitFailed, discardUnreferenced, mayDiscard, placePointer } from '../commit';
+import { commitFailed, placePointer, writeAndPlace } from '../commit';
+import { readMetadata } from '../metadata-files';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
 import { checkedLocation, derivedLocation, isWithin, locationTaken } from '../locations';
 import { overlappingHolder } from '../store/locations';
@@ -46,17 +47,8 @@ export function mountViews(app: Express, d: CatalogDeps): void {
     return v;
   }
 
-  /** Writes a view's metadata file, then its pointer; the file goes again when the pointer certainly did not move. */
-  async function placeView(wh: WarehouseRow, move: PointerMove, text: string): Promise<void> {
-    const s3 = d.storage.objectsAs(wh.rw);
-    await d.metadata.write(s3, move.metadataLocation, text);
-    try {
-      await placePointer(d.db, wh.id, move, 'View');
-    } catch (err) {
-      if (mayDiscard(err)) await discardUnreferenced(s3, move.metadataLocation);
-      throw err;
-    }
-  }
+  /** Writes a view's metadata file, then its pointer (commit.ts writeAndPlace). */
+  const placeView = (wh: WarehouseRow, move: PointerMove, text: string) => writeAndPlace(d, wh, move, text, 'View');
 
   route(app, '/v1/:prefix/namespaces/:namespace/views', {
     get: [auth, requirePrefix, listIdentifiers(d, 'view')],
@@ -87,7 +79,7 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const v = await existingView(req, namespaceOf(req), String(req.params.view));
       if (req.method === 'HEAD') return void res.status(204).end();
       const wh = warehouseOf(req);
-      sendView(res, v.metadataLocation!, await d.metadata.read(d.storage.objectsAs(wh.rw), v.metadataLocation!));
+      sendView(res, v.metadataLocation!, await readMetadata(d, wh, v.metadataLocation!));
     }],
     // Replace: requirements and updates, new metadata file, compare-and-set.
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
@@ -95,11 +87,10 @@ export function mountViews(app: Express, d: CatalogDeps): void {
       const name = String(req.params.view);
       const v = await existingView(req, ns, name);
       const wh = warehouseOf(req);
-      const s3 = d.storage.objectsAs(wh.rw);
       const body = (req.body ?? {}) as Record<string, unknown>;
       const requirements = asBadRequest(() => parseViewRequirements(body.requirements ?? []));
       const updates = asBadRequest(() => parseViewUpdates(body.updates ?? []));
-      const current = parseViewMetadata(await d.metadata.read(s3, v.metadataLocation!));
+      const current = parseViewMetadata(await readMetadata(d, wh, v.metadataLocation!));
       const failures = checkViewRequirements(current, requirements);
       if (failures.length) throw commitFailed(`Requirement failed: ${failures.map((f) => f.message).join('; ')}`);
       const next = asBadRequest(() => applyViewUpdates(current, updates, { nowMs: Date.now() }));
