@@ -187,6 +187,7 @@ export class Authenticator {
   }
 
   private async loadKey(keyId: string): Promise<KeyRecord | null> {
+    // Raw over pg: every API-key request's lookup (bench/auth), a named prepared statement joining the principal.
     const { rows } = await this.opts.db.query({
       name: 'auth_api_key',
       text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, p.id, p.kind, p.email, p.status
@@ -199,6 +200,7 @@ export class Authenticator {
   }
 
   private async loadPrincipal(principalId: string, keyId: string | null): Promise<PrincipalRecord | null> {
+    // Raw over pg: every token request's standing check (bench/auth), a named prepared statement.
     const { rows } = await this.opts.db.query({
       name: 'auth_principal',
       text: `SELECT p.kind, p.email, p.status, (k.revoked_at IS NOT NULL) AS key_revoked
@@ -215,6 +217,7 @@ export class Authenticator {
     const now = Date.now();
     if (now - (this.lastUseWritten.get(keyId) ?? 0) < 60_000) return;
     this.lastUseWritten.set(keyId, now);
+    // Raw over pg: packages/auth takes the pool every deployable has.
     void this.opts.db.query(`UPDATE api_keys SET last_used_at = now() WHERE key_id = $1`, [keyId]).catch(() => undefined);
   }
 }

@@ -12,6 +12,7 @@ const RELOAD_EVERY_MS = 60_000;
 const UNKNOWN_KID_RELOAD_MIN_MS = 250;
 
 export async function loadPublishedKeys(db: SqlClient): Promise<JWK[]> {
+  // Raw over pg: every verifier (each deployable's authentication) reads it through the pool it has; the window is the database's clock.
   const { rows } = await db.query<{ public_jwk: JWK }>(
     `SELECT public_jwk FROM signing_keys WHERE retired_at IS NULL OR publish_until > now() ORDER BY created_at DESC`,
   );

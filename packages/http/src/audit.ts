@@ -11,6 +11,9 @@ export interface AuditEvent {
   data?: Record<string, unknown>;
 }
 
+// Raw SQL over the process's pg pool: every deployable appends to the log
+// through this one function, and the ingest gateway has no Prisma client.
+
 /** Appends one event to the audit log; actor, request id and address come from the request when given. */
 export async function writeAudit(db: SqlClient, req: Request | null, event: AuditEvent): Promise<void> {
   await db.query(

@@ -8,6 +8,10 @@ import type { SqlClient } from './sql';
 // scoped to the calling principal. Only successful answers are kept, so a
 // request that failed (a 502 `storage_error`, say) is safe to retry with the
 // same key.
+//
+// Raw SQL over the process's pg pool: packages/http serves every deployable
+// and takes only a pool, and the claim's expiry and takeover are the
+// database's clock (a claim is an INSERT … ON CONFLICT DO NOTHING).
 
 const MAX_KEY_LENGTH = 255;
 /** An in-progress claim older than this belongs to a process that died. */

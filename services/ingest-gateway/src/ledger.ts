@@ -8,6 +8,11 @@ import type { IngestDeps } from './deps';
 // blob bucket, then its `sink_batches` row and the day's `ingest_usage`
 // counters in one statement. The row is written after the object, so a batch
 // row always has its object, and a lost race answers as the duplicate it is.
+//
+// Raw SQL over pg, every statement: the send and device routes are the
+// ingest hot path (bench/ingest), run as named prepared statements, and a
+// batch's row and its day's counters are one statement (a CTE with
+// ON CONFLICT on both tables), which the Prisma client cannot say.
 
 /** What the intake routes need of a sink and its catalog. */
 export interface IntakeSink {
