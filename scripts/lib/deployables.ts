@@ -6,9 +6,13 @@ export interface Deployable {
   entry: string;
   port: (c: FloeConfig) => number;
   health: string;
+  /** Whether this stack runs it (default: always). */
+  runs?: (c: FloeConfig) => boolean;
 }
 
 export const DEPLOYABLES: Deployable[] = [
+  // Not Floe's code: the development mail server (maildev) that identity sends to on local stacks.
+  { name: 'mail', entry: 'infra/mail/dev-mail-server.ts', port: (c) => c.ports.mailWeb, health: '/api/healthz', runs: (c) => c.mail.devServer },
   { name: 'identity', entry: 'services/identity/src/main.ts', port: (c) => c.ports.identity, health: '/healthz' },
   { name: 'catalog', entry: 'services/catalog/src/main.ts', port: (c) => c.ports.catalog, health: '/healthz' },
   { name: 'control-plane', entry: 'services/control-plane/src/main.ts', port: (c) => c.ports.controlPlane, health: '/healthz' },

@@ -22,12 +22,13 @@ const PORT_SETTINGS: Record<string, string> = {
   catalog: 'FLOE_CATALOG_PORT',
   'teardown-worker': 'FLOE_TEARDOWN_HEALTH_PORT',
   'roller-worker': 'FLOE_ROLLER_HEALTH_PORT',
+  mail: 'FLOE_MAIL_WEB_PORT',
 };
 
 /** A private stack's environment: its own settings over the caller's, addresses derived from its own ports. */
 function privateEnv(own: NodeJS.ProcessEnv, extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FLOE_ENV: 'test', ...own, ...extraEnv };
-  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL']) {
+  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL', 'FLOE_SMTP_URL']) {
     if (!(k in extraEnv)) delete env[k];
   }
   return env;
@@ -42,6 +43,7 @@ export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessE
     FLOE_BOOTSTRAP_SECRET: randomBytes(24).toString('hex'),
   };
   for (const setting of Object.values(PORT_SETTINGS)) own[setting] = String(await freePort());
+  own.FLOE_MAIL_SMTP_PORT = String(await freePort());
   const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
   return { state, stateFile: paths.stateFile };
 }
@@ -62,7 +64,8 @@ export async function restartPrivateStack(stateFile: string, extraEnv: NodeJS.Pr
     FLOE_BOOTSTRAP_SECRET: old.bootstrap_secret,
     FLOE_DATA_KEYS: old.data_keys,
   };
-  for (const [name, setting] of Object.entries(PORT_SETTINGS)) own[setting] = new URL(old.services[name].url).port;
+  for (const [name, setting] of Object.entries(PORT_SETTINGS)) if (old.services[name]) own[setting] = new URL(old.services[name].url).port;
+  if (old.smtp_url) own.FLOE_MAIL_SMTP_PORT = new URL(old.smtp_url).port;
   try {
     const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
     return state;

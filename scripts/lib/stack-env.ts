@@ -47,5 +47,6 @@ export function stackEnvironment(paths: StackPaths, base: NodeJS.ProcessEnv = pr
   const config = loadConfig(env);
   // The gateway's upstream address, derived once here so the services agree on it.
   env.FLOE_IDENTITY_URL = config.services.identity;
+  env.FLOE_MAIL_DIR = join(paths.dataDir, 'mail');
   return { env, config: loadConfig(env) };
 }

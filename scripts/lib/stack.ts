@@ -14,6 +14,10 @@ export interface StackState {
   catalog_url: string;
   s3_url: string;
   ingest_url: string;
+  /** The development mail server's inbox (web and REST API), when the stack runs one. */
+  mail_inbox_url: string | null;
+  /** Where the stack's mail goes; null: logged, not sent. */
+  smtp_url: string | null;
   bootstrap_secret: string;
   /** FLOE_DATA_KEYS of this stack: what a further process (a test, a CLI) needs to open or seal its stored secrets. */
   data_keys: string;
@@ -76,6 +80,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
   await prepareData(config);
   const running: Running[] = [];
   for (const d of DEPLOYABLES) {
+    if (d.runs && !d.runs(config)) continue;
     const r = startDeployable(d, config, env, paths, opts.detached);
     running.push(r);
     say(`started ${d.name} (pid ${r.pid}) on ${r.url}`);
@@ -92,6 +97,8 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     catalog_url: config.catalogUrl,
     s3_url: config.s3Url,
     ingest_url: config.ingestUrl,
+    mail_inbox_url: config.mail.inboxUrl,
+    smtp_url: config.mail.smtpUrl,
     bootstrap_secret: env.FLOE_BOOTSTRAP_SECRET!,
     data_keys: env.FLOE_DATA_KEYS!,
     database_url: config.databaseUrl,

@@ -7,3 +7,4 @@ export * from './wrong-secret-limiter';
 export * from './send-key';
 export * from './device-token';
 export * from './catalog-credential';
+export * from './attempt-limit';

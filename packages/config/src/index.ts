@@ -40,6 +40,9 @@ const EnvSchema = z.object({
   FLOE_S3_PORT: port(7480),
   FLOE_TEARDOWN_HEALTH_PORT: port(8093),
   FLOE_ROLLER_HEALTH_PORT: port(8091),
+  // The development mail server's SMTP and web (inbox and REST API) ports.
+  FLOE_MAIL_SMTP_PORT: port(1025),
+  FLOE_MAIL_WEB_PORT: port(1080),
 
   // Public addresses; derived from host and ports when unset.
   FLOE_BASE_URL: url.optional(),
@@ -77,6 +80,11 @@ const EnvSchema = z.object({
       return z.NEVER;
     }
   }),
+  // Where mail goes out (smtp:// or smtps://, credentials in the URL); unset: mail is logged, not sent (`delivery: log`).
+  FLOE_SMTP_URL: z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL').optional(),
+  FLOE_MAIL_FROM: z.string().min(3).default('Floe <no-reply@floe.localhost>'),
+  // The development mail server (maildev) the stack runs and sends to: on for local stacks, off in production.
+  FLOE_DEV_MAIL: z.enum(['on', 'off']).optional(),
   // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
@@ -101,7 +109,10 @@ export interface FloeConfig {
   env: Env['FLOE_ENV'];
   region: string;
   provider: string;
-  ports: { gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number };
+  ports: {
+    gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number;
+    mailSmtp: number; mailWeb: number;
+  };
   baseUrl: string;
   catalogUrl: string;
   s3Url: string;
@@ -117,6 +128,8 @@ export interface FloeConfig {
   /** FLOE_DATA_KEYS, the sealing key first; empty when unset. */
   dataKeys: DataKey[];
   openSignup: boolean;
+  /** Outgoing mail: the SMTP server (null: logged, `delivery: log`), the sender, and the development mail server when the stack runs one. */
+  mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   listenHost: string;
@@ -155,6 +168,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       s3: e.FLOE_S3_PORT,
       teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
       rollerHealth: e.FLOE_ROLLER_HEALTH_PORT,
+      mailSmtp: e.FLOE_MAIL_SMTP_PORT,
+      mailWeb: e.FLOE_MAIL_WEB_PORT,
     },
     baseUrl: trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT)),
     catalogUrl: trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
@@ -179,6 +194,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     credentialKey: e.FLOE_CREDENTIAL_KEY ?? e.FLOE_BOOTSTRAP_SECRET,
     dataKeys: e.FLOE_DATA_KEYS,
     openSignup: e.FLOE_OPEN_SIGNUP ? e.FLOE_OPEN_SIGNUP === 'true' : e.FLOE_ENV !== 'production',
+    mail: mailOf(e, local),
     sinksEnabled: e.FLOE_SINKS === 'on',
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
@@ -197,6 +213,16 @@ function trimSlash(u: string): string {
 }
 
 /** Words no handle, catalog name or other user-chosen public name may take. */
+/** The Terms in force: every sign-up shows them and records their version when accepted (spec: Terms). */
+export const TERMS = { version: '2026-09-01', url: '/legal/terms', privacy_url: '/legal/privacy' } as const;
+
 export const RESERVED_WORDS: readonly string[] = [
   'app', 'api', 'docs', 'legal', 'admin', 'www', 's3', 'catalog', 'auth', 'floe',
 ];
+
+/** Outgoing mail: a stack with the development mail server sends to it unless FLOE_SMTP_URL names another server. */
+function mailOf(e: Env, local: (p: number) => string): FloeConfig['mail'] {
+  const devServer = e.FLOE_DEV_MAIL ? e.FLOE_DEV_MAIL === 'on' : e.FLOE_ENV !== 'production';
+  const smtpUrl = e.FLOE_SMTP_URL ?? (devServer ? `smtp://127.0.0.1:${e.FLOE_MAIL_SMTP_PORT}` : null);
+  return { smtpUrl, from: e.FLOE_MAIL_FROM, devServer, inboxUrl: devServer ? local(e.FLOE_MAIL_WEB_PORT) : null };
+}

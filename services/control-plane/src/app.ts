@@ -5,6 +5,8 @@ import { mountAudit } from './routes/audit';
 import { mountConnection } from './routes/connection';
 import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
+import { mountHandles } from './routes/handles';
+import { mountInternalAccounts } from './routes/internal-accounts';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
 import { mountSinkDevice } from './routes/sink-device';
@@ -33,6 +35,8 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountConnection(app, d);
       mountSinks(app, d);
       mountSinkDevice(app, d);
+      mountHandles(app, d);
+      mountInternalAccounts(app, d);
       mountInternalSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app, d);

@@ -20,11 +20,12 @@ const TABLE: Array<[string, Upstream]> = [
   ['=/v1/signup', 'control-plane'],
   ['/v1/signup', 'identity'],
   ['/v1/recover', 'identity'],
-  ['/v1/handles', 'identity'],
   ['/v1/terms', 'identity'],
   ['/v1/me', 'identity'],
   // control plane: organisations, projects, catalogs, tables, sinks, usage, audit, operator
   ['/v1/onboard', 'control-plane'],
+  // Handles belong to organisations.
+  ['/v1/handles', 'control-plane'],
   ['/v1/orgs', 'control-plane'],
   ['/v1/projects', 'control-plane'],
   ['/v1/warehouses', 'control-plane'],

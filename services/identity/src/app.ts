@@ -5,6 +5,7 @@ import { mountApiKeys } from './routes/api-keys';
 import { mountCatalogTokens } from './routes/catalog-tokens';
 import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
+import { mountSignup } from './routes/signup';
 import { mountTokens } from './routes/tokens';
 import { mountUnbuilt } from './routes/unbuilt';
 
@@ -20,6 +21,7 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountApiKeys(app, d);
       mountInternal(app, d);
       mountCatalogTokens(app, d);
+      mountSignup(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -1,7 +1,9 @@
-import { Authenticator } from '@floe/auth';
+import { AttemptLimit, Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
+import { DevCodes, STARTS_PER_HOUR } from './domain/email-codes';
+import { Mailer } from './mail/mailer';
 import { SigningKeys } from './signing/signing-keys';
 
 /** Everything the identity routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
@@ -10,6 +12,11 @@ export interface IdentityDeps extends RedisDeps {
   prisma: PrismaClient;
   auth: Authenticator;
   signingKeys: SigningKeys;
+  mailer: Mailer;
+  /** Sign-up, recovery and reset starts: five per hour per address, one budget. */
+  starts: AttemptLimit;
+  /** Development and test stacks: pending codes in plain text for the internal look-up route. */
+  devCodes: DevCodes;
 }
 
 export const identity = deployable<IdentityDeps>({
@@ -17,14 +24,17 @@ export const identity = deployable<IdentityDeps>({
   poolMax: 10,
   // Auto-pipelining folds the per-request epoch and rate-limit reads into one round trip.
   redis: { autoPipelining: true },
-  particular: ({ config, db, redis }) => {
+  particular: ({ config, logger, db, redis }) => {
     const prisma = prismaOver(db);
     return {
       prisma,
       auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix }),
       signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
+      mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
+      starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
+      devCodes: new DevCodes(redis, config.redisPrefix, config.env !== 'production'),
     };
   },
-  // Prisma closes with Redis; the pool, which Prisma runs over, after them.
-  close: (d) => [d.prisma.$disconnect()],
+  // Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.
+  close: (d) => [d.prisma.$disconnect(), Promise.resolve(d.mailer.close())],
 });

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import type { PrismaClient } from '@floe/db';
 import { conflict, notFound, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { resolveWarehouse } from '../resolve';
 import { membershipsOf } from '../store/memberships';
-import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById, takenHandles } from '../store/organizations';
+import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById } from '../store/organizations';
 import { createProject, type ProjectDeps } from './projects';
 import { createWarehouse, type CreateWarehouseDeps } from './warehouse-create';
 import { handleCandidates, handleFrom } from './handles';
+import { activateOrganization, freeHandle } from './organizations';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
 // named `lake`, creating only what is missing (so it is idempotent). Shared by
@@ -25,6 +25,8 @@ export interface OnboardInput {
   handle?: string;
   /** The project's name when one has to be made (sign-up: the workspace). */
   projectName?: string;
+  /** The pending organisation the person reserved at the start of a sign-up: activated rather than a new one made. */
+  pendingOrgId?: string;
 }
 
 export interface Onboarded {
@@ -42,6 +44,12 @@ export async function onboard(d: OnboardDeps, req: Request, ctx: AccessContext, 
     : ctx.memberships[0];
   if (input.orgId && !membership) {
     throw notFound('org_not_found', `no organisation ${input.orgId} that you belong to`);
+  }
+  if (!membership && input.pendingOrgId && (await activateOrganization(d.prisma, input.pendingOrgId, ctx.principalId))) {
+    await writeAudit(d.db, req, { action: 'org.activate', orgId: input.pendingOrgId, targetType: 'org', targetId: input.pendingOrgId, data: {} });
+    created.organization = true;
+    ctx = { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) };
+    membership = ctx.memberships.find((m) => m.orgId === input.pendingOrgId);
   }
   if (!membership) {
     const name = input.organizationName ?? input.projectName ?? (ctx.email ? ctx.email.split('@')[0] : 'My team');
@@ -91,10 +99,4 @@ export async function createOrganization(d: Pick<OnboardDeps, 'prisma'>, princip
   }
   const base = asked ?? handleFrom(name);
   throw conflict('handle_taken', `the handle ${base} is taken`, { field: 'handle', suggestion: await freeHandle(d.prisma, base) });
-}
-
-async function freeHandle(prisma: PrismaClient, base: string): Promise<string> {
-  const candidates = handleCandidates(handleFrom(base)).slice(1);
-  const taken = await takenHandles(prisma, candidates);
-  return candidates.find((c) => !taken.has(c)) ?? `${handleFrom(base).slice(0, 30)}-${randomBytes(3).toString('hex')}`;
 }

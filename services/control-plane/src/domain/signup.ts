@@ -39,3 +39,27 @@ export async function connectionOfOnboarded(d: ConnectionDeps, done: Onboarded, 
   if (w.status !== 'ready') return null;
   return connectionFor(d, w, engine, null);
 }
+
+/** What a verified sign-up asks the control plane for (identity made the person and their key). */
+export interface VerifiedSignup {
+  principalId: string;
+  email: string;
+  workspace: string;
+  /** The organisation reserved at the start, when the form named one. */
+  pendingOrgId: string | null;
+  engine: Engine;
+}
+
+/**
+ * POST /internal/accounts/onboard, for identity's `POST /v1/signup/verify`:
+ * the person's organisation (the reserved one activated, or a new one), a
+ * project named after the workspace and the catalog `lake`. Idempotent for
+ * one person, so a verify retried after a failure finishes the same account.
+ */
+export async function onboardVerifiedPerson(d: SignupDeps & ConnectionDeps, req: Request, v: VerifiedSignup) {
+  const ctx: AccessContext = { principalId: v.principalId, kind: 'human', email: v.email, token: false, memberships: await membershipsOf(d.prisma, v.principalId) };
+  // The audit of what onboarding makes names the new person as its actor.
+  req.caller = { principalId: v.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: null, sessionId: null };
+  const done = await onboard(d, req, ctx, { organizationName: v.workspace, projectName: v.workspace, pendingOrgId: v.pendingOrgId ?? undefined });
+  return { done, connection: await connectionOfOnboarded(d, done, v.engine) };
+}

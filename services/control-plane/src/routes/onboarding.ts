@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { TERMS } from '@floe/config';
 import { badRequest, forbidden, parse, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { handleProblem } from '../domain/handles';
@@ -10,7 +11,6 @@ import { connectionOfOnboarded, signUpOneCall } from '../domain/signup';
 // Spec: POST /v1/signup (one-call sign-up for local stacks; the managed service
 // answers 403 verification_required) and POST /v1/onboard (idempotent).
 
-const TERMS = { version: '2026-09-01', url: '/legal/terms', privacy_url: '/legal/privacy' };
 
 const EngineField = z.string().default('duckdb').refine(isEngine, { message: `one of ${ENGINES.join(', ')}` });
 

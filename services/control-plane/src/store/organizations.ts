@@ -15,6 +15,28 @@ export async function insertOrganizationWithAdmin(prisma: PrismaClient, o: { id:
   });
 }
 
+/** Inserts a `pending` organisation holding its handle for `createdBy` (the person signing up); false when the handle is taken. */
+export async function insertPendingOrganization(db: Db, o: { id: string; name: string; handle: string; createdBy: string }): Promise<boolean> {
+  // ON CONFLICT DO NOTHING: a taken handle is an answer, not an error.
+  const { count } = await db.organization.createMany({ data: [{ ...o, status: 'pending' }], skipDuplicates: true });
+  return count === 1;
+}
+
+/** The organisation holding a handle, in any state. */
+export function organizationByHandle(db: Db, handle: string) {
+  return db.organization.findUnique({ where: { handle }, select: { id: true, name: true, handle: true, status: true, createdBy: true } });
+}
+
+/** Makes the pending organisation reserved by `principalId` active with them as its admin; false when there is no such reservation. */
+export async function activatePendingOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const { count } = await tx.organization.updateMany({ where: { id: orgId, status: 'pending', createdBy: principalId }, data: { status: 'active' } });
+    if (count === 0) return false;
+    await tx.membership.create({ data: { orgId, principalId, role: 'admin', joinedVia: 'creator', createdBy: principalId } });
+    return true;
+  });
+}
+
 /** Which of these handles organisations already hold. */
 export async function takenHandles(db: Db, candidates: string[]): Promise<Set<string>> {
   const rows = await db.organization.findMany({ where: { handle: { in: candidates } }, select: { handle: true } });

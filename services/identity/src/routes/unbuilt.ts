@@ -10,11 +10,6 @@ import type { IdentityDeps } from '../deps';
 // answer 501 to anyone.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/signup/start', ['post'], 'e-mail code sign-up', NONE],
-  ['/v1/signup/verify', ['post'], 'e-mail code sign-up', NONE],
-  ['/v1/handles/:handle', ['get'], 'handle lookup', NONE],
-  ['/v1/recover/start', ['post'], 'key recovery', NONE],
-  ['/v1/recover/verify', ['post'], 'key recovery', NONE],
   ['/v1/auth/signup', ['post'], 'password sign-up', NONE],
   ['/v1/auth/password/set', ['post'], 'password sign-up', NONE],
   ['/v1/auth/login', ['post'], 'password login', NONE],

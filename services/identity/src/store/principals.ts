@@ -30,3 +30,9 @@ export async function suspendPrincipal(db: Db, principalId: string): Promise<Pri
   const p = await db.principal.findUnique({ where: { id: principalId }, select: record });
   return p ? toRecord(p) : null;
 }
+
+/** The live (not deleted) account holding this address, if any. */
+export async function accountByEmail(db: Db, email: string): Promise<PrincipalRecord | null> {
+  const p = await db.principal.findFirst({ where: { email, status: { not: 'deleted' } }, select: record, orderBy: { createdAt: 'asc' } });
+  return p ? toRecord(p) : null;
+}

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+// A count of attempts per key (an address, a caller's IP) in a fixed window,
+// kept in Redis and taken atomically, so replicas and concurrent requests
+// share one budget: sign-up, recovery and reset starts (5 per hour per
+// address), handle lookups per caller address, and the like.
+
+export class AttemptLimit {
+  private readonly limiter: RateLimiterRedis;
+
+  constructor(redis: Redis, keyPrefix: string, readonly points: number, readonly windowSeconds: number) {
+    this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration: windowSeconds });
+  }
+
+  /** Takes one attempt: null when allowed, else the seconds until the next is. */
+  async take(key: string): Promise<number | null> {
+    try {
+      await this.limiter.consume(key);
+      return null;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    }
+  }
+}

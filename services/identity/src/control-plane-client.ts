@@ -1,0 +1,56 @@
+import type { FloeConfig } from '@floe/config';
+import { HttpError } from '@floe/http';
+
+// The control plane's internal routes, as identity calls them while it signs
+// a person up: the control plane makes what it owns (organisations, projects,
+// the `lake` catalog). Its refusals (a handle taken, say) reach the caller as
+// they were answered; a control plane that does not answer is 503.
+
+async function call<T>(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, path: string, body: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${config.services.controlPlane}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch {
+    throw new HttpError(503, 'service_unavailable', 'the control plane is not answering; retry shortly', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
+  }
+  const answer = (await res.json().catch(() => null)) as { error?: { code: string; message: string } & Record<string, unknown> } | null;
+  if (res.ok) return answer as T;
+  const e = answer?.error;
+  if (e && res.status < 500) {
+    const { code, message, request_id: _rid, ...extras } = e;
+    // Relayed as answered: the control plane throws only registry codes.
+    throw new HttpError<string>(res.status, code, message, extras);
+  }
+  throw new Error(`control plane ${path}: ${res.status} ${JSON.stringify(answer)}`);
+}
+
+export interface ReservedOrganization {
+  org_id: string;
+  name: string;
+  handle: string;
+  status: 'pending';
+}
+
+/** A pending organisation holding its handle for the person signing up. */
+export function reserveOrganization(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, r: { principalId: string; name: string; handle?: string }): Promise<ReservedOrganization> {
+  return call(config, '/internal/orgs/reserve', { principal_id: r.principalId, name: r.name, handle: r.handle });
+}
+
+export interface OnboardedAccount {
+  organization: { org_id: string; name: string; handle: string; role: 'admin' | 'member'; joined_via: string };
+  project_id: string;
+  warehouse_id: string;
+  connection: unknown;
+}
+
+/** The verified person's organisation, project and `lake`; idempotent for one person. */
+export function onboardAccount(
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, a: { principalId: string; email: string; workspace: string; pendingOrgId: string | null; engine: string },
+): Promise<OnboardedAccount> {
+  return call(config, '/internal/accounts/onboard', { principal_id: a.principalId, email: a.email, workspace: a.workspace, pending_org_id: a.pendingOrgId, engine: a.engine });
+}

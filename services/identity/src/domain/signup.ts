@@ -1,0 +1,126 @@
+import type { Request } from 'express';
+import type { AttemptLimit } from '@floe/auth';
+import { TERMS, type FloeConfig } from '@floe/config';
+import type { PrismaClient } from '@floe/db';
+import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
+import { onboardAccount, reserveOrganization, type ReservedOrganization } from '../control-plane-client';
+import type { Mailer } from '../mail/mailer';
+import { signupCodeMail } from '../mail/messages';
+import { deleteCode, putCode } from '../store/email-codes';
+import { accountByEmail, insertPrincipal } from '../store/principals';
+import { issueApiKey } from './api-keys';
+import { CODE_LENGTH, CODE_SECONDS, admitStart, checkCode, codeHash, newCode, type DevCodes } from './email-codes';
+import { newPrincipalId } from './principals';
+
+// Spec: POST /v1/signup/start and POST /v1/signup/verify. The start mails a
+// code and keeps only its hash (with the form, a pending organisation holds
+// the handle); the verify makes the account, its first API key, and — through
+// the control plane — its organisation, a project named after the workspace
+// and the catalog `lake`. Verifies of one address run one at a time under the
+// code row's lock, and the code is spent only when all of it is made, so a
+// verify that failed part-way is finished by the next; twenty at once make
+// one account.
+
+export interface SignupDeps {
+  prisma: PrismaClient;
+  db: SqlClient;
+  mailer: Mailer;
+  starts: AttemptLimit;
+  devCodes: DevCodes;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+}
+
+export interface SignupStart {
+  email: string;
+  workspace?: string;
+  fullName?: string;
+  organizationName?: string;
+  handle?: string;
+}
+
+/** What a pending sign-up keeps beside its code. */
+interface SignupDetails {
+  principal_id: string;
+  workspace: string;
+  full_name: string | null;
+  organization: ReservedOrganization | null;
+}
+
+export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
+  if (await accountByEmail(d.prisma, s.email)) {
+    throw conflict('already_exists', `an account for ${s.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
+  }
+  const previous = await admitStart(d, s.email, 'signup');
+  const before = previous?.details as Partial<SignupDetails> | undefined;
+  // One person across restarts of the sign-up: the pending organisation is reserved for this id.
+  const principalId = before?.principal_id ?? newPrincipalId();
+  const workspace = s.workspace ?? s.organizationName ?? s.handle ?? s.email.split('@')[0];
+  const organization = s.organizationName !== undefined || s.handle !== undefined
+    ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle })
+    : null;
+  const code = newCode();
+  // The mail first: a server that refuses leaves no code behind.
+  const delivery = await d.mailer.send(signupCodeMail(s.email, code, CODE_SECONDS / 60));
+  const details: SignupDetails = { principal_id: principalId, workspace, full_name: s.fullName ?? null, organization };
+  await putCode(d.prisma, { email: s.email, purpose: 'signup', codeHash: codeHash(s.email, code), details: { ...details }, expiresAt: new Date(Date.now() + CODE_SECONDS * 1000) });
+  await d.devCodes.keep(s.email, 'signup', code);
+  await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization?.org_id ?? null, targetType: 'email', targetId: s.email, data: { delivery, organization: organization?.handle ?? null } });
+  return {
+    email: s.email,
+    workspace,
+    delivery,
+    ...(organization ? { organization } : {}),
+    terms: { ...TERMS, note: 'Accept the Terms with "accept_terms": true when you verify.' },
+    next: ['POST /v1/signup/verify with {"email", "code", "accept_terms": true, "engine"}'],
+    note: `A ${CODE_LENGTH}-digit code is on its way to ${s.email}; it is valid for ${CODE_SECONDS / 60} minutes. Nothing is created until it is verified.`,
+    expires_in: CODE_SECONDS,
+    code_length: CODE_LENGTH,
+  };
+}
+
+export interface SignupVerify {
+  email: string;
+  code: string;
+  acceptTerms: unknown;
+  engine: string;
+}
+
+export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify) {
+  if (v.acceptTerms !== true) throw badRequest('terms_required', 'accept_terms must be exactly true', { field: 'accept_terms', terms: TERMS });
+  const outcome = await d.prisma.$transaction(async (tx) => {
+    const check = await checkCode(tx, v.email, 'signup', v.code, () => notFound('no_pending_signup', `no sign-up is waiting for ${v.email}; start with POST /v1/signup/start`));
+    if (!check.ok) return check;
+    if (await accountByEmail(tx, v.email)) {
+      await deleteCode(tx, v.email, 'signup');
+      return { ok: false as const, error: conflict('already_exists', `an account for ${v.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' }) };
+    }
+    const details = check.code.details as unknown as SignupDetails;
+    const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name });
+    const key = await issueApiKey(tx, principal.principalId, 'sign-up');
+    const account = await onboardAccount(d.config, {
+      principalId: principal.principalId, email: v.email, workspace: details.workspace, pendingOrgId: details.organization?.org_id ?? null, engine: v.engine,
+    });
+    await deleteCode(tx, v.email, 'signup');
+    return { ok: true as const, principal, key, account };
+  }, { maxWait: 60_000, timeout: 90_000 });
+  if (!outcome.ok) throw outcome.error;
+  const { principal, key, account } = outcome;
+  req.caller = { principalId: principal.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: key.keyId, sessionId: null };
+  await writeAudit(d.db, req, { action: 'signup.verify', orgId: account.organization.org_id, targetType: 'principal', targetId: principal.principalId, data: { email: v.email } });
+  await writeAudit(d.db, req, { action: 'signup.complete', orgId: account.organization.org_id, targetType: 'principal', targetId: principal.principalId, data: { email: v.email, via: 'email_code', terms_version: TERMS.version } });
+  return {
+    api_key: key.apiKey,
+    api_key_note: 'Shown once. Only a hash is kept; POST /v1/api-keys makes another.',
+    principal_id: principal.principalId,
+    project_id: account.project_id,
+    warehouse_id: account.warehouse_id,
+    organization: { org_id: account.organization.org_id, role: account.organization.role, joined_via: account.organization.joined_via },
+    connection: account.connection,
+    next: [
+      'GET /v1/warehouses — your catalogs, with your level on each',
+      `GET /v1/connection?warehouse=${account.warehouse_id}&engine=pyiceberg — a recipe for another engine`,
+      'POST /v1/tables — create a table without an engine',
+    ],
+    terms: { version: TERMS.version, accepted: true, url: TERMS.url },
+  };
+}

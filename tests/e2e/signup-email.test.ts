@@ -1,0 +1,210 @@
+import { bearer, db, expectError, gateway, identity, stack } from './helpers';
+import { codeIn, mailsTo, newestMailTo } from '../support/mail';
+
+// Sign-up by e-mail code and key recovery, through the gateway, with the
+// codes read from the mails the development mail server received.
+
+let n = 0;
+const uniq = () => `${process.pid}-${Date.now().toString(36)}-${++n}`;
+const newEmail = () => `signup-${uniq()}@example.com`;
+const start = (body: Record<string, unknown>) => gateway().post('/v1/signup/start').send(body);
+const verify = (body: Record<string, unknown>) => gateway().post('/v1/signup/verify').send({ accept_terms: true, ...body });
+
+/** Makes a pending code look older than the 60 s resend rule, as a minute passing would. */
+async function ageCode(email: string, purpose: 'signup' | 'recovery', seconds: number): Promise<void> {
+  const pool = db();
+  try {
+    await pool.query(`UPDATE email_codes SET created_at = created_at - make_interval(secs => $3) WHERE email = $1 AND purpose = $2`, [email, purpose, seconds]);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function signedUp(email = newEmail(), extra: Record<string, unknown> = {}) {
+  const s = await start({ email, workspace: `ws-${uniq()}`.slice(0, 40), ...extra });
+  expect(s.status).toBe(202);
+  const code = codeIn(await newestMailTo(email));
+  const v = await verify({ email, code });
+  expect(v.status).toBe(201);
+  return { email, start: s.body, verify: v.body };
+}
+
+describe('POST /v1/signup/start and /verify', () => {
+  test('a code is mailed, a wrong code counts down, the right one makes the account, its key, organisation, project and lake', async () => {
+    const email = newEmail();
+    const s = await start({ email, workspace: 'acme' });
+    expect(s.status).toBe(202);
+    expect(s.body).toMatchObject({ email, workspace: 'acme', delivery: 'email', expires_in: 600, code_length: 6 });
+    expect(s.body.terms).toMatchObject({ version: expect.any(String), url: expect.any(String), privacy_url: expect.any(String) });
+    expect(s.body.organization).toBeUndefined();
+    const mail = await newestMailTo(email);
+    const code = codeIn(mail);
+    // Only a hash is kept.
+    const pool = db();
+    try {
+      const { rows } = await pool.query(`SELECT code_hash FROM email_codes WHERE email = $1`, [email]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].code_hash).not.toContain(code);
+    } finally {
+      await pool.end();
+    }
+
+    const wrong = await verify({ email, code: code === '000000' ? '111111' : '000000' });
+    expect(expectError(wrong, 401, 'invalid_code').attempts_left).toBe(4);
+
+    const v = await verify({ email, code, engine: 'pyiceberg' });
+    expect(v.status).toBe(201);
+    expect(v.body).toMatchObject({
+      api_key: expect.stringMatching(/^al_live_/), principal_id: expect.stringMatching(/^p_/), project_id: expect.any(String), warehouse_id: expect.any(String),
+      organization: { org_id: expect.stringMatching(/^org_/), role: 'admin', joined_via: 'creator' },
+      terms: { accepted: true },
+    });
+    expect(v.body.connection).toMatchObject({ engine: 'pyiceberg', warehouse_id: v.body.warehouse_id });
+    const lakes = await gateway().get('/v1/warehouses').set(bearer(v.body.api_key));
+    expect(lakes.status).toBe(200);
+    expect(lakes.body.warehouses.map((w: { name: string }) => w.name)).toEqual(['lake']);
+    const projects = await gateway().get('/v1/projects').set(bearer(v.body.api_key));
+    expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual(['acme']);
+    const audit = await gateway().get('/v1/audit').query({ action: 'signup.*' }).set(bearer(v.body.api_key));
+    expect(audit.body.events.map((e: { action: string }) => e.action).sort()).toEqual(['signup.complete', 'signup.verify']);
+
+    // The code is spent.
+    expectError(await verify({ email, code }), 404, 'no_pending_signup');
+    // The address now has an account.
+    expectError(await start({ email }), 409, 'already_exists');
+  });
+
+  test('refusals: terms, no pending sign-up, an expired code, five wrong attempts spend the code', async () => {
+    const email = newEmail();
+    expectError(await verify({ email, code: '123456' }), 404, 'no_pending_signup');
+    expect((await start({ email })).status).toBe(202);
+    const code = codeIn(await newestMailTo(email));
+    const noTerms = await gateway().post('/v1/signup/verify').send({ email, code, accept_terms: 'yes' });
+    expectError(noTerms, 400, 'terms_required');
+    const wrongCode = code === '000000' ? '111111' : '000000';
+    for (let left = 4; left >= 0; left--) expect(expectError(await verify({ email, code: wrongCode }), 401, 'invalid_code').attempts_left).toBe(left);
+    // Spent: even the right code is refused now.
+    expect(expectError(await verify({ email, code }), 401, 'invalid_code').attempts_left).toBe(0);
+
+    // A new code after a minute; then let it expire.
+    await ageCode(email, 'signup', 61);
+    expect((await start({ email })).status).toBe(202);
+    const fresh = codeIn(await newestMailTo(email, 2));
+    const pool = db();
+    try {
+      await pool.query(`UPDATE email_codes SET expires_at = now() - interval '1 second' WHERE email = $1`, [email]);
+    } finally {
+      await pool.end();
+    }
+    expectError(await verify({ email, code: fresh }), 410, 'code_expired');
+  });
+
+  test('a new code no sooner than 60 s after the last, and five starts per hour per address', async () => {
+    const email = newEmail();
+    expect((await start({ email })).status).toBe(202);
+    const again = await start({ email });
+    const err = expectError(again, 429, 'rate_limited');
+    expect(err.retry_after_seconds).toBeGreaterThan(50);
+    expect(Number(again.headers['retry-after'])).toBe(err.retry_after_seconds);
+    for (let i = 2; i <= 5; i++) {
+      await ageCode(email, 'signup', 61);
+      expect((await start({ email })).status).toBe(202);
+    }
+    await ageCode(email, 'signup', 61);
+    const sixth = await start({ email });
+    expect(expectError(sixth, 429, 'rate_limited').retry_after_seconds).toBeGreaterThan(60);
+    expect(await mailsTo(email)).toHaveLength(5);
+  }, 60_000);
+
+  test('with the form, a pending organisation holds the handle; verify activates it with the person as admin', async () => {
+    const handle = `org-${uniq()}`.slice(0, 40).replace(/-+$/, '');
+    const email = newEmail();
+    const s = await start({ email, organization_name: 'Acme Rockets', handle, full_name: 'Ada' });
+    expect(s.status).toBe(202);
+    expect(s.body.organization).toEqual({ org_id: expect.stringMatching(/^org_/), name: 'Acme Rockets', handle, status: 'pending' });
+    const lookup = await gateway().get(`/v1/handles/${handle}`);
+    expect(lookup.body).toMatchObject({ handle, valid: true, available: false, reason: 'taken', suggestion: expect.any(String) });
+    const other = await start({ email: newEmail(), organization_name: 'Another', handle });
+    expect(expectError(other, 409, 'handle_taken').suggestion).toEqual(expect.stringContaining(handle.slice(0, 10)));
+    expect(expectError(await start({ email: newEmail(), handle: 'ad--min' }), 400, 'invalid_value').reason).toBe('invalid');
+    expect(expectError(await start({ email: newEmail(), handle: 'admin' }), 400, 'invalid_value').reason).toBe('reserved');
+
+    const v = await verify({ email, code: codeIn(await newestMailTo(email)) });
+    expect(v.status).toBe(201);
+    expect(v.body.organization).toEqual({ org_id: s.body.organization.org_id, role: 'admin', joined_via: 'creator' });
+    const w = await gateway().get(`/v1/warehouses/${v.body.warehouse_id}`).set(bearer(v.body.api_key));
+    expect(w.body.bucket).toBe(`${handle}--lake`);
+  });
+
+  test('twenty verifies at once with the right code make one account', async () => {
+    const email = newEmail();
+    expect((await start({ email })).status).toBe(202);
+    const code = codeIn(await newestMailTo(email));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify({ email, code })));
+    const created = answers.filter((r) => r.status === 201);
+    expect(created).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 201)) expectError(r, 404, 'no_pending_signup');
+    const pool = db();
+    try {
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM principals WHERE email = $1`, [email]);
+      expect(rows[0].n).toBe(1);
+      const orgs = await pool.query(`SELECT count(*)::int AS n FROM memberships WHERE principal_id = $1`, [created[0].body.principal_id]);
+      expect(orgs.rows[0].n).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  }, 90_000);
+
+  test('the development look-up of a pending code needs the bootstrap secret', async () => {
+    const email = newEmail();
+    expect((await start({ email })).status).toBe(202);
+    const code = codeIn(await newestMailTo(email));
+    expect((await identity().get(`/internal/signup-codes/${email}`)).status).toBe(401);
+    const seen = await identity().get(`/internal/signup-codes/${email}`).set(bearer(stack().bootstrap_secret));
+    expect(seen.status).toBe(200);
+    expect(seen.body).toEqual({ email, purpose: 'signup', code });
+    expect(seen.headers['cache-control']).toBe('no-store');
+    expect((await gateway().get(`/internal/signup-codes/${email}`)).status).toBe(404);
+  });
+});
+
+describe('GET /v1/handles/{handle}', () => {
+  test('grammar, reserved words and a free handle', async () => {
+    const free = `h-${uniq()}`.slice(0, 40).replace(/-+$/, '');
+    expect((await gateway().get(`/v1/handles/${free}`)).body).toMatchObject({ handle: free, valid: true, available: true, reason: null, suggestion: null, pattern: expect.any(String) });
+    expect((await gateway().get('/v1/handles/ab')).body).toMatchObject({ valid: false, available: false, reason: 'invalid', suggestion: expect.any(String) });
+    expect((await gateway().get('/v1/handles/a--b')).body).toMatchObject({ valid: false, reason: 'double_dash' });
+    expect((await gateway().get('/v1/handles/admin')).body).toMatchObject({ valid: false, reason: 'reserved' });
+    expect((await gateway().get('/v1/handles/x')).body).toMatchObject({ valid: true });
+  });
+});
+
+describe('POST /v1/recover/start and /verify', () => {
+  test('a new key for the account; the earlier key keeps working', async () => {
+    const { email, verify: first } = await signedUp();
+    const s = await gateway().post('/v1/recover/start').send({ email });
+    expect(s.status).toBe(202);
+    expect(s.body).toEqual({ email, delivery: 'email', expires_in: 600, next: expect.any(Array) });
+    const mail = await newestMailTo(email, 2);
+    expect(mail.subject).toMatch(/recovery/);
+    const code = codeIn(mail);
+    const wrong = await gateway().post('/v1/recover/verify').send({ email, code: code === '000000' ? '111111' : '000000' });
+    expect(expectError(wrong, 401, 'invalid_code').attempts_left).toBe(4);
+    const v = await gateway().post('/v1/recover/verify').send({ email, code });
+    expect(v.status).toBe(200);
+    expect(v.body).toMatchObject({ api_key: expect.stringMatching(/^al_live_/), key_id: expect.any(String), principal_id: first.principal_id });
+    expect((await gateway().get('/v1/api-keys').set(bearer(v.body.api_key))).status).toBe(200);
+    expect((await gateway().get('/v1/api-keys').set(bearer(first.api_key))).status).toBe(200);
+    expectError(await gateway().post('/v1/recover/verify').send({ email, code }), 404, 'no_pending_recovery');
+  });
+
+  test('an address without an account: the same answer but nothing is sent', async () => {
+    const email = newEmail();
+    const s = await gateway().post('/v1/recover/start').send({ email });
+    expect(s.status).toBe(202);
+    expect(s.body).toEqual({ email, delivery: 'smtp', expires_in: 600, next: expect.any(Array) });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await mailsTo(email)).toHaveLength(0);
+    expectError(await gateway().post('/v1/recover/verify').send({ email, code: '123456' }), 404, 'no_pending_recovery');
+  });
+});
