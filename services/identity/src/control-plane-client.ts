@@ -34,11 +34,18 @@ export interface ReservedOrganization {
   name: string;
   handle: string;
   status: 'pending';
+  /** False when the person had reserved it already. */
+  created: boolean;
 }
 
 /** A pending organisation holding its handle for the person signing up. */
 export function reserveOrganization(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, r: { principalId: string; name: string; handle?: string }): Promise<ReservedOrganization> {
   return call(config, '/internal/orgs/reserve', { principal_id: r.principalId, name: r.name, handle: r.handle });
+}
+
+/** Gives back a reservation this sign-up made (its code could not be sent). */
+export async function releaseOrganization(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, r: { principalId: string; orgId: string }): Promise<void> {
+  await call(config, '/internal/orgs/release', { principal_id: r.principalId, org_id: r.orgId });
 }
 
 export interface OnboardedAccount {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict } from '@floe/http';
-import { activatePendingOrganization, insertPendingOrganization, organizationByHandle, takenHandles } from '../store/organizations';
+import { activatePendingOrganization, deletePendingOrganization, insertPendingOrganization, organizationByHandle, takenHandles } from '../store/organizations';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 // Organisations as sign-up makes them: a handle looked up, a pending
@@ -38,6 +38,8 @@ export interface ReservedOrganization {
   name: string;
   handle: string;
   status: 'pending';
+  /** False when the person had reserved it already (a sign-up started again). */
+  created: boolean;
 }
 
 /**
@@ -55,13 +57,18 @@ export async function reserveOrganization(prisma: PrismaClient, r: { name: strin
   }
   const holder = await organizationByHandle(prisma, handle);
   if (holder?.status === 'pending' && holder.createdBy === r.principalId) {
-    return { org_id: holder.id, name: holder.name, handle: holder.handle, status: 'pending' };
+    return { org_id: holder.id, name: holder.name, handle: holder.handle, status: 'pending', created: false };
   }
   const id = `org_${randomBytes(12).toString('hex')}`;
   if (holder || !(await insertPendingOrganization(prisma, { id, name: r.name, handle, createdBy: r.principalId }))) {
     throw conflict('handle_taken', `the handle ${handle} is taken`, { field: 'handle', suggestion: await freeHandle(prisma, handle) });
   }
-  return { org_id: id, name: r.name, handle, status: 'pending' };
+  return { org_id: id, name: r.name, handle, status: 'pending', created: true };
+}
+
+/** Gives a reservation back: the pending organisation the person reserved goes, and its handle is free again. */
+export function releaseOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
+  return deletePendingOrganization(prisma, orgId, principalId);
 }
 
 /** Activates the person's pending organisation with them as admin; false when it is not theirs or not pending. */

@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { reserveOrganization } from '../domain/organizations';
+import { releaseOrganization, reserveOrganization } from '../domain/organizations';
 import { ENGINES, isEngine, type Engine } from '../domain/recipes';
 import { onboardVerifiedPerson } from '../domain/signup';
 
@@ -15,6 +15,8 @@ const Reserve = z.object({
   name: z.string().trim().min(1).max(100),
   handle: z.string().trim().toLowerCase().min(1).max(63).optional(),
 });
+
+const Release = z.object({ principal_id: z.string().min(1), org_id: z.string().min(1) });
 
 const Onboard = z.object({
   principal_id: z.string().min(1),
@@ -31,8 +33,15 @@ export function mountInternalAccounts(app: Express, d: ControlPlaneDeps): void {
     post: [secret, async (req, res) => {
       const body = parse(Reserve, req.body);
       const org = await reserveOrganization(d.prisma, { name: body.name, handle: body.handle, principalId: body.principal_id });
-      await writeAudit(d.db, req, { action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id, data: { name: org.name, handle: org.handle, via: 'signup' } });
+      if (org.created) await writeAudit(d.db, req, { action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id, data: { name: org.name, handle: org.handle, via: 'signup' } });
       res.status(201).json(org);
+    }],
+  });
+
+  route(app, '/internal/orgs/release', {
+    post: [secret, async (req, res) => {
+      const body = parse(Release, req.body);
+      res.json({ org_id: body.org_id, released: await releaseOrganization(d.prisma, body.org_id, body.principal_id) });
     }],
   });
 

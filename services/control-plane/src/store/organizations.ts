@@ -27,6 +27,12 @@ export function organizationByHandle(db: Db, handle: string) {
   return db.organization.findUnique({ where: { handle }, select: { id: true, name: true, handle: true, status: true, createdBy: true } });
 }
 
+/** Removes a pending organisation reserved by `principalId` (a sign-up whose code could not be sent); false when there is none. */
+export async function deletePendingOrganization(db: Db, orgId: string, principalId: string): Promise<boolean> {
+  const { count } = await db.organization.deleteMany({ where: { id: orgId, status: 'pending', createdBy: principalId } });
+  return count === 1;
+}
+
 /** Makes the pending organisation reserved by `principalId` active with them as its admin; false when there is no such reservation. */
 export async function activatePendingOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
   return prisma.$transaction(async (tx) => {

@@ -3,8 +3,8 @@ import type { AttemptLimit } from '@floe/auth';
 import { TERMS, type FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
-import { onboardAccount, reserveOrganization, type ReservedOrganization } from '../control-plane-client';
-import type { Mailer } from '../mail/mailer';
+import { onboardAccount, releaseOrganization, reserveOrganization, type ReservedOrganization } from '../control-plane-client';
+import type { Delivery, Mailer } from '../mail/mailer';
 import { signupCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
 import { accountByEmail, insertPrincipal } from '../store/principals';
@@ -43,7 +43,7 @@ interface SignupDetails {
   principal_id: string;
   workspace: string;
   full_name: string | null;
-  organization: ReservedOrganization | null;
+  organization: Omit<ReservedOrganization, 'created'> | null;
 }
 
 export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
@@ -55,12 +55,19 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
   // One person across restarts of the sign-up: the pending organisation is reserved for this id.
   const principalId = before?.principal_id ?? newPrincipalId();
   const workspace = s.workspace ?? s.organizationName ?? s.handle ?? s.email.split('@')[0];
-  const organization = s.organizationName !== undefined || s.handle !== undefined
+  const reserved = s.organizationName !== undefined || s.handle !== undefined
     ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle })
     : null;
+  const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
   const code = newCode();
-  // The mail first: a server that refuses leaves no code behind.
-  const delivery = await d.mailer.send(signupCodeMail(s.email, code, CODE_SECONDS / 60));
+  // The mail before the code is kept: a server that refuses leaves no code, and no reservation this start made.
+  let delivery: Delivery;
+  try {
+    delivery = await d.mailer.send(signupCodeMail(s.email, code, CODE_SECONDS / 60));
+  } catch (err) {
+    if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+    throw err;
+  }
   const details: SignupDetails = { principal_id: principalId, workspace, full_name: s.fullName ?? null, organization };
   await putCode(d.prisma, { email: s.email, purpose: 'signup', codeHash: codeHash(s.email, code), details: { ...details }, expiresAt: new Date(Date.now() + CODE_SECONDS * 1000) });
   await d.devCodes.keep(s.email, 'signup', code);
