@@ -44,7 +44,7 @@ describe('health and identity discovery (through the gateway)', () => {
   test('GET /v1/auth/config tells what sign-in is served and which issuers are trusted', async () => {
     const res = await gateway().get('/v1/auth/config');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ issuer: stack().base_url, password_login: false, api_keys: true, trusted_issuers: [] });
+    expect(res.body).toMatchObject({ issuer: stack().base_url, password_login: true, signup: true, signup_modes: ['email_code', 'password', 'one_call'], api_keys: true, mail_delivery: 'email', trusted_issuers: [] });
   });
 
   test('GET /v1/config/formats lists versions 2 and 3 with machine-parseable engine strings', async () => {

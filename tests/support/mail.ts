@@ -38,3 +38,10 @@ export function codeIn(mail: InboxMail): string {
   if (!m) throw new Error(`no code in the mail "${mail.subject}"`);
   return m[1];
 }
+
+/** The token of the `/app/<page>?token=…` link in a mail. */
+export function linkTokenIn(mail: InboxMail, page: 'welcome' | 'reset'): string {
+  const m = new RegExp(`/app/${page}\\?token=([A-Za-z0-9_%-]+)`).exec(mail.text);
+  if (!m) throw new Error(`no /app/${page} link in the mail "${mail.subject}"`);
+  return decodeURIComponent(m[1]);
+}

@@ -17,9 +17,11 @@ function errorIndex(text: string): Map<string, number[]> {
   const index = new Map<string, number[]>();
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    const [codes, statuses] = line.replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+    const [codes, statuses, routes] = line.replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
     const numbers = statuses.split(',').map((s) => Number(s.trim())).filter(Number.isInteger);
-    for (const code of codes.split(',')) {
+    // A row may name sibling codes in its routes column: "password set (also password_too_long, …)".
+    const also = /\(also ([a-z_, ]+)\)/.exec(routes ?? '')?.[1] ?? '';
+    for (const code of [...codes.split(','), ...(also ? also.split(',') : [])]) {
       const name = code.trim().replace(/`/g, '');
       index.set(name, [...new Set([...(index.get(name) ?? []), ...numbers])].sort((a, b) => a - b));
     }

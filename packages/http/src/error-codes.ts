@@ -127,6 +127,8 @@ export const SPEC_ERROR_CODES = {
   passkey_not_found: [404],
   passkeys_disabled: [403],
   password_required: [400, 409],
+  password_contains_identity: [400],
+  password_too_long: [400],
   password_too_short: [400],
   person_required: [403],
   principal_inactive: [409],

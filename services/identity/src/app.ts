@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { clientAddressFor, createApp } from '@floe/http';
 import type { IdentityDeps } from './deps';
 import { mountApiKeys } from './routes/api-keys';
+import { mountAuth } from './routes/auth';
 import { mountCatalogTokens } from './routes/catalog-tokens';
 import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
@@ -22,6 +23,7 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountInternal(app, d);
       mountCatalogTokens(app, d);
       mountSignup(app, d);
+      mountAuth(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -3,6 +3,7 @@ import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { DevCodes, STARTS_PER_HOUR } from './domain/email-codes';
+import { ATTEMPTS_PER_CALLER, LoginFailures } from './domain/login';
 import { Mailer } from './mail/mailer';
 import { SigningKeys } from './signing/signing-keys';
 
@@ -17,6 +18,9 @@ export interface IdentityDeps extends RedisDeps {
   starts: AttemptLimit;
   /** Development and test stacks: pending codes in plain text for the internal look-up route. */
   devCodes: DevCodes;
+  /** Login attempts per caller address (120 an hour) and failures per account address (10 an hour). */
+  loginAttempts: AttemptLimit;
+  loginFailures: LoginFailures;
 }
 
 export const identity = deployable<IdentityDeps>({
@@ -33,6 +37,8 @@ export const identity = deployable<IdentityDeps>({
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
       devCodes: new DevCodes(redis, config.redisPrefix, config.env !== 'production'),
+      loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, ATTEMPTS_PER_CALLER, 3600),
+      loginFailures: new LoginFailures(redis, config.redisPrefix),
     };
   },
   // Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.

@@ -17,3 +17,27 @@ export function recoveryCodeMail(to: string, code: string, minutes: number): Out
     text: `Your recovery code is ${code}.\n\nEnter it within ${minutes} minutes to get a new API key for your account; your other keys keep working. If you did not ask for it, ignore this mail.\n`,
   };
 }
+
+export function welcomeLinkMail(to: string, link: string, days: number): OutgoingMail {
+  return {
+    to,
+    subject: 'Set your Floe password',
+    text: `Welcome to Floe.\n\nSet your password here to finish creating your account (the link works for ${days} days, once):\n\n${link}\n\nIf you did not sign up, ignore this mail: nothing is created without it.\n`,
+  };
+}
+
+export function resetLinkMail(to: string, link: string, minutes: number): OutgoingMail {
+  return {
+    to,
+    subject: 'Reset your Floe password',
+    text: `Someone (we hope you) asked to reset the password of your Floe account.\n\nChoose a new password here (the link works for ${minutes} minutes, once):\n\n${link}\n\nIf it was not you, ignore this mail: your password stays as it is.\n`,
+  };
+}
+
+export function passwordChangedMail(to: string, how: 'reset' | 'change'): OutgoingMail {
+  return {
+    to,
+    subject: 'Your Floe password was changed',
+    text: `The password of your Floe account was ${how === 'reset' ? 'reset; every session was signed out' : 'changed; your other sessions were signed out'}.\n\nIf this was not you, reset it now from the sign-in page and revoke your API keys.\n`,
+  };
+}

@@ -47,13 +47,20 @@ export function mountDiscovery(app: Express, d: IdentityDeps): void {
     get: (_req, res) => {
       res.json({
         issuer: baseUrl,
-        password_login: false,
-        signup: false,
+        password_login: true,
+        signup: true,
+        signup_modes: [
+          'email_code', 'password',
+          ...(d.config.openSignup ? ['one_call'] : []),
+        ],
+        login_url: `${baseUrl}/v1/auth/login`,
+        refresh_url: `${baseUrl}/v1/auth/refresh`,
         device_authorization: false,
         api_keys: true,
         token_endpoint: `${baseUrl}/v1/tokens`,
+        mail_delivery: d.mailer.delivery,
         trusted_issuers: d.config.trustedIssuers.map((issuer) => ({ issuer })),
-        note: 'Password login, sign-up and device login are not served by this deployment yet; use an API key.',
+        note: 'Sign up with an e-mail code (POST /v1/signup/start) or a password (POST /v1/auth/signup), then log in with the password or use an API key. Device login is not served yet.',
       });
     },
   });

@@ -10,16 +10,6 @@ import type { IdentityDeps } from '../deps';
 // answer 501 to anyone.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/auth/signup', ['post'], 'password sign-up', NONE],
-  ['/v1/auth/password/set', ['post'], 'password sign-up', NONE],
-  ['/v1/auth/login', ['post'], 'password login', NONE],
-  ['/v1/auth/refresh', ['post'], 'login sessions', NONE],
-  ['/v1/auth/logout', ['post'], 'login sessions', NONE],
-  ['/v1/auth/sessions', ['get'], 'login sessions'],
-  ['/v1/auth/sessions/:session_id', ['delete'], 'login sessions'],
-  ['/v1/auth/password/reset/start', ['post'], 'password reset', NONE],
-  ['/v1/auth/password/reset', ['post'], 'password reset', NONE],
-  ['/v1/auth/password/change', ['post'], 'password change'],
   ['/v1/auth/device', ['post'], 'device authorisation', NONE],
   ['/v1/auth/device/pending', ['get'], 'device authorisation'],
   ['/v1/auth/device/approve', ['post'], 'device authorisation'],
@@ -32,8 +22,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/oauth/register', ['post'], 'the OAuth authorization server', NONE],
   ['/v1/oauth/authorize/pending', ['get'], 'the OAuth consent flow'],
   ['/v1/oauth/authorize/decision', ['post'], 'the OAuth consent flow'],
-  ['/v1/terms', ['get'], 'terms'],
-  ['/v1/terms/accept', ['post'], 'terms'],
   ['/v1/me', ['delete'], 'account deletion'],
 ];
 

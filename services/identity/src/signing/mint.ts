@@ -21,3 +21,21 @@ export async function mintControlToken(keys: SigningKeys, baseUrl: string, calle
     .sign(signer.key);
   return { token, expiresIn: CONTROL_TOKEN_LIFETIME_SECONDS };
 }
+
+/** A login session's access token: RS256, 15 minutes, with `sub`, `email`, `kind` and `sid` (spec: Session). */
+export async function mintSessionToken(keys: SigningKeys, baseUrl: string, s: { principalId: string; email: string | null; sessionId: string }): Promise<{ token: string; expiresIn: number }> {
+  const signer = await keys.currentSigner();
+  const token = await new SignJWT({ kind: 'human', ...(s.email ? { email: s.email } : {}), sid: s.sessionId })
+    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+    .setIssuer(baseUrl)
+    .setSubject(s.principalId)
+    .setAudience(CONTROL_TOKEN_AUDIENCE_OF(baseUrl))
+    .setIssuedAt()
+    .setExpirationTime(`${SESSION_ACCESS_SECONDS}s`)
+    .setJti(randomUUID())
+    .sign(signer.key);
+  return { token, expiresIn: SESSION_ACCESS_SECONDS };
+}
+
+/** The spec's login access token lifetime: 15 minutes. */
+export const SESSION_ACCESS_SECONDS = 900;

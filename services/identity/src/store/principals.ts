@@ -36,3 +36,39 @@ export async function accountByEmail(db: Db, email: string): Promise<PrincipalRe
   const p = await db.principal.findFirst({ where: { email, status: { not: 'deleted' } }, select: record, orderBy: { createdAt: 'asc' } });
   return p ? toRecord(p) : null;
 }
+
+/** What login and password changes read of a person. */
+export async function credentialsOf(db: Db, principalId: string): Promise<{ passwordHash: string | null; status: string; email: string | null; kind: PrincipalKind } | null> {
+  return db.principal.findUnique({ where: { id: principalId }, select: { passwordHash: true, status: true, email: true, kind: true } });
+}
+
+/** The person's password hash for login, by address (a live account only). */
+export async function loginRecordByEmail(db: Db, email: string): Promise<{ id: string; passwordHash: string | null; status: string; kind: PrincipalKind } | null> {
+  return db.principal.findFirst({ where: { email, status: { not: 'deleted' } }, select: { id: true, passwordHash: true, status: true, kind: true }, orderBy: { createdAt: 'asc' } });
+}
+
+export async function setPasswordHash(db: Db, principalId: string, passwordHash: string): Promise<Date> {
+  const at = new Date();
+  await db.principal.update({ where: { id: principalId }, data: { passwordHash, passwordChangedAt: at } });
+  return at;
+}
+
+export async function acceptTerms(db: Db, principalId: string, version: string): Promise<Date> {
+  const at = new Date();
+  await db.principal.update({ where: { id: principalId }, data: { termsVersion: version, termsAcceptedAt: at } });
+  return at;
+}
+
+export async function termsOf(db: Db, principalId: string): Promise<{ version: string | null; acceptedAt: Date | null }> {
+  const p = await db.principal.findUnique({ where: { id: principalId }, select: { termsVersion: true, termsAcceptedAt: true } });
+  return { version: p?.termsVersion ?? null, acceptedAt: p?.termsAcceptedAt ?? null };
+}
+
+/** A new person with a password already set (password sign-up). */
+export async function insertPersonWithPassword(db: Db, p: { id: string; email: string; displayName: string | null; passwordHash: string; termsVersion: string }): Promise<PrincipalRecord> {
+  const now = new Date();
+  return toRecord(await db.principal.create({
+    data: { id: p.id, kind: 'human', email: p.email, displayName: p.displayName, passwordHash: p.passwordHash, passwordChangedAt: now, termsVersion: p.termsVersion, termsAcceptedAt: now },
+    select: record,
+  }));
+}

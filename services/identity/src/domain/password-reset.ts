@@ -1,0 +1,66 @@
+import { conflict, forbidden, HttpError, rateLimited } from '@floe/http';
+import type { Caller } from '@floe/http';
+import { passwordChangedMail, resetLinkMail } from '../mail/messages';
+import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
+import { firstOrganizationOf } from '../store/memberships';
+import { accountByEmail, credentialsOf, setPasswordHash } from '../store/principals';
+import { revokeSessionsOf } from '../store/sessions';
+import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
+import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
+import { checkPassword, hashPassword, passwordMatches } from './passwords';
+import { openSession } from './sessions';
+import type { PasswordSignupDeps } from './password-signup';
+
+// Spec: POST /v1/auth/password/reset/start, POST /v1/auth/password/reset and
+// POST /v1/auth/password/change. The start answers alike whether or not the
+// address has an account; an account without a password gets the same link
+// (its first password). A reset ends every session and starts a fresh one; a
+// change ends every other session; both mail a notice.
+
+export async function startReset(d: PasswordSignupDeps, email: string) {
+  const previous = await newestLoginToken(d.prisma, email, 'reset');
+  const age = previous ? (Date.now() - previous.createdAt.getTime()) / 1000 : Infinity;
+  if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a link was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
+  const wait = await d.starts.take(email);
+  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} mails an hour for one address`);
+  const account = await accountByEmail(d.prisma, email);
+  let delivery = d.mailer.delivery;
+  if (account?.kind === 'human') {
+    const link = newLinkToken();
+    delivery = await d.mailer.send(resetLinkMail(email, linkUrl(d.config.baseUrl, 'reset', link.token), RESET_SECONDS / 60));
+    await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'reset', email, principalId: account.principalId, details: {}, expiresAt: new Date(Date.now() + RESET_SECONDS * 1000) });
+  }
+  return { email, delivery, expires_in: RESET_SECONDS, next: ['open the link in the mail to choose a new password (POST /v1/auth/password/reset)'] };
+}
+
+export async function resetPassword(d: PasswordSignupDeps, r: { token: string; password: string; userAgent: string | null; ip: string | null }) {
+  const done = await d.prisma.$transaction(async (tx) => {
+    const link = await usableLink(tx, r.token, ['reset']);
+    const person = link.principalId ? await credentialsOf(tx, link.principalId) : null;
+    if (!person || person.status === 'deleted' || !link.principalId) throw new HttpError(401, 'invalid_login_token', 'this link is not valid (or was already used); ask for a new one');
+    const org = await firstOrganizationOf(tx, link.principalId);
+    checkPassword(r.password, { email: link.email, orgName: org?.name });
+    const firstPassword = person.passwordHash === null;
+    await setPasswordHash(tx, link.principalId, await hashPassword(r.password));
+    const revoked = await revokeSessionsOf(tx, link.principalId, 'password_reset');
+    await spendLoginToken(tx, link.tokenHash);
+    return { principalId: link.principalId, email: link.email, firstPassword, revoked };
+  }, { maxWait: 30_000, timeout: 30_000 });
+  await d.mailer.send(passwordChangedMail(done.email, 'reset')).catch(() => undefined);
+  const session = await openSession(d, done.principalId, { userAgent: r.userAgent, ip: r.ip });
+  return { ...session, sessions_revoked: done.revoked, first_password: done.firstPassword };
+}
+
+/** POST /v1/auth/password/change: a person's own act (a token has no password); the caller's session lives on. */
+export async function changePassword(d: PasswordSignupDeps, caller: Caller, c: { currentPassword: string; newPassword: string }) {
+  if (caller.kind !== 'human') throw forbidden('forbidden', 'a token has no password; a person changes theirs');
+  const person = await credentialsOf(d.prisma, caller.principalId);
+  if (!person?.passwordHash) throw conflict('no_password_set', 'this account has no password yet; set one with POST /v1/auth/password/reset/start');
+  if (!(await passwordMatches(person.passwordHash, c.currentPassword))) throw new HttpError(401, 'invalid_login', 'the current password is wrong');
+  const org = await firstOrganizationOf(d.prisma, caller.principalId);
+  checkPassword(c.newPassword, { email: person.email ?? '', orgName: org?.name }, 'new_password');
+  const at = await setPasswordHash(d.prisma, caller.principalId, await hashPassword(c.newPassword));
+  const revoked = await revokeSessionsOf(d.prisma, caller.principalId, 'password_change', caller.sessionId);
+  if (person.email) await d.mailer.send(passwordChangedMail(person.email, 'change')).catch(() => undefined);
+  return { changed: true, other_sessions_revoked: revoked, password_changed_at: at.toISOString() };
+}

@@ -1,0 +1,108 @@
+import type { Request } from 'express';
+import { TERMS } from '@floe/config';
+import { conflict, rateLimited, writeAudit } from '@floe/http';
+import { onboardAccount, releaseOrganization, reserveOrganization } from '../control-plane-client';
+import type { Delivery } from '../mail/mailer';
+import { welcomeLinkMail } from '../mail/messages';
+import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
+import { accountByEmail, insertPersonWithPassword } from '../store/principals';
+import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
+import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
+import { checkPassword, hashPassword } from './passwords';
+import { newPrincipalId } from './principals';
+import { openSession, type SessionDeps } from './sessions';
+import type { SignupDeps } from './signup';
+
+// Spec: POST /v1/auth/signup and POST /v1/auth/password/set. The sign-up
+// reserves the organisation's handle (a pending organisation) and mails a
+// set-password link; nothing else exists until the password is set, which
+// makes the account, activates the organisation with the person as admin,
+// and gives them a project and the catalog `lake` — then a session.
+// Invitations and open claimed domains place a person elsewhere once
+// organisations have them (`joinFor` is where that will be decided).
+
+export type PasswordSignupDeps = SignupDeps & SessionDeps;
+
+/** Where an invitation or an open claimed domain would place the person; none exist yet. */
+async function joinFor(_email: string): Promise<null> {
+  return null;
+}
+
+export interface PasswordSignupAsk {
+  email: string;
+  fullName: string;
+  organizationName: string;
+  handle: string;
+  returnTo: string | null;
+}
+
+interface WelcomeDetails {
+  principal_id: string;
+  full_name: string;
+  organization: { org_id: string; name: string; handle: string; status: 'pending' };
+  return_to: string | null;
+}
+
+export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: PasswordSignupAsk) {
+  if (await accountByEmail(d.prisma, a.email)) {
+    throw conflict('already_exists', `an account for ${a.email} exists; log in, or reset its password`, { field: 'email' });
+  }
+  const previous = await newestLoginToken(d.prisma, a.email, 'welcome');
+  const age = previous ? (Date.now() - previous.createdAt.getTime()) / 1000 : Infinity;
+  if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a link was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
+  const wait = await d.starts.take(a.email);
+  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} sign-up mails an hour for one address`);
+  await joinFor(a.email);
+
+  const principalId = (previous?.details as Partial<WelcomeDetails> | undefined)?.principal_id ?? newPrincipalId();
+  const reserved = await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle });
+  const organization = { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
+  const link = newLinkToken();
+  let delivery: Delivery;
+  try {
+    delivery = await d.mailer.send(welcomeLinkMail(a.email, linkUrl(d.config.baseUrl, 'welcome', link.token), WELCOME_SECONDS / 86_400));
+  } catch (err) {
+    if (reserved.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+    throw err;
+  }
+  const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, return_to: a.returnTo };
+  await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'welcome', email: a.email, principalId: null, details: { ...details }, expiresAt: new Date(Date.now() + WELCOME_SECONDS * 1000) });
+  await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization.org_id, targetType: 'email', targetId: a.email, data: { delivery, via: 'password', organization: organization.handle } });
+  return {
+    email: a.email,
+    delivery,
+    expires_in: WELCOME_SECONDS,
+    organization,
+    terms: { ...TERMS, note: 'Setting your password accepts the Terms shown.' },
+    next: ['open the link in the mail to set your password (POST /v1/auth/password/set)'],
+    note: `A link to set your password is on its way to ${a.email}; it works for ${WELCOME_SECONDS / 86_400} days.`,
+    return_to: a.returnTo,
+  };
+}
+
+/** POST /v1/auth/password/set: the welcome link spent, the account made and its organisation active, a session. */
+export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: { token: string; password: string; userAgent: string | null; ip: string | null }) {
+  const made = await d.prisma.$transaction(async (tx) => {
+    const link = await usableLink(tx, s.token, ['welcome']);
+    const details = link.details as unknown as WelcomeDetails;
+    // A password the rules refuse leaves the link unspent.
+    checkPassword(s.password, { email: link.email, orgName: details.organization.name });
+    if (await accountByEmail(tx, link.email)) throw conflict('already_exists', `an account for ${link.email} exists; log in, or reset its password`, { field: 'email' });
+    const principal = await insertPersonWithPassword(tx, {
+      id: details.principal_id, email: link.email, displayName: details.full_name, passwordHash: await hashPassword(s.password), termsVersion: TERMS.version,
+    });
+    const account = await onboardAccount(d.config, {
+      principalId: principal.principalId, email: link.email, workspace: details.organization.name, pendingOrgId: details.organization.org_id, engine: 'duckdb',
+    });
+    await spendLoginToken(tx, link.tokenHash);
+    return { principal, account, returnTo: details.return_to };
+  }, { maxWait: 60_000, timeout: 90_000 });
+  req.caller = { principalId: made.principal.principalId, kind: 'human', email: made.principal.email, via: 'token', keyId: null, sessionId: null };
+  await writeAudit(d.db, req, { action: 'signup.complete', orgId: made.account.organization.org_id, targetType: 'principal', targetId: made.principal.principalId, data: { email: made.principal.email, via: 'password', terms_version: TERMS.version } });
+  const session = await openSession(d, made.principal.principalId, { userAgent: s.userAgent, ip: s.ip });
+  return {
+    ...session,
+    warehouse: { warehouse_id: made.account.warehouse_id, name: 'lake', project_id: made.account.project_id, created: true },
+    return_to: made.returnTo,
+  };
+}
