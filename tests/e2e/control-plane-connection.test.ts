@@ -118,15 +118,17 @@ describe('POST /v1/signup and POST /v1/onboard', () => {
 
   test('onboarding a principal without an organisation makes one, a project and lake; twice is the same', async () => {
     const p = await newPrincipal('human');
-    const first = await gateway().post('/v1/onboard').set(bearer(p.api_key)).send({ organization_name: `Onboard ${uniq()}`, engine: 'spark' });
+    // A person who has not accepted the Terms in force accepts them here.
+    expectError(await gateway().post('/v1/onboard').set(bearer(p.api_key)).send({ organization_name: `Onboard ${uniq()}` }), 400, 'terms_required');
+    const first = await gateway().post('/v1/onboard').set(bearer(p.api_key)).send({ organization_name: `Onboard ${uniq()}`, engine: 'spark', accept_terms: true });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ created: { organization: true, project: true, warehouse: true }, organization: { role: 'admin' }, connection: { engine: 'spark' } });
     const second = await gateway().post('/v1/onboard').set(bearer(p.api_key)).send({});
     expect(second.body).toMatchObject({ created: { organization: false, project: false, warehouse: false }, warehouse_id: first.body.warehouse_id });
 
     const other = await newPrincipal('human');
-    const taken = await gateway().post('/v1/onboard').set(bearer(other.api_key)).send({ handle: first.body.organization.handle });
+    const taken = await gateway().post('/v1/onboard').set(bearer(other.api_key)).send({ handle: first.body.organization.handle, accept_terms: true });
     expect(expectError(taken, 409, 'handle_taken').suggestion).toMatch(new RegExp(`^${first.body.organization.handle}-\\d+$`));
-    expectError(await gateway().post('/v1/onboard').set(bearer(other.api_key)).send({ handle: 'a--b' }), 400, 'invalid_value');
+    expectError(await gateway().post('/v1/onboard').set(bearer(other.api_key)).send({ handle: 'a--b', accept_terms: true }), 400, 'invalid_value');
   }, 60_000);
 });

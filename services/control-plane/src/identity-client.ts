@@ -11,13 +11,13 @@ export interface CreatedPrincipal {
 }
 
 /** POST /internal/principals: a new person with a first API key. 503 `service_unavailable` when identity does not answer. */
-export async function createPrincipal(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, email: string): Promise<CreatedPrincipal> {
+export async function createPrincipal(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, email: string, termsVersion: string): Promise<CreatedPrincipal> {
   let res: Response;
   try {
     res = await fetch(`${config.services.identity}/internal/principals`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
-      body: JSON.stringify({ kind: 'human', email, label: 'signup' }),
+      body: JSON.stringify({ kind: 'human', email, label: 'signup', terms_version: termsVersion }),
       signal: AbortSignal.timeout(10_000),
     });
   } catch {
@@ -25,4 +25,20 @@ export async function createPrincipal(config: Pick<FloeConfig, 'services' | 'boo
   }
   if (res.status !== 201) throw new Error(`identity refused to create a principal: ${res.status} ${await res.text()}`);
   return (await res.json()) as CreatedPrincipal;
+}
+
+/** Records that the person accepted this Terms version (POST /v1/onboard with accept_terms). */
+export async function recordTermsAccepted(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, principalId: string, version: string): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(`${config.services.identity}/internal/principals/${encodeURIComponent(principalId)}/terms`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
+      body: JSON.stringify({ version }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch {
+    throw new HttpError(503, 'service_unavailable', 'the identity service is not answering; retry shortly', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
+  }
+  if (!res.ok) throw new Error(`identity refused to record the Terms: ${res.status} ${await res.text()}`);
 }

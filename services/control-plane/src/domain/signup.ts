@@ -1,10 +1,11 @@
 import type { Request } from 'express';
-import type { FloeConfig } from '@floe/config';
-import { conflict, writeAudit } from '@floe/http';
+import { TERMS, type FloeConfig } from '@floe/config';
+import type { Db } from '@floe/db';
+import { badRequest, conflict, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
-import { createPrincipal, type CreatedPrincipal } from '../identity-client';
+import { createPrincipal, recordTermsAccepted, type CreatedPrincipal } from '../identity-client';
 import { resolveWarehouse } from '../resolve';
-import { emailTaken, membershipsOf } from '../store/memberships';
+import { acceptedTermsOf, emailTaken, membershipsOf } from '../store/memberships';
 import { connectionFor, type ConnectionDeps } from './connection';
 import { onboard, type OnboardDeps, type Onboarded } from './onboard';
 import type { Engine } from './recipes';
@@ -24,7 +25,7 @@ export async function signUpOneCall(d: SignupDeps, req: Request, email: string, 
   if (await emailTaken(d.prisma, email)) {
     throw conflict('already_exists', `an account for ${email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
-  const principal = await createPrincipal(d.config, email);
+  const principal = await createPrincipal(d.config, email, TERMS.version);
   const ctx: AccessContext = { principalId: principal.principal_id, kind: 'human', email, token: false, memberships: await membershipsOf(d.prisma, principal.principal_id) };
   // The audit of what onboarding makes names the new person as its actor.
   req.caller = { principalId: principal.principal_id, kind: 'human', email, via: 'api_key', keyId: principal.key_id, sessionId: null };
@@ -62,4 +63,15 @@ export async function onboardVerifiedPerson(d: SignupDeps & ConnectionDeps, req:
   req.caller = { principalId: v.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: null, sessionId: null };
   const done = await onboard(d, req, ctx, { organizationName: v.workspace, projectName: v.workspace, pendingOrgId: v.pendingOrgId ?? undefined });
   return { done, connection: await connectionOfOnboarded(d, done, v.engine) };
+}
+
+/**
+ * POST /v1/onboard honours the Terms: a person who has not accepted the
+ * version in force sends `accept_terms: true` (recorded by identity), or gets
+ * 400 `terms_required`. Tokens onboard under the person who approved them.
+ */
+export async function requireTermsAccepted(d: { prisma: Db; config: Pick<FloeConfig, 'services' | 'bootstrapSecret'> }, ctx: AccessContext, acceptTerms: unknown): Promise<void> {
+  if (ctx.kind !== 'human' || (await acceptedTermsOf(d.prisma, ctx.principalId)) === TERMS.version) return;
+  if (acceptTerms !== true) throw badRequest('terms_required', 'accept the Terms in force with "accept_terms": true', { field: 'accept_terms', terms: TERMS });
+  await recordTermsAccepted(d.config, ctx.principalId, TERMS.version);
 }

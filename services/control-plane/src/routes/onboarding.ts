@@ -6,7 +6,7 @@ import type { ControlPlaneDeps } from '../deps';
 import { handleProblem } from '../domain/handles';
 import { onboard, type Onboarded } from '../domain/onboard';
 import { ENGINES, isEngine, type Engine } from '../domain/recipes';
-import { connectionOfOnboarded, signUpOneCall } from '../domain/signup';
+import { connectionOfOnboarded, requireTermsAccepted, signUpOneCall } from '../domain/signup';
 
 // Spec: POST /v1/signup (one-call sign-up for local stacks; the managed service
 // answers 403 verification_required) and POST /v1/onboard (idempotent).
@@ -58,6 +58,7 @@ export function mountOnboarding(app: Express, d: ControlPlaneDeps): void {
       if (body.handle !== undefined && handleProblem(body.handle)) {
         throw badRequest('invalid_value', `${body.handle} is not a valid handle`, { field: 'handle', reason: handleProblem(body.handle) });
       }
+      await requireTermsAccepted(d, req.access!, body.accept_terms);
       const done = await onboard(d, req, req.access!, { orgId: body.org_id, organizationName: body.organization_name, handle: body.handle });
       res.json({
         organization: done.org,

@@ -49,3 +49,8 @@ export async function adminsOf(db: Db, orgId: string): Promise<PrincipalLabel[]>
 export async function emailTaken(db: Db, email: string): Promise<boolean> {
   return (await db.principal.count({ where: { email, status: { not: 'deleted' } } })) > 0;
 }
+
+/** The Terms version a person accepted (identity records it), or null. */
+export async function acceptedTermsOf(db: Db, principalId: string): Promise<string | null> {
+  return (await db.principal.findUnique({ where: { id: principalId }, select: { termsVersion: true } }))?.termsVersion ?? null;
+}

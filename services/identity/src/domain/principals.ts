@@ -12,8 +12,8 @@ export function newPrincipalId(): string {
 
 /** POST /internal/principals: a principal with a first API key. */
 export async function createPrincipalWithKey(
-  db: Db, p: { kind: PrincipalKind; email: string | null; displayName: string | null; label: string },
+  db: Db, p: { kind: PrincipalKind; email: string | null; displayName: string | null; label: string; termsVersion?: string | null },
 ): Promise<{ principal: PrincipalRecord; key: IssuedApiKey }> {
-  const principal = await insertPrincipal(db, { id: newPrincipalId(), kind: p.kind, email: p.email, displayName: p.displayName });
+  const principal = await insertPrincipal(db, { id: newPrincipalId(), kind: p.kind, email: p.email, displayName: p.displayName, termsVersion: p.termsVersion });
   return { principal, key: await issueApiKey(db, principal.principalId, p.label) };
 }

@@ -102,7 +102,7 @@ export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify)
       return { ok: false as const, error: conflict('already_exists', `an account for ${v.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' }) };
     }
     const details = check.code.details as unknown as SignupDetails;
-    const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name });
+    const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name, termsVersion: TERMS.version });
     const key = await issueApiKey(tx, principal.principalId, 'sign-up');
     const account = await onboardAccount(d.config, {
       principalId: principal.principalId, email: v.email, workspace: details.workspace, pendingOrgId: details.organization?.org_id ?? null, engine: v.engine,

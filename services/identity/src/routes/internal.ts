@@ -7,13 +7,15 @@ import { ApiKeyLabel as Label } from '../domain/api-keys';
 import { createPrincipalWithKey } from '../domain/principals';
 import { iso, keyView } from '../responses';
 import { revokeApiKey } from '../store/api-keys';
-import { suspendPrincipal } from '../store/principals';
+import { acceptTerms, credentialsOf, suspendPrincipal } from '../store/principals';
 
 const CreatePrincipal = z.object({
   kind: z.enum(['human', 'agent', 'operator']).default('human'),
   email: z.string().trim().toLowerCase().email().max(320).optional(),
   display_name: z.string().trim().min(1).max(200).optional(),
   label: Label.default('first key'),
+  /** The Terms version the person accepted while signing up (the one-call sign-up). */
+  terms_version: z.string().min(1).max(64).optional(),
 });
 
 // Spec: Internal routes. Reachable on the service's own port with the
@@ -24,7 +26,7 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
   route(app, '/internal/principals', {
     post: async (req, res) => {
       const body = parse(CreatePrincipal, req.body);
-      const { principal, key } = await createPrincipalWithKey(d.prisma, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null, label: body.label });
+      const { principal, key } = await createPrincipalWithKey(d.prisma, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null, label: body.label, termsVersion: body.terms_version });
       await writeAudit(d.db, req, {
         action: 'api_key.create', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: key.keyId,
         data: { label: key.label, principal_id: principal.principalId, via: 'internal' },
@@ -49,6 +51,17 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
       if (!p) throw notFound('principal_not_found', `no principal ${id}`);
       await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
       res.json({ principal_id: p.principalId, kind: p.kind, status: p.status, suspended_at: iso(p.suspendedAt) });
+    },
+  });
+
+  // The control plane's onboarding records a person's acceptance of the Terms here (identity writes principals).
+  route(app, '/internal/principals/:principal_id/terms', {
+    post: async (req, res) => {
+      const body = parse(z.object({ version: z.string().min(1).max(64) }), req.body);
+      const id = String(req.params.principal_id);
+      if (!(await credentialsOf(d.prisma, id))) throw notFound('principal_not_found', `no principal ${id}`);
+      const at = await acceptTerms(d.prisma, id, body.version);
+      res.json({ principal_id: id, version: body.version, accepted_at: at.toISOString() });
     },
   });
 

@@ -17,8 +17,12 @@ export interface PrincipalRecord {
 const record = { id: true, kind: true, email: true, displayName: true, status: true, createdAt: true, suspendedAt: true } as const;
 const toRecord = ({ id, ...p }: { id: string } & Omit<PrincipalRecord, 'principalId'>): PrincipalRecord => ({ principalId: id, ...p });
 
-export async function insertPrincipal(db: Db, p: { id: string; kind: PrincipalKind; email: string | null; displayName: string | null }): Promise<PrincipalRecord> {
-  return toRecord(await db.principal.create({ data: p, select: record }));
+export async function insertPrincipal(
+  db: Db, p: { id: string; kind: PrincipalKind; email: string | null; displayName: string | null; termsVersion?: string | null },
+): Promise<PrincipalRecord> {
+  const { termsVersion, ...rest } = p;
+  const terms = termsVersion ? { termsVersion, termsAcceptedAt: new Date() } : {};
+  return toRecord(await db.principal.create({ data: { ...rest, ...terms }, select: record }));
 }
 
 /** Suspends a principal that is not deleted, keeping the first suspension time; null when there is no such principal. */
