@@ -61,3 +61,14 @@ export function onboardAccount(
 ): Promise<OnboardedAccount> {
   return call(config, '/internal/accounts/onboard', { principal_id: a.principalId, email: a.email, workspace: a.workspace, pending_org_id: a.pendingOrgId, engine: a.engine });
 }
+
+export interface LeftOrganizations {
+  memberships_removed: number;
+  grants_removed: number;
+  organizations_left_empty: string[];
+}
+
+/** The person leaves every organisation (409 `last_admin` when one would be left without an admin). */
+export function leaveOrganizations(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, principalId: string): Promise<LeftOrganizations> {
+  return call(config, '/internal/accounts/leave', { principal_id: principalId });
+}

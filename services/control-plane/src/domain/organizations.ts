@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict } from '@floe/http';
-import { activatePendingOrganization, deletePendingOrganization, insertPendingOrganization, organizationByHandle, takenHandles } from '../store/organizations';
+import {
+  activatePendingOrganization, deletePendingOrganization, insertPendingOrganization, organizationByHandle, removePerson, standingIn, takenHandles,
+} from '../store/organizations';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 // Organisations as sign-up makes them: a handle looked up, a pending
@@ -74,4 +76,24 @@ export function releaseOrganization(prisma: PrismaClient, orgId: string, princip
 /** Activates the person's pending organisation with them as admin; false when it is not theirs or not pending. */
 export function activateOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
   return activatePendingOrganization(prisma, orgId, principalId);
+}
+
+/**
+ * DELETE /v1/me, the control plane's part: the person leaves every
+ * organisation and loses every grant. An organisation keeps at least one
+ * admin: a last admin with other members is 409 `last_admin`. Organisations
+ * left with nobody are marked `deleting`; their data is erased in the
+ * background (with catalog deletion, a later issue's).
+ */
+export async function removeFromOrganizations(prisma: PrismaClient, principalId: string) {
+  const standing = await standingIn(prisma, principalId);
+  const stranded = standing.find((s) => s.role === 'admin' && s.otherAdmins === 0 && s.otherMembers > 0);
+  if (stranded) {
+    throw conflict('last_admin', `you are the last admin of ${stranded.handle}; make another member an admin first`, {
+      org_id: stranded.orgId, remedy: `PATCH /v1/orgs/${stranded.orgId}/members/{member_id} with {"role": "admin"}`,
+    });
+  }
+  const leftEmpty = standing.filter((s) => s.otherMembers === 0).map((s) => s.orgId);
+  const removed = await removePerson(prisma, principalId, leftEmpty);
+  return { memberships_removed: removed.memberships, grants_removed: removed.grants, organizations_left_empty: leftEmpty };
 }

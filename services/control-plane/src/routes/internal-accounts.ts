@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { releaseOrganization, reserveOrganization } from '../domain/organizations';
+import { releaseOrganization, removeFromOrganizations, reserveOrganization } from '../domain/organizations';
 import { ENGINES, isEngine, type Engine } from '../domain/recipes';
 import { onboardVerifiedPerson } from '../domain/signup';
 
@@ -42,6 +42,13 @@ export function mountInternalAccounts(app: Express, d: ControlPlaneDeps): void {
     post: [secret, async (req, res) => {
       const body = parse(Release, req.body);
       res.json({ org_id: body.org_id, released: await releaseOrganization(d.prisma, body.org_id, body.principal_id) });
+    }],
+  });
+
+  route(app, '/internal/accounts/leave', {
+    post: [secret, async (req, res) => {
+      const body = parse(z.object({ principal_id: z.string().min(1) }), req.body);
+      res.json(await removeFromOrganizations(d.prisma, body.principal_id));
     }],
   });
 

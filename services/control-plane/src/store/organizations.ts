@@ -63,3 +63,25 @@ export function projectById(db: Db, id: string): Promise<ProjectRow | null> {
 export function liveWarehouseNamed(db: Db, orgId: string, name: string): Promise<{ id: string; projectId: string | null } | null> {
   return db.warehouse.findFirst({ where: { orgId, name, status: { in: ['creating', 'provisioning', 'ready'] } }, select: { id: true, projectId: true } });
 }
+
+/** Per organisation the person belongs to: their role, and how many other members and other admins it has. */
+export async function standingIn(db: Db, principalId: string): Promise<Array<{ orgId: string; handle: string; role: string; otherMembers: number; otherAdmins: number }>> {
+  // Raw: counts per organisation over memberships joined to organisations (no relation declared).
+  const rows = await db.$queryRaw<Array<{ org_id: string; handle: string; role: string; other_members: number; other_admins: number }>>`
+    SELECT m.org_id, o.handle, m.role,
+           (SELECT count(*)::int FROM memberships x WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id) AS other_members,
+           (SELECT count(*)::int FROM memberships x WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id AND x.role = 'admin') AS other_admins
+      FROM memberships m JOIN organizations o ON o.id = m.org_id
+     WHERE m.principal_id = ${principalId}`;
+  return rows.map((r) => ({ orgId: r.org_id, handle: r.handle, role: r.role, otherMembers: r.other_members, otherAdmins: r.other_admins }));
+}
+
+/** Removes the person from every organisation and catalog grant; organisations left with nobody are marked `deleting` for erasure. */
+export async function removePerson(prisma: PrismaClient, principalId: string, leftEmpty: string[]): Promise<{ memberships: number; grants: number }> {
+  return prisma.$transaction(async (tx) => {
+    const memberships = (await tx.membership.deleteMany({ where: { principalId } })).count;
+    const grants = (await tx.warehouseGrant.deleteMany({ where: { principalId } })).count;
+    if (leftEmpty.length) await tx.organization.updateMany({ where: { id: { in: leftEmpty } }, data: { status: 'deleting' } });
+    return { memberships, grants };
+  });
+}

@@ -73,18 +73,21 @@ function invalidCode(attemptsLeft: number): HttpError {
  * GET /internal/signup-codes/{email}, kept in Redis as long as the code lives.
  * Production keeps nothing but the hash.
  */
+export type DevSecretPurpose = CodePurpose | 'welcome' | 'reset';
+
 export class DevCodes {
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly enabled: boolean) {}
 
-  async keep(email: string, purpose: CodePurpose, code: string): Promise<void> {
-    if (this.enabled) await this.redis.set(this.key(email, purpose), code, 'EX', CODE_SECONDS);
+  /** Keeps a code, or a mailed link's token (`welcome`, `reset`), for as long as it is valid. */
+  async keep(email: string, purpose: DevSecretPurpose, secret: string, seconds = CODE_SECONDS): Promise<void> {
+    if (this.enabled) await this.redis.set(this.key(email, purpose), secret, 'EX', seconds);
   }
 
-  async read(email: string, purpose: CodePurpose): Promise<string | null> {
+  async read(email: string, purpose: DevSecretPurpose): Promise<string | null> {
     return this.enabled ? this.redis.get(this.key(email, purpose)) : null;
   }
 
-  private key(email: string, purpose: CodePurpose): string {
+  private key(email: string, purpose: DevSecretPurpose): string {
     return `${this.prefix}dev:code:${purpose}:${email}`;
   }
 }

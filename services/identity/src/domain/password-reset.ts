@@ -28,6 +28,7 @@ export async function startReset(d: PasswordSignupDeps, email: string) {
   if (account?.kind === 'human') {
     const link = newLinkToken();
     delivery = await d.mailer.send(resetLinkMail(email, linkUrl(d.config.baseUrl, 'reset', link.token), RESET_SECONDS / 60));
+    await d.devCodes.keep(email, 'reset', link.token, RESET_SECONDS);
     await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'reset', email, principalId: account.principalId, details: {}, expiresAt: new Date(Date.now() + RESET_SECONDS * 1000) });
   }
   return { email, delivery, expires_in: RESET_SECONDS, next: ['open the link in the mail to choose a new password (POST /v1/auth/password/reset)'] };

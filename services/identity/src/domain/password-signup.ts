@@ -66,6 +66,7 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
     throw err;
   }
   const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, return_to: a.returnTo };
+  await d.devCodes.keep(a.email, 'welcome', link.token, WELCOME_SECONDS);
   await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'welcome', email: a.email, principalId: null, details: { ...details }, expiresAt: new Date(Date.now() + WELCOME_SECONDS * 1000) });
   await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization.org_id, targetType: 'email', targetId: a.email, data: { delivery, via: 'password', organization: organization.handle } });
   return {

@@ -2,6 +2,7 @@ import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { parse, route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
+import { deleteAccount } from '../domain/account';
 import { login } from '../domain/login';
 import { changePassword, resetPassword, startReset } from '../domain/password-reset';
 import { passwordSignup, setFirstPassword } from '../domain/password-signup';
@@ -90,6 +91,13 @@ export function mountAuth(app: Express, d: IdentityDeps): void {
     post: [caller, async (req, res) => {
       const b = parse(z.object({ current_password: Password, new_password: Password }), req.body);
       res.json(await changePassword(d, req.caller!, { currentPassword: b.current_password, newPassword: b.new_password }));
+    }],
+  });
+
+  route(app, '/v1/me', {
+    delete: [caller, async (req, res) => {
+      const b = parse(z.object({ confirm: z.unknown().optional() }), req.body ?? {});
+      res.json(await deleteAccount(d, req, req.caller!, b.confirm));
     }],
   });
 

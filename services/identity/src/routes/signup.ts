@@ -49,6 +49,17 @@ export function mountSignup(app: Express, d: IdentityDeps): void {
     },
   });
 
+  // Development and test stacks: the newest set-password or reset link token of an address.
+  route(app, '/internal/login-tokens/:email', {
+    get: [requireBootstrapSecret(d.config.bootstrapSecret), async (req, res) => {
+      const email = String(req.params.email).toLowerCase();
+      const purpose = req.query.purpose === 'reset' ? 'reset' : 'welcome';
+      const token = await d.devCodes.read(email, purpose);
+      if (!token) throw notFound('not_found', `no ${purpose} link is pending for ${email} on this stack`);
+      res.set('Cache-Control', 'no-store').json({ email, purpose, token, url: `${d.config.baseUrl}/app/${purpose}?token=${encodeURIComponent(token)}` });
+    }],
+  });
+
   // Development and test stacks: the pending code of an address, for `delivery: log` and for tests.
   route(app, '/internal/signup-codes/:email', {
     get: [requireBootstrapSecret(d.config.bootstrapSecret), async (req, res) => {

@@ -22,7 +22,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/oauth/register', ['post'], 'the OAuth authorization server', NONE],
   ['/v1/oauth/authorize/pending', ['get'], 'the OAuth consent flow'],
   ['/v1/oauth/authorize/decision', ['post'], 'the OAuth consent flow'],
-  ['/v1/me', ['delete'], 'account deletion'],
 ];
 
 export const UNBUILT_IDENTITY_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what, auth]) => ({ path, methods, what, auth: auth ?? 'caller' }));

@@ -76,3 +76,11 @@ export async function insertPersonWithPassword(db: Db, p: { id: string; email: s
     select: record,
   }));
 }
+
+/** Deletes the account at once: the principal marked deleted and every key revoked (sessions: store/sessions.ts). */
+export async function markDeleted(db: Db, principalId: string): Promise<{ keysRevoked: number }> {
+  const now = new Date();
+  await db.principal.update({ where: { id: principalId }, data: { status: 'deleted', deletedAt: now, passwordHash: null } });
+  const { count } = await db.apiKey.updateMany({ where: { principalId, revokedAt: null }, data: { revokedAt: now } });
+  return { keysRevoked: count };
+}
