@@ -254,3 +254,23 @@ describe('DELETE /v1/me', () => {
     expectError(await gateway().delete('/v1/me').set(bearer(agent.api_key)).send({ confirm: 'x' }), 403, 'forbidden');
   });
 });
+
+describe('reauth_required', () => {
+  test('a sensitive change from a session signed in over 10 minutes ago is refused; an API key is never asked', async () => {
+    const { session } = await signUpWithPassword();
+    const lake = session.warehouse.warehouse_id;
+    expect((await gateway().post(`/v1/warehouses/${lake}/rotate`).set(bearer(session.access_token))).status).toBe(200);
+    const pool = db();
+    try {
+      await pool.query(`UPDATE sessions SET signed_in_at = now() - interval '11 minutes' WHERE id = $1`, [session.session_id]);
+    } finally {
+      await pool.end();
+    }
+    const res = await gateway().post(`/v1/warehouses/${lake}/rotate`).set(bearer(session.access_token));
+    expect(expectError(res, 401, 'reauth_required').remedy).toBe('POST /v1/auth/login');
+    // Reading is not a sensitive change.
+    expect((await gateway().get(`/v1/warehouses/${lake}`).set(bearer(session.access_token))).status).toBe(200);
+    const key = (await gateway().post('/v1/api-keys').set(bearer(session.access_token)).send({ label: 'ci' })).body.api_key;
+    expect((await gateway().post(`/v1/warehouses/${lake}/rotate`).set(bearer(key))).status).toBe(200);
+  });
+});

@@ -1,7 +1,8 @@
 import type { Db } from '@floe/db';
 import { forbidden, HttpError, type ErrorExtras } from '@floe/http';
 import { membershipIn, type AccessContext } from './context';
-import { adminsOf, principalLabel } from '../store/memberships';
+import type { RequestHandler } from 'express';
+import { adminsOf, principalLabel, sessionSignedInAt } from '../store/memberships';
 import { atLeast, type Level } from './levels';
 import type { VisibleWarehouse } from '../store/warehouses';
 
@@ -37,4 +38,26 @@ export function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: stri
   const m = membershipIn(ctx, w.orgId);
   const admin = m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
   if (!admin) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
+}
+
+/** How long after typing the password a browser session may make a sensitive change (Authentication 7). */
+export const REAUTH_AFTER_SECONDS = 600;
+
+/**
+ * Authentication 7: a sensitive change (rotate, sinks and their device
+ * tokens) made from a login session whose password was typed over 10 minutes
+ * ago is 401 `reauth_required`. An API key, or a token exchanged for one, is
+ * never asked.
+ */
+export function requireRecentSignIn(db: Db): RequestHandler {
+  return async (req, _res, next) => {
+    const sid = req.caller?.sessionId;
+    if (sid) {
+      const at = await sessionSignedInAt(db, sid);
+      if (!at || Date.now() - at.getTime() > REAUTH_AFTER_SECONDS * 1000) {
+        throw new HttpError(401, 'reauth_required', 'this change needs a recent sign-in: log in again (POST /v1/auth/login), then retry', { remedy: 'POST /v1/auth/login' });
+      }
+    }
+    next();
+  };
 }

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { parse, route, writeAudit } from '@floe/http';
 import { PRESETS, readDevicePost } from '@floe/ingest';
+import { requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { resolveSink } from '../domain/sinks';
@@ -28,14 +29,14 @@ export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
   const tables = catalogTables(d.catalog);
 
   route(app, '/v1/sinks/:sink_id/device-token', {
-    post: [...d.authed, async (req, res) => {
+    post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
       const body = parse(DeviceTokenRequest, req.body ?? {});
       const answer = await issueDeviceToken({ prisma: d.prisma, ingestUrl: d.config.ingestUrl }, sink, body);
       await writeAudit(d.db, req, { action: 'sink.device_token', orgId: w.orgId, targetType: 'sink', targetId: sink.id, data: { replaced: sink.device.token } });
       res.status(201).json(answer);
     }],
-    delete: [...d.authed, async (req, res) => {
+    delete: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
       const answer = await removeDeviceToken(d, sink);
       if (sink.device.token) {

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { badRequest, notFound, notImplemented, parse, route, writeAudit } from '@floe/http';
-import { requireLevel } from '../access/require';
+import { requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks';
@@ -31,7 +31,7 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   app.use('/v1/sinks', (_req, _res, next) => next(d.config.sinksEnabled ? undefined : notFound('not_found', 'ingest sinks are switched off on this deployment')));
 
   route(app, '/v1/sinks', {
-    post: [...d.authed, async (req, res) => {
+    post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       // validate
       const body = parse(CreateSink, req.body);
       if (!NAME.test(body.name)) {
@@ -71,7 +71,7 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'read');
       res.json(sinkResponse(urls, sink, w));
     }],
-    delete: [...d.authed, async (req, res) => {
+    delete: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
       // The send key is refused from this statement on; waiting batches are discarded at the roller's next tick.
       const after = await deleteSink(d, sink);

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { badRequest, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
-import { requireAdmin, requireLevel } from '../access/require';
+import { requireAdmin, requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
 import { FREE_PLAN } from '../domain/plans';
@@ -16,7 +16,7 @@ const Confirm = z.object({ confirm: z.string().optional() });
 
 export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/warehouses/:warehouse_id/rotate', {
-    post: [...d.authed, async (req, res) => {
+    post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       const w = await resolveWarehouse(d.prisma, req.access!, String(req.params.warehouse_id));
       await requireLevel(d.prisma, w, 'write', 'rotating catalog credentials');
       const r = await rotateCredentials(

@@ -54,3 +54,8 @@ export async function emailTaken(db: Db, email: string): Promise<boolean> {
 export async function acceptedTermsOf(db: Db, principalId: string): Promise<string | null> {
   return (await db.principal.findUnique({ where: { id: principalId }, select: { termsVersion: true } }))?.termsVersion ?? null;
 }
+
+/** When the person last typed their password for this login session (identity writes sessions); null for no such session. */
+export async function sessionSignedInAt(db: Db, sessionId: string): Promise<Date | null> {
+  return (await db.session.findUnique({ where: { id: sessionId }, select: { signedInAt: true } }))?.signedInAt ?? null;
+}
