@@ -3,7 +3,7 @@ import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { DevCodes, STARTS_PER_HOUR } from './domain/email-codes';
-import { ATTEMPTS_PER_CALLER, LoginFailures } from './domain/login';
+import { LoginFailures } from './domain/login';
 import { Mailer } from './mail/mailer';
 import { SigningKeys } from './signing/signing-keys';
 
@@ -37,7 +37,7 @@ export const identity = deployable<IdentityDeps>({
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
       devCodes: new DevCodes(redis, config.redisPrefix, config.env !== 'production'),
-      loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, ATTEMPTS_PER_CALLER, 3600),
+      loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, config.loginAttemptsPerHour, 3600),
       loginFailures: new LoginFailures(redis, config.redisPrefix),
     };
   },

@@ -9,10 +9,10 @@ import { openSession, type SessionDeps } from './sessions';
 // Spec: POST /v1/auth/login. Every failure is the same 401 `invalid_login`
 // (unknown address, wrong password, account without a password), in the
 // same time. Limits: 10 failures per address per hour, 120 attempts per
-// caller address per hour (429 `rate_limited` with `retry_after_seconds`).
+// caller address per hour (FLOE_LOGIN_ATTEMPTS_PER_HOUR; 429 `rate_limited`
+// with `retry_after_seconds`).
 
 export const FAILURES_PER_ADDRESS = 10;
-export const ATTEMPTS_PER_CALLER = 120;
 
 /** Failed logins per address: counted only on a failure, read before every attempt. */
 export class LoginFailures {
