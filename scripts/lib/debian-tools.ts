@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-// Third-party clients the end-to-end tests drive (Debian's aws CLI, boto3) and test helpers,
+// Third-party clients the end-to-end tests drive (Debian's aws CLI, boto3, Chromium) and test helpers,
 // installed from Debian's packages when missing, as on a fresh CI machine.
 
 interface Tool {
@@ -13,6 +13,8 @@ const TOOLS: Tool[] = [
   { pkg: 'awscli', present: () => existsSync('/usr/bin/aws') },
   { pkg: 'python3-boto3', present: () => spawnSync('/usr/bin/python3', ['-c', 'import boto3'], { stdio: 'ignore' }).status === 0 },
   // Runs a test radosgw with its clock ahead, to check credential expiry without waiting.
+  // The browser the page tests drive through playwright-core (downloading Playwright's own browsers fails here).
+  { pkg: 'chromium', present: () => existsSync('/usr/bin/chromium') },
   { pkg: 'faketime', present: () => existsSync('/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1') },
 ];
 

@@ -1,4 +1,5 @@
-import type { Express, RequestHandler } from 'express';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { clientAddressFor, createApp, gatewayProofKey, HttpError, type ErrorCode, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
@@ -46,6 +47,8 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
         res.redirect(308, `${ingestOrigin}${req.originalUrl}`);
       });
 
+      app.use('/app', pages());
+
       // The send route takes batches up to 16 MiB; every other route the spec's 1 MB.
       const sendLimit = bodyLimit(SEND_BODY_LIMIT, 'batch_too_large');
       const limit = bodyLimit(config.bodyLimitBytes, 'body_too_large');
@@ -76,5 +79,31 @@ function bodyLimit(limit: number, code: ErrorCode): RequestHandler {
     req.on('end', refuse);
     req.on('error', refuse);
     req.resume();
+  };
+}
+
+/** Where the pages people act on live: services/gateway/pages, served as written. */
+const PAGES_DIR = fileURLToPath(new URL('../pages', import.meta.url));
+
+/**
+ * The web pages under /app (sign-up, welcome, login, reset, account): static
+ * files that call the public API from the browser. `/app/login` is
+ * login.html; the pages allow scripts and styles from this origin only.
+ */
+function pages(): RequestHandler {
+  const files = express.static(PAGES_DIR, {
+    extensions: ['html'],
+    index: false,
+    fallthrough: true,
+    setHeaders: (res) => {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+    },
+  });
+  return (req, res, next) => {
+    if (req.path === '/' || req.path === '') return res.redirect(302, '/app/account');
+    files(req, res, next);
   };
 }

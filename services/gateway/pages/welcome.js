@@ -1,0 +1,7 @@
+// The welcome page's behaviour (welcome.html).
+import { api, onSubmit, session, tokenFromUrl } from '/app/app.js';
+onSubmit(document.getElementById('welcome'), async (f) => {
+  const s = await api('POST', '/v1/auth/password/set', { token: tokenFromUrl() ?? '', password: f.password });
+  session.set(s);
+  location.assign(s.return_to ?? '/app/account');
+});
