@@ -14,13 +14,18 @@ export class AttemptLimit {
   }
 
   /** Takes one attempt: null when allowed, else the seconds until the next is. */
-  async take(key: string): Promise<number | null> {
-    try {
-      await this.limiter.consume(key);
-      return null;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    }
+  take(key: string): Promise<number | null> {
+    return takeOrWait(this.limiter, key);
+  }
+}
+
+/** Takes one point from a rate-limiter-flexible limiter: null when allowed, else the whole seconds until the next (at least 1). */
+export async function takeOrWait(limiter: { consume(key: string): Promise<unknown> }, key: string): Promise<number | null> {
+  try {
+    await limiter.consume(key);
+    return null;
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
   }
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { BurstyRateLimiter, RateLimiterRedis } from 'rate-limiter-flexible';
+import { takeOrWait } from '@floe/auth';
 import { DEVICE_RATE } from '@floe/ingest';
 
 // Limits: the device route takes 6 posts per minute per sink sustained, with
@@ -21,12 +22,6 @@ export class DeviceRateLimiter {
 
   /** Takes one post from the sink's allowance: null when allowed, else the seconds to wait. */
   async take(sinkId: string): Promise<number | null> {
-    try {
-      await this.limiter.consume(sinkId);
-      return null;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    }
+    return takeOrWait(this.limiter, sinkId);
   }
 }
