@@ -4,9 +4,11 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
+import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 
 export * from './catalog-purge';
+export * from './org-erasure';
 export * from './sink-roll';
 
 export const QUEUES = {
@@ -17,6 +19,7 @@ export const QUEUES = {
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
   catalogPurge: CATALOG_PURGE_QUEUE,
+  orgErasure: ORG_ERASURE_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -8,6 +8,7 @@ import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/lo
 import { accountByEmail, insertPersonWithPassword } from '../store/principals';
 import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
 import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
+import { joinFor } from './joins';
 import { checkPassword, hashPassword } from './passwords';
 import { newPrincipalId } from './principals';
 import { openSession, type SessionDeps } from './sessions';
@@ -18,15 +19,10 @@ import type { SignupDeps } from './signup';
 // set-password link; nothing else exists until the password is set, which
 // makes the account, activates the organisation with the person as admin,
 // and gives them a project and the catalog `lake` — then a session.
-// Invitations and open claimed domains place a person elsewhere once
-// organisations have them (`joinFor` is where that will be decided).
+// Invitations and open claimed domains will place a person elsewhere
+// (domain/joins.ts decides; organisations have neither yet).
 
 export type PasswordSignupDeps = SignupDeps & SessionDeps;
-
-/** Where an invitation or an open claimed domain would place the person; none exist yet. */
-async function joinFor(_email: string): Promise<null> {
-  return null;
-}
 
 export interface PasswordSignupAsk {
   email: string;

@@ -10,6 +10,7 @@ import { deleteCode, putCode } from '../store/email-codes';
 import { accountByEmail, insertPrincipal } from '../store/principals';
 import { issueApiKey } from './api-keys';
 import { CODE_LENGTH, CODE_SECONDS, admitStart, checkCode, codeHash, newCode, type DevCodes } from './email-codes';
+import { joinFor } from './joins';
 import { newPrincipalId } from './principals';
 
 // Spec: POST /v1/signup/start and POST /v1/signup/verify. The start mails a
@@ -51,6 +52,8 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
     throw conflict('already_exists', `an account for ${s.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
   const previous = await admitStart(d, s.email, 'signup');
+  // An invitation or an open claimed domain would place the person (`will_join`); organisations have neither yet.
+  await joinFor(s.email);
   const before = previous?.details as Partial<SignupDetails> | undefined;
   // One person across restarts of the sign-up: the pending organisation is reserved for this id.
   const principalId = before?.principal_id ?? newPrincipalId();
