@@ -5,6 +5,7 @@ import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/q
 import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
 import { probeView } from './domain/provisioning';
+import type { MemberRecord } from './store/members';
 import type { ProjectRow } from './store/projects';
 import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
 
@@ -29,6 +30,11 @@ export const projectView = (p: ProjectRow) => ({
 
 /** A row of GET /v1/projects. */
 export const projectListRow = ({ id, name, provider, region, orgId, createdAt }: ProjectRow) => ({ project_id: id, name, provider, region, org_id: orgId, created_at: iso(createdAt) });
+
+/** A member of an organisation (GET /v1/orgs/{org_id}/members). */
+export const memberRow = (m: MemberRecord) => ({
+  member_id: m.principalId, principal_id: m.principalId, kind: m.kind, email: m.email, display_name: m.displayName, role: m.role, joined_via: m.joinedVia, joined_at: m.joinedAt.toISOString(),
+});
 
 /** An event of GET /v1/audit. */
 export const auditEventRow = (e: AuditEvent) => ({

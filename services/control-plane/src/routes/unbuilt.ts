@@ -8,14 +8,10 @@ import type { ControlPlaneDeps } from '../deps';
 // first, so an unauthenticated caller gets the 401 the built route will give.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/orgs', ['get'], 'organisation management'],
   ['/v1/orgs/invitations/accept', ['post'], 'invitations'],
-  ['/v1/orgs/:org_id', ['patch'], 'organisation management'],
   ['/v1/orgs/:org_id/domains', ['post'], 'domain claims'],
   ['/v1/orgs/:org_id/domains/:domain', ['delete'], 'domain claims'],
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
-  ['/v1/orgs/:org_id/members', ['get'], 'organisation members'],
-  ['/v1/orgs/:org_id/members/:member_id', ['patch', 'delete'], 'organisation members'],
   ['/v1/orgs/:org_id/invitations', ['post'], 'invitations'],
   ['/v1/orgs/:org_id/agents', ['get', 'post'], 'agents'],
   ['/v1/orgs/:org_id/agents/:agent_id', ['get', 'patch', 'delete'], 'agents'],

@@ -64,13 +64,14 @@ export function liveWarehouseNamed(db: Db, orgId: string, name: string): Promise
   return db.warehouse.findFirst({ where: { orgId, name, status: { in: ['creating', 'provisioning', 'ready'] } }, select: { id: true, projectId: true } });
 }
 
-/** Per organisation the person belongs to: their role, and how many other members and other admins it has. */
+/** Per organisation the person belongs to: their role, and how many other members and other human admins (tokens never count) it has. */
 export async function standingIn(db: Db, principalId: string): Promise<Array<{ orgId: string; handle: string; role: string; otherMembers: number; otherAdmins: number }>> {
   // Raw: counts per organisation over memberships joined to organisations (no relation declared).
   const rows = await db.$queryRaw<Array<{ org_id: string; handle: string; role: string; other_members: number; other_admins: number }>>`
     SELECT m.org_id, o.handle, m.role,
            (SELECT count(*)::int FROM memberships x WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id) AS other_members,
-           (SELECT count(*)::int FROM memberships x WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id AND x.role = 'admin') AS other_admins
+           (SELECT count(*)::int FROM memberships x JOIN principals p ON p.id = x.principal_id
+             WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id AND x.role = 'admin' AND p.kind = 'human' AND p.status = 'active') AS other_admins
       FROM memberships m JOIN organizations o ON o.id = m.org_id
      WHERE m.principal_id = ${principalId}`;
   return rows.map((r) => ({ orgId: r.org_id, handle: r.handle, role: r.role, otherMembers: r.other_members, otherAdmins: r.other_admins }));

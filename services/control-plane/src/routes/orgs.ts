@@ -1,0 +1,58 @@
+import type { Express } from 'express';
+import { z } from 'zod';
+import { badRequest, parse, route, writeAudit } from '@floe/http';
+import type { ControlPlaneDeps } from '../deps';
+import { changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '../domain/orgs';
+import { memberRow } from '../responses';
+
+// Spec: Organisations and agents — the organisations, their settings and
+// members (the rules are in domain/orgs.ts).
+
+const PatchOrg = z.object({ name: z.string().trim().min(1).max(100).optional(), domain_join: z.boolean().optional() });
+const ORG_FIELDS = ['name', 'domain_join'];
+const PatchMember = z.object({ role: z.enum(['admin', 'member', 'owner']) });
+
+export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
+  route(app, '/v1/orgs', {
+    get: [...d.authed, (req, res) => {
+      const orgs = req.access!.memberships.map((m) => ({ org_id: m.orgId, name: m.name, handle: m.handle, role: m.role, joined_via: m.joinedVia }));
+      res.json({ organizations: orgs, count: orgs.length });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id', {
+    patch: [...d.authed, async (req, res) => {
+      const unknown = Object.keys((req.body ?? {}) as object).filter((k) => !ORG_FIELDS.includes(k));
+      if (unknown.length) throw badRequest('invalid_field', `${unknown.join(', ')} cannot be changed here`, { field: unknown[0], accepts: ORG_FIELDS });
+      const body = parse(PatchOrg, req.body ?? {});
+      const r = await updateOrg(d.prisma, req.access!, String(req.params.org_id), { name: body.name, domainJoin: body.domain_join });
+      if (Object.keys(r.changes).length) {
+        await writeAudit(d.db, req, { action: 'org.update', orgId: r.org.id, targetType: 'org', targetId: r.org.id, data: { changes: r.changes, previous: r.previous } });
+      }
+      res.json({ org_id: r.org.id, name: r.org.name, handle: r.org.handle, domain_join: r.org.domainJoin, role: r.role, updated: Object.keys(r.changes), previous: r.previous });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/members', {
+    get: [...d.authed, async (req, res) => {
+      const { orgId, members } = await listMembers(d.prisma, req.access!, String(req.params.org_id));
+      res.json({ org_id: orgId, members: members.map(memberRow), count: members.length });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/members/:member_id', {
+    patch: [...d.authed, async (req, res) => {
+      const body = parse(PatchMember, req.body);
+      const r = await changeRole(d.prisma, req.access!, String(req.params.org_id), String(req.params.member_id), roleOf(body.role));
+      if (r.previous !== r.member.role) {
+        await writeAudit(d.db, req, { action: 'org.member_role', orgId: r.orgId, targetType: 'principal', targetId: r.member.principalId, data: { role: r.member.role, previous: r.previous } });
+      }
+      res.json({ org_id: r.orgId, ...memberRow(r.member), previous_role: r.previous });
+    }],
+    delete: [...d.authed, async (req, res) => {
+      const r = await removeFromOrg(d.prisma, req.access!, String(req.params.org_id), String(req.params.member_id));
+      await writeAudit(d.db, req, { action: 'org.member_remove', orgId: r.orgId, targetType: 'principal', targetId: r.member.principalId, data: { left: r.leaving, role: r.member.role, grants_removed: r.grantsRemoved } });
+      res.json({ org_id: r.orgId, member_id: r.member.principalId, removed: true, left: r.leaving, grants_removed: r.grantsRemoved });
+    }],
+  });
+}
