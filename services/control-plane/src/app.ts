@@ -5,6 +5,7 @@ import { mountAudit } from './routes/audit';
 import { mountConnection } from './routes/connection';
 import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
+import { mountInvitations } from './routes/invitations';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
@@ -28,6 +29,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
     mount: (app) => {
       app.get('/healthz', databaseHealth('control-plane', d.db));
       mountOnboarding(app, d);
+      mountInvitations(app, d);
       mountOrgs(app, d);
       mountProjects(app, d);
       mountWarehouses(app, d);

@@ -5,6 +5,7 @@ import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/q
 import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
 import { probeView } from './domain/provisioning';
+import type { InvitationRecord } from './store/invitations';
 import type { MemberRecord } from './store/members';
 import type { ProjectRow } from './store/projects';
 import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
@@ -34,6 +35,13 @@ export const projectListRow = ({ id, name, provider, region, orgId, createdAt }:
 /** A member of an organisation (GET /v1/orgs/{org_id}/members). */
 export const memberRow = (m: MemberRecord) => ({
   member_id: m.principalId, principal_id: m.principalId, kind: m.kind, email: m.email, display_name: m.displayName, role: m.role, joined_via: m.joinedVia, joined_at: m.joinedAt.toISOString(),
+});
+
+/** An invitation as its organisation's admins see it (never its token). */
+export const invitationRow = (i: InvitationRecord) => ({
+  invitation_id: i.id, org_id: i.orgId, email: i.email, role: i.role, invited_by: i.invitedBy, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt.toISOString(),
+  status: i.acceptedAt ? 'accepted' : i.expiresAt.getTime() <= Date.now() ? 'expired' : 'pending',
+  accepted_at: iso(i.acceptedAt), accepted_by: i.acceptedBy,
 });
 
 /** An event of GET /v1/audit. */

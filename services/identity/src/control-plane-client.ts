@@ -50,8 +50,9 @@ export async function releaseOrganization(config: Pick<FloeConfig, 'services' | 
 
 export interface OnboardedAccount {
   organization: { org_id: string; name: string; handle: string; role: 'admin' | 'member'; joined_via: string };
-  project_id: string;
-  warehouse_id: string;
+  project_id: string | null;
+  warehouse_id: string | null;
+  created?: { organization: boolean; project: boolean; warehouse: boolean };
   connection: unknown;
 }
 

@@ -31,8 +31,9 @@ export interface OnboardInput {
 
 export interface Onboarded {
   org: { org_id: string; name: string; handle: string; role: 'admin' | 'member'; joined_via: string };
-  projectId: string;
-  warehouseId: string;
+  /** Null only for a person who joined an organisation with no project or catalog yet. */
+  projectId: string | null;
+  warehouseId: string | null;
   created: { organization: boolean; project: boolean; warehouse: boolean };
   ctx: AccessContext;
 }

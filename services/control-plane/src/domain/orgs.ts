@@ -1,5 +1,5 @@
 import { conflict, forbidden, notFound, badRequest } from '@floe/http';
-import type { PrismaClient } from '@floe/db';
+import type { Db, PrismaClient } from '@floe/db';
 import type { AccessContext, OrgMembership } from '../access/context';
 import { membersOf, organizationById, otherHumanAdmins, removeMember, setRole, underOrganizationLock, updateOrganization, type MemberRecord } from '../store/members';
 
@@ -50,6 +50,12 @@ async function memberOrNotFound(prisma: PrismaClient, orgId: string, memberId: s
   return member;
 }
 
+/** The caller's role read again under the organisation's lock: a demotion that committed meanwhile counts. */
+async function stillAdmin(tx: Db, m: OrgMembership, principalId: string, what: string): Promise<void> {
+  const [me] = await membersOf(tx, m.orgId, principalId);
+  if (me?.role !== 'admin') requireOrgAdmin({ ...m, role: me?.role ?? 'member' }, what);
+}
+
 const lastAdmin = (handle: string) => conflict('last_admin', `${handle} must keep at least one admin who is a person; make another member an admin first`, {
   remedy: 'PATCH /v1/orgs/{org_id}/members/{member_id} with {"role": "admin"}',
 });
@@ -60,6 +66,7 @@ export async function changeRole(prisma: PrismaClient, ctx: AccessContext, orgId
   requireOrgAdmin(m, 'changing a member\'s role');
   const target = await memberOrNotFound(prisma, m.orgId, memberId);
   await underOrganizationLock(prisma, m.orgId, async (tx) => {
+    await stillAdmin(tx, m, ctx.principalId, 'changing a member\'s role');
     const [now] = await membersOf(tx, m.orgId, memberId);
     if (!now) throw notFound('member_not_found', `no member ${memberId} in this organisation`);
     if (now.role === 'admin' && role === 'member' && now.kind === 'human' && (await otherHumanAdmins(tx, m.orgId, memberId)) === 0) throw lastAdmin(m.handle);
@@ -75,6 +82,7 @@ export async function removeFromOrg(prisma: PrismaClient, ctx: AccessContext, or
   if (!leaving) requireOrgAdmin(m, 'removing a member');
   const target = await memberOrNotFound(prisma, m.orgId, memberId);
   const grants = await underOrganizationLock(prisma, m.orgId, async (tx) => {
+    if (!leaving) await stillAdmin(tx, m, ctx.principalId, 'removing a member');
     const [now] = await membersOf(tx, m.orgId, memberId);
     if (!now) throw notFound('member_not_found', `no member ${memberId} in this organisation`);
     if (now.role === 'admin' && now.kind === 'human' && (await otherHumanAdmins(tx, m.orgId, memberId)) === 0) throw lastAdmin(m.handle);

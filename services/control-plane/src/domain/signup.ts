@@ -7,7 +7,9 @@ import { createPrincipal, recordTermsAccepted, type CreatedPrincipal } from '../
 import { resolveWarehouse } from '../resolve';
 import { acceptedTermsOf, emailTaken, membershipsOf } from '../store/memberships';
 import { connectionFor, type ConnectionDeps } from './connection';
-import { onboard, type OnboardDeps, type Onboarded } from './onboard';
+import { joinByInvitation } from './invitations';
+import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onboard';
+import { firstProjectOf, liveWarehouseNamed } from '../store/organizations';
 import type { Engine } from './recipes';
 
 // POST /v1/signup, the one-call sign-up of a local stack: a person (made by
@@ -36,6 +38,7 @@ export async function signUpOneCall(d: SignupDeps, req: Request, email: string, 
 
 /** The connection recipe for the onboarded `lake`, or null while it is still provisioning. */
 export async function connectionOfOnboarded(d: ConnectionDeps, done: Onboarded, engine: Engine) {
+  if (!done.warehouseId) return null;
   const w = await resolveWarehouse(d.prisma, done.ctx, done.warehouseId);
   if (w.status !== 'ready') return null;
   return connectionFor(d, w, engine, null);
@@ -58,9 +61,21 @@ export interface VerifiedSignup {
  * one person, so a verify retried after a failure finishes the same account.
  */
 export async function onboardVerifiedPerson(d: SignupDeps & ConnectionDeps, req: Request, v: VerifiedSignup) {
-  const ctx: AccessContext = { principalId: v.principalId, kind: 'human', email: v.email, token: false, memberships: await membershipsOf(d.prisma, v.principalId) };
   // The audit of what onboarding makes names the new person as its actor.
   req.caller = { principalId: v.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: null, sessionId: null };
+  // An invitation to the address places the person in the inviting organisation; a joiner provisions nothing.
+  const joined = await joinByInvitation(d, req, { principalId: v.principalId, email: v.email });
+  const ctx: AccessContext = { principalId: v.principalId, kind: 'human', email: v.email, token: false, memberships: await membershipsOf(d.prisma, v.principalId) };
+  if (joined) {
+    const m = ctx.memberships.find((x) => x.orgId === joined.orgId)!;
+    const project = await firstProjectOf(d.prisma, m.orgId);
+    const lake = await liveWarehouseNamed(d.prisma, m.orgId, FIRST_CATALOG);
+    const done: Onboarded = {
+      org: { org_id: m.orgId, name: m.name, handle: m.handle, role: m.role, joined_via: m.joinedVia },
+      projectId: project?.id ?? null, warehouseId: lake?.id ?? null, created: { organization: false, project: false, warehouse: false }, ctx,
+    };
+    return { done, connection: lake ? await connectionOfOnboarded(d, done, v.engine).catch(() => null) : null };
+  }
   const done = await onboard(d, req, ctx, { organizationName: v.workspace, projectName: v.workspace, pendingOrgId: v.pendingOrgId ?? undefined });
   return { done, connection: await connectionOfOnboarded(d, done, v.engine) };
 }

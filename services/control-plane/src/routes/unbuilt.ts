@@ -8,11 +8,9 @@ import type { ControlPlaneDeps } from '../deps';
 // first, so an unauthenticated caller gets the 401 the built route will give.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/orgs/invitations/accept', ['post'], 'invitations'],
   ['/v1/orgs/:org_id/domains', ['post'], 'domain claims'],
   ['/v1/orgs/:org_id/domains/:domain', ['delete'], 'domain claims'],
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
-  ['/v1/orgs/:org_id/invitations', ['post'], 'invitations'],
   ['/v1/orgs/:org_id/agents', ['get', 'post'], 'agents'],
   ['/v1/orgs/:org_id/agents/:agent_id', ['get', 'patch', 'delete'], 'agents'],
   ['/v1/warehouses/:warehouse_id/uploaders', ['get', 'post'], 'uploaders'],

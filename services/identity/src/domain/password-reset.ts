@@ -3,7 +3,7 @@ import type { Caller } from '@floe/http';
 import { passwordChangedMail, resetLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
 import { firstOrganizationOf } from '../store/memberships';
-import { accountByEmail, credentialsOf, setPasswordHash } from '../store/principals';
+import { accountByEmail, credentialsOf, markEmailVerified, setPasswordHash } from '../store/principals';
 import { revokeSessionsOf } from '../store/sessions';
 import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
 import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
@@ -43,6 +43,7 @@ export async function resetPassword(d: PasswordSignupDeps, r: { token: string; p
     checkPassword(r.password, { email: link.email, orgName: org?.name });
     const firstPassword = person.passwordHash === null;
     await setPasswordHash(tx, link.principalId, await hashPassword(r.password));
+    await markEmailVerified(tx, link.principalId);
     const revoked = await revokeSessionsOf(tx, link.principalId, 'password_reset');
     await spendLoginToken(tx, link.tokenHash);
     return { principalId: link.principalId, email: link.email, firstPassword, revoked };

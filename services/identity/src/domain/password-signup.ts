@@ -8,7 +8,7 @@ import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/lo
 import { accountByEmail, insertPersonWithPassword } from '../store/principals';
 import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
 import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
-import { joinFor } from './joins';
+import { joinFor, type Join } from './joins';
 import { checkPassword, hashPassword } from './passwords';
 import { newPrincipalId } from './principals';
 import { openSession, type SessionDeps } from './sessions';
@@ -35,7 +35,8 @@ export interface PasswordSignupAsk {
 interface WelcomeDetails {
   principal_id: string;
   full_name: string;
-  organization: { org_id: string; name: string; handle: string; status: 'pending' };
+  organization: { org_id: string; name: string; handle: string; status: 'pending' } | null;
+  join?: Join | null;
   return_to: string | null;
 }
 
@@ -48,28 +49,30 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
   if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a link was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
   const wait = await d.starts.take(a.email);
   if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} sign-up mails an hour for one address`);
-  await joinFor(a.email);
+  // An invitation places the person in the inviting organisation: the organisation fields are ignored.
+  const join = await joinFor(d.prisma, a.email);
 
   const principalId = (previous?.details as Partial<WelcomeDetails> | undefined)?.principal_id ?? newPrincipalId();
-  const reserved = await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle });
-  const organization = { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
+  const reserved = join ? null : await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle });
+  const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
   const link = newLinkToken();
   let delivery: Delivery;
   try {
     delivery = await d.mailer.send(welcomeLinkMail(a.email, linkUrl(d.config.baseUrl, 'welcome', link.token), WELCOME_SECONDS / 86_400));
   } catch (err) {
-    if (reserved.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+    if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
     throw err;
   }
-  const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, return_to: a.returnTo };
+  const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, join, return_to: a.returnTo };
   await d.devCodes.keep(a.email, 'welcome', link.token, WELCOME_SECONDS);
   await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'welcome', email: a.email, principalId: null, details: { ...details }, expiresAt: new Date(Date.now() + WELCOME_SECONDS * 1000) });
-  await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization.org_id, targetType: 'email', targetId: a.email, data: { delivery, via: 'password', organization: organization.handle } });
+  await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization?.org_id ?? join?.org_id ?? null, targetType: 'email', targetId: a.email, data: { delivery, via: 'password', organization: organization?.handle ?? null, will_join: join?.handle ?? null } });
   return {
     email: a.email,
     delivery,
     expires_in: WELCOME_SECONDS,
-    organization,
+    ...(organization ? { organization } : {}),
+    ...(join ? { will_join: join, note_join: `You were invited to ${join.name}: you will join it as ${join.role === 'admin' ? 'an admin' : 'a member'} when you set your password; the organisation you named is not made.` } : {}),
     terms: { ...TERMS, note: 'Setting your password accepts the Terms shown.' },
     next: ['open the link in the mail to set your password (POST /v1/auth/password/set)'],
     note: `A link to set your password is on its way to ${a.email}; it works for ${WELCOME_SECONDS / 86_400} days.`,
@@ -83,13 +86,14 @@ export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: {
     const link = await usableLink(tx, s.token, ['welcome']);
     const details = link.details as unknown as WelcomeDetails;
     // A password the rules refuse leaves the link unspent.
-    checkPassword(s.password, { email: link.email, orgName: details.organization.name });
+    const orgName = details.organization?.name ?? details.join?.name ?? null;
+    checkPassword(s.password, { email: link.email, orgName });
     if (await accountByEmail(tx, link.email)) throw conflict('already_exists', `an account for ${link.email} exists; log in, or reset its password`, { field: 'email' });
     const principal = await insertPersonWithPassword(tx, {
       id: details.principal_id, email: link.email, displayName: details.full_name, passwordHash: await hashPassword(s.password), termsVersion: TERMS.version,
     });
     const account = await onboardAccount(d.config, {
-      principalId: principal.principalId, email: link.email, workspace: details.organization.name, pendingOrgId: details.organization.org_id, engine: 'duckdb',
+      principalId: principal.principalId, email: link.email, workspace: orgName ?? link.email.split('@')[0], pendingOrgId: details.organization?.org_id ?? null, engine: 'duckdb',
     });
     await spendLoginToken(tx, link.tokenHash);
     return { principal, account, returnTo: details.return_to };
@@ -99,7 +103,9 @@ export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: {
   const session = await openSession(d, made.principal.principalId, { userAgent: s.userAgent, ip: s.ip });
   return {
     ...session,
-    warehouse: { warehouse_id: made.account.warehouse_id, name: 'lake', project_id: made.account.project_id, created: true },
+    warehouse: made.account.warehouse_id
+      ? { warehouse_id: made.account.warehouse_id, name: 'lake', project_id: made.account.project_id, created: made.account.created?.warehouse ?? true }
+      : null,
     return_to: made.returnTo,
   };
 }

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { notFound, writeAudit } from '@floe/http';
 import { recoveryCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
-import { accountByEmail } from '../store/principals';
+import { accountByEmail, markEmailVerified } from '../store/principals';
 import { issueApiKey } from './api-keys';
 import { CODE_SECONDS, admitStart, checkCode, codeHash, newCode } from './email-codes';
 import type { SignupDeps } from './signup';
@@ -41,6 +41,7 @@ export async function verifyRecovery(d: SignupDeps, req: Request, v: { email: st
     if (!account || account.principalId !== check.code.details.principal_id) {
       return { ok: false as const, error: notFound('no_pending_recovery', `no recovery is waiting for ${v.email}; start with POST /v1/recover/start`) };
     }
+    await markEmailVerified(tx, account.principalId);
     return { ok: true as const, account, key: await issueApiKey(tx, account.principalId, 'recovery') };
   }, { maxWait: 30_000, timeout: 30_000 });
   if (!outcome.ok) throw outcome.error;

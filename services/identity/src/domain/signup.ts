@@ -52,13 +52,13 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
     throw conflict('already_exists', `an account for ${s.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
   const previous = await admitStart(d, s.email, 'signup');
-  // An invitation or an open claimed domain would place the person (`will_join`); organisations have neither yet.
-  await joinFor(s.email);
+  // An invitation places the person in the inviting organisation (`will_join`): nothing of theirs is reserved.
+  const join = await joinFor(d.prisma, s.email);
   const before = previous?.details as Partial<SignupDetails> | undefined;
   // One person across restarts of the sign-up: the pending organisation is reserved for this id.
   const principalId = before?.principal_id ?? newPrincipalId();
   const workspace = s.workspace ?? s.organizationName ?? s.handle ?? s.email.split('@')[0];
-  const reserved = s.organizationName !== undefined || s.handle !== undefined
+  const reserved = !join && (s.organizationName !== undefined || s.handle !== undefined)
     ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle })
     : null;
   const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
@@ -80,6 +80,7 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
     workspace,
     delivery,
     ...(organization ? { organization } : {}),
+    ...(join ? { will_join: { org_id: join.org_id, name: join.name, handle: join.handle } } : {}),
     terms: { ...TERMS, note: 'Accept the Terms with "accept_terms": true when you verify.' },
     next: ['POST /v1/signup/verify with {"email", "code", "accept_terms": true, "engine"}'],
     note: `A ${CODE_LENGTH}-digit code is on its way to ${s.email}; it is valid for ${CODE_SECONDS / 60} minutes. Nothing is created until it is verified.`,
@@ -105,7 +106,7 @@ export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify)
       return { ok: false as const, error: conflict('already_exists', `an account for ${v.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' }) };
     }
     const details = check.code.details as unknown as SignupDetails;
-    const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name, termsVersion: TERMS.version });
+    const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name, termsVersion: TERMS.version, emailVerified: true });
     const key = await issueApiKey(tx, principal.principalId, 'sign-up');
     const account = await onboardAccount(d.config, {
       principalId: principal.principalId, email: v.email, workspace: details.workspace, pendingOrgId: details.organization?.org_id ?? null, engine: v.engine,
@@ -128,7 +129,7 @@ export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify)
     connection: account.connection,
     next: [
       'GET /v1/warehouses — your catalogs, with your level on each',
-      `GET /v1/connection?warehouse=${account.warehouse_id}&engine=pyiceberg — a recipe for another engine`,
+      ...(account.warehouse_id ? [`GET /v1/connection?warehouse=${account.warehouse_id}&engine=pyiceberg — a recipe for another engine`] : []),
       'POST /v1/tables — create a table without an engine',
     ],
     terms: { version: TERMS.version, accepted: true, url: TERMS.url },

@@ -5,6 +5,7 @@ import { notFound, parse, requireBootstrapSecret, route, writeAudit } from '@flo
 import type { IdentityDeps } from '../deps';
 import { ApiKeyLabel as Label } from '../domain/api-keys';
 import { createPrincipalWithKey } from '../domain/principals';
+import { invitationMail } from '../mail/messages';
 import { iso, keyView } from '../responses';
 import { revokeApiKey } from '../store/api-keys';
 import { acceptTerms, credentialsOf, suspendPrincipal } from '../store/principals';
@@ -62,6 +63,20 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
       if (!(await credentialsOf(d.prisma, id))) throw notFound('principal_not_found', `no principal ${id}`);
       const at = await acceptTerms(d.prisma, id, body.version);
       res.json({ principal_id: id, version: body.version, accepted_at: at.toISOString() });
+    },
+  });
+
+  // The control plane's invitations go out through identity's mail sender.
+  route(app, '/internal/mail/invitation', {
+    post: async (req, res) => {
+      const b = parse(z.object({
+        to: z.string().email(), org_name: z.string().min(1), org_handle: z.string().min(1), inviter: z.string().min(1),
+        role: z.enum(['admin', 'member']), token: z.string().min(1), days: z.number().int().min(1),
+      }), req.body);
+      const delivery = await d.mailer.send(invitationMail(b.to, {
+        orgName: b.org_name, orgHandle: b.org_handle, inviter: b.inviter, role: b.role, token: b.token, baseUrl: d.config.baseUrl, days: b.days,
+      }));
+      res.json({ delivery });
     },
   });
 

@@ -18,11 +18,12 @@ const record = { id: true, kind: true, email: true, displayName: true, status: t
 const toRecord = ({ id, ...p }: { id: string } & Omit<PrincipalRecord, 'principalId'>): PrincipalRecord => ({ principalId: id, ...p });
 
 export async function insertPrincipal(
-  db: Db, p: { id: string; kind: PrincipalKind; email: string | null; displayName: string | null; termsVersion?: string | null },
+  db: Db, p: { id: string; kind: PrincipalKind; email: string | null; displayName: string | null; termsVersion?: string | null; emailVerified?: boolean },
 ): Promise<PrincipalRecord> {
-  const { termsVersion, ...rest } = p;
+  const { termsVersion, emailVerified, ...rest } = p;
   const terms = termsVersion ? { termsVersion, termsAcceptedAt: new Date() } : {};
-  return toRecord(await db.principal.create({ data: { ...rest, ...terms }, select: record }));
+  const verified = emailVerified ? { emailVerifiedAt: new Date() } : {};
+  return toRecord(await db.principal.create({ data: { ...rest, ...terms, ...verified }, select: record }));
 }
 
 /** Suspends a principal that is not deleted, keeping the first suspension time; null when there is no such principal. */
@@ -72,7 +73,10 @@ export async function termsOf(db: Db, principalId: string): Promise<{ version: s
 export async function insertPersonWithPassword(db: Db, p: { id: string; email: string; displayName: string | null; passwordHash: string; termsVersion: string }): Promise<PrincipalRecord> {
   const now = new Date();
   return toRecord(await db.principal.create({
-    data: { id: p.id, kind: 'human', email: p.email, displayName: p.displayName, passwordHash: p.passwordHash, passwordChangedAt: now, termsVersion: p.termsVersion, termsAcceptedAt: now },
+    data: {
+      id: p.id, kind: 'human', email: p.email, displayName: p.displayName, passwordHash: p.passwordHash, passwordChangedAt: now,
+      termsVersion: p.termsVersion, termsAcceptedAt: now, emailVerifiedAt: now,
+    },
     select: record,
   }));
 }
@@ -83,4 +87,9 @@ export async function markDeleted(db: Db, principalId: string): Promise<{ keysRe
   await db.principal.update({ where: { id: principalId }, data: { status: 'deleted', deletedAt: now, passwordHash: null } });
   const { count } = await db.apiKey.updateMany({ where: { principalId, revokedAt: null }, data: { revokedAt: now } });
   return { keysRevoked: count };
+}
+
+/** The person proved they receive mail at their address (a code or a link reached them). */
+export async function markEmailVerified(db: Db, principalId: string): Promise<void> {
+  await db.principal.updateMany({ where: { id: principalId, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
 }

@@ -1,0 +1,102 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import type { FloeConfig } from '@floe/config';
+import type { PrismaClient } from '@floe/db';
+import { forbidden, HttpError, notFound, writeAudit, type SqlClient } from '@floe/http';
+import type { AccessContext } from '../access/context';
+import { mailInvitation } from '../identity-client';
+import {
+  addMembership, insertInvitation, invitationHashOf, invitationsOf, inviterOf, isMember, lockInvitation, markAccepted, pendingInvitationFor, type InvitationRecord,
+} from '../store/invitations';
+import { membershipFor } from './orgs';
+
+// Spec: invitations. An admin invites an address with a role; the token is
+// shown once and mailed (identity sends the mail), only its hash kept. The
+// invited person accepts while signed in with that address, or signs up with
+// it later and the invitation applies by itself. Invitations last 7 days
+// (Floe's choice; the spec gives none).
+
+export const INVITATION_DAYS = 7;
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface InvitationDeps {
+  prisma: PrismaClient;
+  db: SqlClient;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+}
+
+/** POST /v1/orgs/{org_id}/invitations: 403 `insufficient_role` for a member, `inviter_unknown` for a caller the mail cannot name, `inviter_unverified` for an address never proven. */
+export async function invite(d: InvitationDeps, req: Request, ctx: AccessContext, orgIdOrHandle: string, i: { email: string; role: 'admin' | 'member' }) {
+  const m = membershipFor(ctx, orgIdOrHandle);
+  if (m.role !== 'admin') throw forbidden('insufficient_role', `inviting is for an admin of ${m.handle}; you are a member`, { role: m.role, needed: 'admin' });
+  const inviter = ctx.kind === 'human' ? await inviterOf(d.prisma, ctx.principalId) : null;
+  if (!inviter?.email) throw forbidden('inviter_unknown', 'an invitation names the person who sends it; a token has no address to name', { remedy: 'invite as a person' });
+  if (!inviter.verified) throw forbidden('inviter_unverified', 'your address was never proven; sign up with an e-mail code or reset your password first, then invite');
+  const token = `inv_${randomBytes(24).toString('base64url')}`;
+  // The mail first: a server that refuses leaves no invitation behind.
+  const delivery = await mailInvitation(d.config, {
+    to: i.email, orgName: m.name, orgHandle: m.handle, inviter: inviter.displayName ? `${inviter.displayName} (${inviter.email})` : inviter.email, role: i.role, token, days: INVITATION_DAYS,
+  });
+  const invitation = await insertInvitation(d.prisma, {
+    id: `inv_${randomBytes(12).toString('hex')}`, orgId: m.orgId, email: i.email, role: i.role, tokenHash: tokenHash(token), invitedBy: ctx.principalId,
+    expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+  });
+  await writeAudit(d.db, req, { action: 'org.invite', orgId: m.orgId, targetType: 'invitation', targetId: invitation.id, data: { email: i.email, role: i.role, delivery } });
+  return { invitation, token, delivery };
+}
+
+export async function listInvitations(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string): Promise<{ orgId: string; invitations: InvitationRecord[] }> {
+  const m = membershipFor(ctx, orgIdOrHandle);
+  if (m.role !== 'admin') throw forbidden('insufficient_role', `the invitations of ${m.handle} are for its admins`, { role: m.role, needed: 'admin' });
+  return { orgId: m.orgId, invitations: await invitationsOf(prisma, m.orgId) };
+}
+
+/** POST /v1/orgs/invitations/accept: the signed-in person with the invited address joins with the invited role (once; again is the same answer). */
+export async function acceptInvitation(d: InvitationDeps, req: Request, ctx: AccessContext, token: string) {
+  const outcome = await d.prisma.$transaction(async (tx) => {
+    const inv = await lockInvitation(tx, tokenHash(token));
+    if (!inv) throw notFound('invitation_not_found', 'no invitation has this token');
+    if (inv.acceptedAt && inv.acceptedBy === ctx.principalId) return { inv, joined: false };
+    if (inv.acceptedAt) throw notFound('invitation_not_found', 'no invitation has this token');
+    if (inv.expiresAt.getTime() <= Date.now()) throw new HttpError(410, 'invitation_expired', 'this invitation has expired; ask for a new one');
+    if (!ctx.email || ctx.email.toLowerCase() !== inv.email.toLowerCase()) {
+      throw forbidden('invitation_for_someone_else', `this invitation is for ${inv.email}; sign in with that address`);
+    }
+    const joined = !(await isMember(tx, inv.orgId, ctx.principalId));
+    if (joined) await addMembership(tx, { orgId: inv.orgId, principalId: ctx.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
+    await markAccepted(tx, inv.id, ctx.principalId);
+    return { inv, joined };
+  });
+  if (outcome.joined) {
+    await writeAudit(d.db, req, { action: 'org.invitation_accept', orgId: outcome.inv.orgId, targetType: 'invitation', targetId: outcome.inv.id, data: { email: outcome.inv.email } });
+    await writeAudit(d.db, req, { action: 'org.member_join', orgId: outcome.inv.orgId, targetType: 'principal', targetId: ctx.principalId, data: { role: outcome.inv.role, via: 'invitation' } });
+  }
+  return outcome;
+}
+
+
+/**
+ * Sign-up's side of an invitation: a person signing up with an invited
+ * address joins the inviting organisation with the invited role (the
+ * invitation is spent), and provisions nothing of their own. Null when no
+ * invitation waits for the address.
+ */
+export async function joinByInvitation(d: InvitationDeps, req: Request, p: { principalId: string; email: string }): Promise<InvitationRecord | null> {
+  const joined = await d.prisma.$transaction(async (tx) => {
+    const pending = await pendingInvitationFor(tx, p.email);
+    if (!pending) return null;
+    const inv = await lockInvitation(tx, await invitationHashOf(tx, pending.id));
+    if (!inv || inv.acceptedAt) return null;
+    if (!(await isMember(tx, inv.orgId, p.principalId))) {
+      await addMembership(tx, { orgId: inv.orgId, principalId: p.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
+    }
+    await markAccepted(tx, inv.id, p.principalId);
+    return inv;
+  });
+  if (joined) {
+    await writeAudit(d.db, req, { action: 'org.invitation_accept', orgId: joined.orgId, targetType: 'invitation', targetId: joined.id, data: { email: joined.email, via: 'signup' } });
+    await writeAudit(d.db, req, { action: 'org.member_join', orgId: joined.orgId, targetType: 'principal', targetId: p.principalId, data: { role: joined.role, via: 'invitation' } });
+  }
+  return joined;
+}

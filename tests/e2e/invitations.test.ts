@@ -1,0 +1,113 @@
+import { bearer, db, expectError, gateway, identity, stack } from './helpers';
+import { codeIn, newestMailTo } from '../support/mail';
+
+// Spec: invitations — an admin invites an address (the token shown once and
+// mailed), the invited person accepts with that address.
+
+let n = 0;
+const uniq = () => `${Date.now().toString(36)}${process.pid.toString(36)}${++n}`;
+
+/** A person who proved their address (sign-up by e-mail code): admin of a new organisation. */
+async function verifiedAdmin() {
+  const email = `inv-admin-${uniq()}@example.com`;
+  expect((await gateway().post('/v1/signup/start').send({ email, workspace: `ws-${uniq()}`.slice(0, 40) })).status).toBe(202);
+  const v = await gateway().post('/v1/signup/verify').send({ email, code: codeIn(await newestMailTo(email)), accept_terms: true });
+  expect(v.status).toBe(201);
+  return { email, key: v.body.api_key as string, orgId: v.body.organization.org_id as string };
+}
+
+async function personWith(email: string, kind: 'human' | 'agent' = 'human') {
+  const res = await identity().post('/internal/principals').set(bearer(stack().bootstrap_secret)).send({ kind, email: kind === 'human' ? email : undefined, label: 'e2e' });
+  expect(res.status).toBe(201);
+  return res.body as { principal_id: string; api_key: string };
+}
+
+test('an admin invites; the mail carries the token; the invited address accepts and joins with the role', async () => {
+  const admin = await verifiedAdmin();
+  const invited = `colleague-${uniq()}@example.com`;
+  const res = await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email: invited, role: 'member' });
+  expect(res.status).toBe(201);
+  expect(res.body).toMatchObject({ invitation_id: expect.stringMatching(/^inv_/), org_id: admin.orgId, email: invited, role: 'member', status: 'pending', token: expect.stringMatching(/^inv_/), delivery: 'email' });
+  const mail = await newestMailTo(invited);
+  expect(mail.text).toContain(res.body.token);
+  expect(mail.subject).toContain('invited you');
+
+  const list = await gateway().get(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key));
+  expect(list.body.invitations.map((i: { email: string; status: string }) => [i.email, i.status])).toEqual([[invited, 'pending']]);
+  expect(JSON.stringify(list.body)).not.toContain(res.body.token);
+
+  const stranger = await personWith(`stranger-${uniq()}@example.com`);
+  expectError(await gateway().post('/v1/orgs/invitations/accept').set(bearer(stranger.api_key)).send({ token: res.body.token }), 403, 'invitation_for_someone_else');
+  expectError(await gateway().post('/v1/orgs/invitations/accept').set(bearer(stranger.api_key)).send({ token: 'inv_nonsense' }), 404, 'invitation_not_found');
+
+  const colleague = await personWith(invited);
+  const accepted = await gateway().post('/v1/orgs/invitations/accept').set(bearer(colleague.api_key)).send({ token: res.body.token });
+  expect(accepted.body).toMatchObject({ org_id: admin.orgId, role: 'member', joined: true });
+  expect((await gateway().post('/v1/orgs/invitations/accept').set(bearer(colleague.api_key)).send({ token: res.body.token })).body.joined).toBe(false);
+  const orgs = await gateway().get('/v1/orgs').set(bearer(colleague.api_key));
+  expect(orgs.body.organizations).toEqual([expect.objectContaining({ org_id: admin.orgId, role: 'member', joined_via: 'invitation' })]);
+  // As a member the colleague reads the catalog implicitly and cannot invite.
+  expect((await gateway().get('/v1/warehouses').set(bearer(colleague.api_key))).body.warehouses[0]).toMatchObject({ name: 'lake', my_level: 'read' });
+  expectError(await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(colleague.api_key)).send({ email: `x-${uniq()}@example.com` }), 403, 'insufficient_role');
+  const audit = await gateway().get('/v1/audit').query({ action: 'org.*', org_id: admin.orgId }).set(bearer(admin.key));
+  expect(audit.body.events.map((e: { action: string }) => e.action)).toEqual(expect.arrayContaining(['org.invite', 'org.invitation_accept', 'org.member_join']));
+});
+
+test('inviter_unverified, inviter_unknown and an expired invitation', async () => {
+  const unverified = await gateway().post('/v1/signup').send({ email: `inv-u-${uniq()}@example.com`, workspace: 'u', accept_terms: true });
+  expectError(await gateway().post(`/v1/orgs/${unverified.body.organization.org_id}/invitations`).set(bearer(unverified.body.api_key)).send({ email: `a-${uniq()}@example.com` }), 403, 'inviter_unverified');
+
+  const admin = await verifiedAdmin();
+  const agent = await personWith('', 'agent');
+  const pool = db();
+  try {
+    await pool.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, $2, 'admin', 'agent')`, [admin.orgId, agent.principal_id]);
+    expectError(await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(agent.api_key)).send({ email: `b-${uniq()}@example.com` }), 403, 'inviter_unknown');
+
+    const invited = `late-${uniq()}@example.com`;
+    const inv = await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email: invited, role: 'owner' });
+    expect(inv.body.role).toBe('admin');
+    await pool.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE id = $1`, [inv.body.invitation_id]);
+    const late = await personWith(invited);
+    expectError(await gateway().post('/v1/orgs/invitations/accept').set(bearer(late.api_key)).send({ token: inv.body.token }), 410, 'invitation_expired');
+  } finally {
+    await pool.end();
+  }
+});
+
+test('an invitation applies by itself when the address signs up: by e-mail code, and by password', async () => {
+  const admin = await verifiedAdmin();
+  const byCode = `joiner-code-${uniq()}@example.com`;
+  const byPassword = `joiner-pw-${uniq()}@example.com`;
+  for (const email of [byCode, byPassword]) {
+    expect((await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email, role: 'member' })).status).toBe(201);
+  }
+  const orgName = (await gateway().get('/v1/orgs').set(bearer(admin.key))).body.organizations[0].name;
+
+  const start = await gateway().post('/v1/signup/start').send({ email: byCode, workspace: 'mine', organization_name: 'Would Be Mine', handle: `mine-${uniq()}` });
+  expect(start.status).toBe(202);
+  expect(start.body.will_join).toEqual({ org_id: admin.orgId, name: orgName, handle: expect.any(String) });
+  expect(start.body.organization).toBeUndefined();
+  const codeMail = (await newestMailTo(byCode, 2));
+  const verified = await gateway().post('/v1/signup/verify').send({ email: byCode, code: codeIn(codeMail), accept_terms: true });
+  expect(verified.status).toBe(201);
+  expect(verified.body.organization).toEqual({ org_id: admin.orgId, role: 'member', joined_via: 'invitation' });
+  const lake = (await gateway().get('/v1/warehouses').set(bearer(admin.key))).body.warehouses[0];
+  expect(verified.body.warehouse_id).toBe(lake.warehouse_id);
+  expect((await gateway().get('/v1/orgs').set(bearer(verified.body.api_key))).body.count).toBe(1);
+
+  const pw = await gateway().post('/v1/auth/signup').send({ email: byPassword, full_name: 'Joiner', organization_name: 'Ignored Org', handle: `ignored-${uniq()}` });
+  expect(pw.status).toBe(202);
+  expect(pw.body).toMatchObject({ will_join: { org_id: admin.orgId, role: 'member', via: 'invitation' }, note_join: expect.any(String) });
+  expect(pw.body.organization).toBeUndefined();
+  const welcome = /\/app\/welcome\?token=([A-Za-z0-9_%-]+)/.exec((await newestMailTo(byPassword, 2)).text)![1];
+  const set = await gateway().post('/v1/auth/password/set').send({ token: decodeURIComponent(welcome), password: 'a joiner passphrase 77' });
+  expect(set.status).toBe(200);
+  expect(set.body.organization).toMatchObject({ org_id: admin.orgId, role: 'member', joined_via: 'invitation' });
+  expect(set.body.warehouse).toMatchObject({ warehouse_id: lake.warehouse_id, created: false });
+
+  const list = await gateway().get(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key));
+  expect(list.body.invitations.map((i: { status: string }) => i.status)).toEqual(['accepted', 'accepted']);
+  const members = await gateway().get(`/v1/orgs/${admin.orgId}/members`).set(bearer(admin.key));
+  expect(members.body.count).toBe(3);
+});
