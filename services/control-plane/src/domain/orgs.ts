@@ -1,6 +1,7 @@
 import { conflict, forbidden, notFound, badRequest } from '@floe/http';
 import type { Db, PrismaClient } from '@floe/db';
 import type { AccessContext, OrgMembership } from '../access/context';
+import { domainsOf } from '../store/domains';
 import { membersOf, organizationById, otherHumanAdmins, removeMember, setRole, underOrganizationLock, updateOrganization, type MemberRecord } from '../store/members';
 
 // Spec: Organisations and agents — the organisation and its members. Every
@@ -28,8 +29,10 @@ export async function updateOrg(prisma: PrismaClient, ctx: AccessContext, orgIdO
   requireOrgAdmin(m, 'changing the organisation');
   if (p.name === undefined && p.domainJoin === undefined) throw badRequest('missing_field', 'send {"name"} and/or {"domain_join"}', { field: 'name' });
   const before = (await organizationById(prisma, m.orgId))!;
-  // Domain join needs a claimed, verified domain; organisations cannot claim one yet.
-  if (p.domainJoin === true) throw badRequest('no_verified_domain', 'domain join needs a claimed domain first (POST /v1/orgs/{org_id}/domains)', { field: 'domain_join' });
+  // Domain join needs a claimed domain (proven by an admin's verified address on it).
+  if (p.domainJoin === true && (await domainsOf(prisma, m.orgId)).length === 0) {
+    throw badRequest('no_verified_domain', 'domain join needs a claimed domain first (POST /v1/orgs/{org_id}/domains)', { field: 'domain_join' });
+  }
   await updateOrganization(prisma, m.orgId, p);
   const after = (await organizationById(prisma, m.orgId))!;
   const changes: Record<string, unknown> = {};

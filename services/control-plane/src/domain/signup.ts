@@ -7,6 +7,7 @@ import { createPrincipal, recordTermsAccepted, type CreatedPrincipal } from '../
 import { resolveWarehouse } from '../resolve';
 import { acceptedTermsOf, emailTaken, membershipsOf } from '../store/memberships';
 import { connectionFor, type ConnectionDeps } from './connection';
+import { joinByDomain } from './domains';
 import { joinByInvitation } from './invitations';
 import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onboard';
 import { firstProjectOf, liveWarehouseNamed } from '../store/organizations';
@@ -64,10 +65,11 @@ export async function onboardVerifiedPerson(d: SignupDeps & ConnectionDeps, req:
   // The audit of what onboarding makes names the new person as its actor.
   req.caller = { principalId: v.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: null, sessionId: null };
   // An invitation to the address places the person in the inviting organisation; a joiner provisions nothing.
-  const joined = await joinByInvitation(d, req, { principalId: v.principalId, email: v.email });
+  const joined = (await joinByInvitation(d, req, { principalId: v.principalId, email: v.email }))?.orgId
+    ?? await joinByDomain(d, req, { principalId: v.principalId, email: v.email });
   const ctx: AccessContext = { principalId: v.principalId, kind: 'human', email: v.email, token: false, memberships: await membershipsOf(d.prisma, v.principalId) };
   if (joined) {
-    const m = ctx.memberships.find((x) => x.orgId === joined.orgId)!;
+    const m = ctx.memberships.find((x) => x.orgId === joined)!;
     const project = await firstProjectOf(d.prisma, m.orgId);
     const lake = await liveWarehouseNamed(d.prisma, m.orgId, FIRST_CATALOG);
     const done: Onboarded = {

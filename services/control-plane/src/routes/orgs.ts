@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
+import { claimDomain, releaseDomain } from '../domain/domains';
 import { changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '../domain/orgs';
 import { memberRow } from '../responses';
 
@@ -30,6 +31,24 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
         await writeAudit(d.db, req, { action: 'org.update', orgId: r.org.id, targetType: 'org', targetId: r.org.id, data: { changes: r.changes, previous: r.previous } });
       }
       res.json({ org_id: r.org.id, name: r.org.name, handle: r.org.handle, domain_join: r.org.domainJoin, role: r.role, updated: Object.keys(r.changes), previous: r.previous });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/domains', {
+    post: [...d.authed, async (req, res) => {
+      const body = parse(z.object({ domain: z.string().min(1).max(253) }), req.body);
+      const r = await claimDomain(d, req, req.access!, String(req.params.org_id), body.domain);
+      res.status(r.created ? 201 : 200).json({
+        org_id: r.orgId, domain: r.domain.domain, verified: true, proof: 'verified_address', claimed_by: r.domain.claimedBy, claimed_at: r.domain.claimedAt.toISOString(),
+        note: 'Switch domain_join on (PATCH /v1/orgs/{org_id}) to let people with a verified address here join as members.',
+      });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/domains/:domain', {
+    delete: [...d.authed, async (req, res) => {
+      const r = await releaseDomain(d, req, req.access!, String(req.params.org_id), String(req.params.domain));
+      res.json({ org_id: r.orgId, domain: r.domain, removed: true, domain_join: r.domainJoin, note: 'Members who joined by this domain stay.' });
     }],
   });
 

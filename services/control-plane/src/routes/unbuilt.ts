@@ -8,8 +8,6 @@ import type { ControlPlaneDeps } from '../deps';
 // first, so an unauthenticated caller gets the 401 the built route will give.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/orgs/:org_id/domains', ['post'], 'domain claims'],
-  ['/v1/orgs/:org_id/domains/:domain', ['delete'], 'domain claims'],
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
   ['/v1/orgs/:org_id/agents', ['get', 'post'], 'agents'],
   ['/v1/orgs/:org_id/agents/:agent_id', ['get', 'patch', 'delete'], 'agents'],

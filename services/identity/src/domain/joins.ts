@@ -1,12 +1,12 @@
 import type { Db } from '@floe/db';
-import { pendingInvitationTo } from '../store/invitations';
+import { openDomainOrganizationOf, pendingInvitationTo } from '../store/invitations';
 
 // Where a person signing up lands when an organisation already wants them: a
 // pending invitation to their address places them in the inviting
 // organisation with the invited role (the control plane spends it when the
-// account is made), and they provision nothing of their own. Claimed open
-// domains join a person as member too once organisations can claim domains;
-// the invitation will win when both apply.
+// account is made); otherwise an address on a claimed domain of an
+// organisation with domain join on joins it as a member. A joiner provisions
+// nothing of their own.
 
 export interface Join {
   org_id: string;
@@ -18,5 +18,7 @@ export interface Join {
 
 export async function joinFor(db: Db, email: string): Promise<Join | null> {
   const invitation = await pendingInvitationTo(db, email);
-  return invitation ? { ...invitation, via: 'invitation' } : null;
+  if (invitation) return { ...invitation, via: 'invitation' };
+  const open = await openDomainOrganizationOf(db, email);
+  return open ? { ...open, role: 'member', via: 'domain' } : null;
 }

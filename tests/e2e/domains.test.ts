@@ -1,0 +1,62 @@
+import { bearer, db, expectError, gateway } from './helpers';
+import { codeIn, newestMailTo } from '../support/mail';
+
+// Spec: POST/DELETE /v1/orgs/{org_id}/domains, domain join at sign-up.
+
+let n = 0;
+const uniq = () => `${Date.now().toString(36)}${process.pid.toString(36)}${++n}`;
+
+/** Sign-up by e-mail code (a verified address); the account and the organisation it landed in. */
+async function signUpVerified(email: string) {
+  const start = await gateway().post('/v1/signup/start').send({ email, workspace: `ws-${uniq()}`.slice(0, 40) });
+  expect(start.status).toBe(202);
+  const v = await gateway().post('/v1/signup/verify').send({ email, code: codeIn(await newestMailTo(email)), accept_terms: true });
+  expect(v.status).toBe(201);
+  return { key: v.body.api_key as string, orgId: v.body.organization.org_id as string, principalId: v.body.principal_id as string, start: start.body, verify: v.body };
+}
+
+test('an admin claims the domain of their verified address; domain join lets a new person on it join as a member', async () => {
+  const domain = `acme-${uniq()}.test`;
+  const admin = await signUpVerified(`boss@${domain}`);
+  expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain: 'gmail.com' }), 400, 'public_mail_domain');
+  expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain: `other-${uniq()}.test` }), 409, 'domain_not_verified');
+  expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain: 'not a domain' }), 400, 'invalid_value');
+  expectError(await gateway().patch(`/v1/orgs/${admin.orgId}`).set(bearer(admin.key)).send({ domain_join: true }), 400, 'no_verified_domain');
+
+  const claim = await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain: domain.toUpperCase() });
+  expect(claim.status).toBe(201);
+  expect(claim.body).toMatchObject({ org_id: admin.orgId, domain, verified: true, proof: 'verified_address' });
+  expect((await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain })).status).toBe(200);
+  const audit = await gateway().get('/v1/audit').query({ action: 'org.domain_claim', org_id: admin.orgId }).set(bearer(admin.key));
+  expect(audit.body.events).toHaveLength(1);
+
+  // Another organisation whose admin is on the same domain cannot claim it.
+  const rival = await signUpVerified(`rival@${domain}`);
+  expect(rival.verify.organization.joined_via).toBe('creator');
+  expectError(await gateway().post(`/v1/orgs/${rival.orgId}/domains`).set(bearer(rival.key)).send({ domain }), 409, 'domain_claimed');
+
+  expect((await gateway().patch(`/v1/orgs/${admin.orgId}`).set(bearer(admin.key)).send({ domain_join: true })).body.domain_join).toBe(true);
+  const joiner = await signUpVerified(`new@${domain}`);
+  expect(joiner.start.will_join).toEqual({ org_id: admin.orgId, name: expect.any(String), handle: expect.any(String) });
+  expect(joiner.verify.organization).toEqual({ org_id: admin.orgId, role: 'member', joined_via: 'domain' });
+  expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(joiner.key)).send({ domain }), 403, 'insufficient_role');
+
+  // Removing the last domain switches domain join off; members who joined stay.
+  const removed = await gateway().delete(`/v1/orgs/${admin.orgId}/domains/${domain}`).set(bearer(admin.key));
+  expect(removed.body).toMatchObject({ removed: true, domain_join: false });
+  expectError(await gateway().delete(`/v1/orgs/${admin.orgId}/domains/${domain}`).set(bearer(admin.key)), 404, 'domain_not_found');
+  const members = await gateway().get(`/v1/orgs/${admin.orgId}/members`).set(bearer(admin.key));
+  expect(members.body.members.map((m: { principal_id: string }) => m.principal_id)).toContain(joiner.principalId);
+});
+
+test('too_many_claims', async () => {
+  const domain = `many-${uniq()}.test`;
+  const admin = await signUpVerified(`boss@${domain}`);
+  const pool = db();
+  try {
+    for (let i = 0; i < 10; i++) await pool.query(`INSERT INTO org_domains (domain, org_id, claimed_by) VALUES ($1, $2, $3)`, [`d${i}-${uniq()}.test`, admin.orgId, admin.principalId]);
+  } finally {
+    await pool.end();
+  }
+  expect(expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain }), 400, 'too_many_claims').limit_value).toBe(10);
+});
