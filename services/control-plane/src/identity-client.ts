@@ -2,7 +2,29 @@ import type { FloeConfig } from '@floe/config';
 import { HttpError } from '@floe/http';
 
 // The identity service's internal routes, as the control plane calls them
-// (the bootstrap secret authenticates the call).
+// (the bootstrap secret authenticates the call). An identity that does not
+// answer is 503 `service_unavailable`; a mail server that refused a mail is
+// relayed as 502 `mail_error`; any other refusal is an internal error.
+
+type IdentityConfig = Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+
+async function call<T>(config: IdentityConfig, path: string, body: unknown, timeoutMs = 10_000): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${config.services.identity}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch {
+    throw new HttpError(503, 'service_unavailable', 'the identity service is not answering; retry shortly', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
+  }
+  const answer = (await res.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
+  if (res.ok && answer) return answer;
+  if (answer?.error?.code === 'mail_error') throw new HttpError(502, 'mail_error', answer.error.message, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
+  throw new Error(`identity refused ${path}: ${res.status} ${JSON.stringify(answer)}`);
+}
 
 export interface CreatedPrincipal {
   principal_id: string;
@@ -10,57 +32,23 @@ export interface CreatedPrincipal {
   key_id: string;
 }
 
-/** POST /internal/principals: a new person with a first API key. 503 `service_unavailable` when identity does not answer. */
-export async function createPrincipal(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, email: string, termsVersion: string): Promise<CreatedPrincipal> {
-  let res: Response;
-  try {
-    res = await fetch(`${config.services.identity}/internal/principals`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
-      body: JSON.stringify({ kind: 'human', email, label: 'signup', terms_version: termsVersion }),
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch {
-    throw new HttpError(503, 'service_unavailable', 'the identity service is not answering; retry shortly', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
-  }
-  if (res.status !== 201) throw new Error(`identity refused to create a principal: ${res.status} ${await res.text()}`);
-  return (await res.json()) as CreatedPrincipal;
+/** POST /internal/principals: a new person with a first API key. */
+export function createPrincipal(config: IdentityConfig, email: string, termsVersion: string): Promise<CreatedPrincipal> {
+  return call(config, '/internal/principals', { kind: 'human', email, label: 'signup', terms_version: termsVersion });
 }
 
 /** Records that the person accepted this Terms version (POST /v1/onboard with accept_terms). */
-export async function recordTermsAccepted(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, principalId: string, version: string): Promise<void> {
-  let res: Response;
-  try {
-    res = await fetch(`${config.services.identity}/internal/principals/${encodeURIComponent(principalId)}/terms`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
-      body: JSON.stringify({ version }),
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch {
-    throw new HttpError(503, 'service_unavailable', 'the identity service is not answering; retry shortly', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
-  }
-  if (!res.ok) throw new Error(`identity refused to record the Terms: ${res.status} ${await res.text()}`);
+export async function recordTermsAccepted(config: IdentityConfig, principalId: string, version: string): Promise<void> {
+  await call(config, `/internal/principals/${encodeURIComponent(principalId)}/terms`, { version });
 }
 
 /** Sends an invitation mail through identity's mail sender; how it went out. */
 export async function mailInvitation(
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
+  config: IdentityConfig,
   m: { to: string; orgName: string; orgHandle: string; inviter: string; role: 'admin' | 'member'; token: string; days: number },
 ): Promise<'email' | 'log'> {
-  let res: Response;
-  try {
-    res = await fetch(`${config.services.identity}/internal/mail/invitation`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
-      body: JSON.stringify({ to: m.to, org_name: m.orgName, org_handle: m.orgHandle, inviter: m.inviter, role: m.role, token: m.token, days: m.days }),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch {
-    throw new HttpError(503, 'service_unavailable', 'the identity service is not answering; retry shortly', { retry_after_seconds: 2 }, { 'Retry-After': '2' });
-  }
-  const answer = (await res.json().catch(() => null)) as { delivery?: 'email' | 'log'; error?: { code: string; message: string } & Record<string, unknown> } | null;
-  if (res.ok && answer?.delivery) return answer.delivery;
-  if (answer?.error?.code === 'mail_error') throw new HttpError(502, 'mail_error', answer.error.message, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
-  throw new Error(`identity refused to send an invitation: ${res.status} ${JSON.stringify(answer)}`);
+  const answer = await call<{ delivery: 'email' | 'log' }>(config, '/internal/mail/invitation', {
+    to: m.to, org_name: m.orgName, org_handle: m.orgHandle, inviter: m.inviter, role: m.role, token: m.token, days: m.days,
+  }, 30_000);
+  return answer.delivery;
 }
