@@ -33,11 +33,15 @@ export async function requireLevel(db: Db, w: VisibleWarehouse, needed: Level, w
   });
 }
 
-/** Publishing is an admin's act (Authentication 6); outside an organisation the project's owner is its admin. */
-export function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: string): void {
+/** Whether the caller is an admin of the warehouse's organisation; outside an organisation the project's owner is its admin. */
+export function isWarehouseAdmin(ctx: AccessContext, w: VisibleWarehouse): boolean {
   const m = membershipIn(ctx, w.orgId);
-  const admin = m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
-  if (!admin) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
+  return m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
+}
+
+/** Publishing is an admin's act (Authentication 6). */
+export function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: string): void {
+  if (!isWarehouseAdmin(ctx, w)) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
 }
 
 /** How long after typing the password a browser session may make a sensitive change (Authentication 7). */

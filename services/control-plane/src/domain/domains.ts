@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 import type { PrismaClient } from '@floe/db';
-import { badRequest, conflict, forbidden, notFound, writeAudit, type SqlClient } from '@floe/http';
+import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { deleteDomain, domainHolder, domainsOf, insertDomain, openDomainOrganization, verifiedAddressOf } from '../store/domains';
-import { addMembership, isMember } from '../store/invitations';
-import { membershipFor } from './orgs';
+import { addMembership, isMember } from '../store/members';
+import { orgAdminFor } from './orgs';
 
 // Spec: POST/DELETE /v1/orgs/{org_id}/domains. The proof of a domain is the
 // claiming admin's own verified address on it; public mail domains are never
@@ -24,14 +24,8 @@ export const PUBLIC_MAIL_DOMAINS = new Set([
 
 const DOMAIN = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
-function requireAdmin(ctx: AccessContext, orgIdOrHandle: string, what: string) {
-  const m = membershipFor(ctx, orgIdOrHandle);
-  if (m.role !== 'admin') throw forbidden('insufficient_role', `${what} is for an admin of ${m.handle}; you are a member`, { role: m.role, needed: 'admin' });
-  return m;
-}
-
 export async function claimDomain(d: { prisma: PrismaClient; db: SqlClient }, req: Request, ctx: AccessContext, orgIdOrHandle: string, asked: string) {
-  const m = requireAdmin(ctx, orgIdOrHandle, 'claiming a domain');
+  const m = orgAdminFor(ctx, orgIdOrHandle, 'claiming a domain');
   const domain = asked.trim().toLowerCase().replace(/\.$/, '');
   if (!DOMAIN.test(domain)) throw badRequest('invalid_value', `${asked} is not a domain name`, { field: 'domain' });
   if (PUBLIC_MAIL_DOMAINS.has(domain)) throw badRequest('public_mail_domain', `${domain} is a public mail provider; anyone can have an address there`, { field: 'domain' });
@@ -52,7 +46,7 @@ export async function claimDomain(d: { prisma: PrismaClient; db: SqlClient }, re
 }
 
 export async function releaseDomain(d: { prisma: PrismaClient; db: SqlClient }, req: Request, ctx: AccessContext, orgIdOrHandle: string, asked: string) {
-  const m = requireAdmin(ctx, orgIdOrHandle, 'removing a domain');
+  const m = orgAdminFor(ctx, orgIdOrHandle, 'removing a domain');
   const domain = asked.trim().toLowerCase();
   const r = await deleteDomain(d.prisma, m.orgId, domain);
   if (!r.removed) throw notFound('domain_not_found', `${m.handle} has not claimed ${domain}`);

@@ -1,8 +1,8 @@
 import type { Db } from '@floe/db';
 import { HttpError, conflict, notFound } from '@floe/http';
-import { membershipIn, type AccessContext } from '../access/context';
+import type { AccessContext } from '../access/context';
 import { accessOf, rank, type Access, type Level } from '../access/levels';
-import { forbiddenNamingGranters } from '../access/require';
+import { forbiddenNamingGranters, isWarehouseAdmin } from '../access/require';
 import { deleteGrant, orgPrincipals, upsertGrant, type OrgPrincipal } from '../store/grants';
 import type { VisibleWarehouse, WarehouseRecord } from '../store/warehouses';
 
@@ -61,7 +61,7 @@ export async function putGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, 
 export async function revokeGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, principalId: string): Promise<{ target: OrgPrincipal; before: Access; after: Access }> {
   const target = await targetOf(db, w, principalId, 'grant_not_found');
   const before = accessOfPrincipal(target, w);
-  const admin = isAdmin(ctx, w);
+  const admin = isWarehouseAdmin(ctx, w);
   const explicit = target.grant && target.grant.level !== 'none' ? target.grant : null;
   if (explicit) {
     if (!admin && explicit.grantedBy !== ctx.principalId) {
@@ -80,14 +80,9 @@ export async function revokeGrant(db: Db, ctx: AccessContext, w: VisibleWarehous
   return { target, before, after: accessOfPrincipal(fresh, w) };
 }
 
-function isAdmin(ctx: AccessContext, w: VisibleWarehouse): boolean {
-  const m = membershipIn(ctx, w.orgId);
-  return m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
-}
-
 /** Grant: an admin, or a person holding write, granting at most their own level (Authentication 6). */
 async function requireGranter(db: Db, ctx: AccessContext, w: VisibleWarehouse, level: Level): Promise<void> {
-  if (isAdmin(ctx, w)) return;
+  if (isWarehouseAdmin(ctx, w)) return;
   const mayGrant = ctx.kind === 'human' && w.access.level === 'write';
   if (!mayGrant || rank(level) > rank(w.access.level)) {
     throw await forbiddenNamingGranters(db, w, ctx.kind === 'human'

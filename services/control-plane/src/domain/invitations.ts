@@ -5,10 +5,9 @@ import type { PrismaClient } from '@floe/db';
 import { forbidden, HttpError, notFound, writeAudit, type SqlClient } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { mailInvitation } from '../identity-client';
-import {
-  addMembership, insertInvitation, invitationHashOf, invitationsOf, inviterOf, isMember, lockInvitation, markAccepted, pendingInvitationFor, type InvitationRecord,
-} from '../store/invitations';
-import { membershipFor } from './orgs';
+import { insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, markAccepted, pendingInvitationFor, type InvitationRecord } from '../store/invitations';
+import { addMembership, isMember } from '../store/members';
+import { orgAdminFor } from './orgs';
 
 // Spec: invitations. An admin invites an address with a role; the token is
 // shown once and mailed (identity sends the mail), only its hash kept. The
@@ -28,8 +27,7 @@ export interface InvitationDeps {
 
 /** POST /v1/orgs/{org_id}/invitations: 403 `insufficient_role` for a member, `inviter_unknown` for a caller the mail cannot name, `inviter_unverified` for an address never proven. */
 export async function invite(d: InvitationDeps, req: Request, ctx: AccessContext, orgIdOrHandle: string, i: { email: string; role: 'admin' | 'member' }) {
-  const m = membershipFor(ctx, orgIdOrHandle);
-  if (m.role !== 'admin') throw forbidden('insufficient_role', `inviting is for an admin of ${m.handle}; you are a member`, { role: m.role, needed: 'admin' });
+  const m = orgAdminFor(ctx, orgIdOrHandle, 'inviting');
   const inviter = ctx.kind === 'human' ? await inviterOf(d.prisma, ctx.principalId) : null;
   if (!inviter?.email) throw forbidden('inviter_unknown', 'an invitation names the person who sends it; a token has no address to name', { remedy: 'invite as a person' });
   if (!inviter.verified) throw forbidden('inviter_unverified', 'your address was never proven; sign up with an e-mail code or reset your password first, then invite');
@@ -47,8 +45,7 @@ export async function invite(d: InvitationDeps, req: Request, ctx: AccessContext
 }
 
 export async function listInvitations(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string): Promise<{ orgId: string; invitations: InvitationRecord[] }> {
-  const m = membershipFor(ctx, orgIdOrHandle);
-  if (m.role !== 'admin') throw forbidden('insufficient_role', `the invitations of ${m.handle} are for its admins`, { role: m.role, needed: 'admin' });
+  const m = orgAdminFor(ctx, orgIdOrHandle, 'reading the invitations');
   return { orgId: m.orgId, invitations: await invitationsOf(prisma, m.orgId) };
 }
 

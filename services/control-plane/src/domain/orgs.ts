@@ -21,12 +21,18 @@ function requireOrgAdmin(m: OrgMembership, what: string): void {
   if (m.role !== 'admin') throw forbidden('insufficient_role', `${what} is for an admin of ${m.handle}; you are a member`, { role: m.role, needed: 'admin' });
 }
 
+/** The caller's membership in the organisation, which must be an admin's: 404 `org_not_found` outside it, 403 `insufficient_role` for a member. */
+export function orgAdminFor(ctx: AccessContext, orgIdOrHandle: string, what: string): OrgMembership {
+  const m = membershipFor(ctx, orgIdOrHandle);
+  requireOrgAdmin(m, what);
+  return m;
+}
+
 /** `owner` is accepted as an alias of `admin` for one version and never returned. */
 export const roleOf = (asked: 'admin' | 'member' | 'owner'): 'admin' | 'member' => (asked === 'owner' ? 'admin' : asked);
 
 export async function updateOrg(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string, p: { name?: string; domainJoin?: boolean }) {
-  const m = membershipFor(ctx, orgIdOrHandle);
-  requireOrgAdmin(m, 'changing the organisation');
+  const m = orgAdminFor(ctx, orgIdOrHandle, 'changing the organisation');
   if (p.name === undefined && p.domainJoin === undefined) throw badRequest('missing_field', 'send {"name"} and/or {"domain_join"}', { field: 'name' });
   const before = (await organizationById(prisma, m.orgId))!;
   // Domain join needs a claimed domain (proven by an admin's verified address on it).
@@ -65,8 +71,7 @@ const lastAdmin = (handle: string) => conflict('last_admin', `${handle} must kee
 
 /** PATCH …/members/{id}: an admin sets a member's role; demoting the last human admin is 409 `last_admin`. */
 export async function changeRole(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string, memberId: string, role: 'admin' | 'member') {
-  const m = membershipFor(ctx, orgIdOrHandle);
-  requireOrgAdmin(m, 'changing a member\'s role');
+  const m = orgAdminFor(ctx, orgIdOrHandle, 'changing a member\'s role');
   const target = await memberOrNotFound(prisma, m.orgId, memberId);
   await underOrganizationLock(prisma, m.orgId, async (tx) => {
     await stillAdmin(tx, m, ctx.principalId, 'changing a member\'s role');

@@ -37,15 +37,6 @@ export async function markAccepted(db: Db, id: string, principalId: string): Pro
   await db.invitation.updateMany({ where: { id, acceptedAt: null }, data: { acceptedAt: new Date(), acceptedBy: principalId } });
 }
 
-/** Whether the person already belongs to the organisation. */
-export async function isMember(db: Db, orgId: string, principalId: string): Promise<boolean> {
-  return (await db.membership.count({ where: { orgId, principalId } })) > 0;
-}
-
-export async function addMembership(db: Db, m: { orgId: string; principalId: string; role: 'admin' | 'member'; joinedVia: string; createdBy: string | null }): Promise<void> {
-  await db.membership.create({ data: m });
-}
-
 /** The inviter's address and whether it was ever proven (identity records it). */
 export async function inviterOf(db: Db, principalId: string): Promise<{ email: string | null; displayName: string | null; verified: boolean } | null> {
   const p = await db.principal.findUnique({ where: { id: principalId }, select: { email: true, displayName: true, emailVerifiedAt: true } });

@@ -68,3 +68,12 @@ export async function updateOrganization(db: Db, orgId: string, data: { name?: s
 export function organizationById(db: Db, orgId: string) {
   return db.organization.findUnique({ where: { id: orgId }, select: { id: true, name: true, handle: true, status: true, domainJoin: true, createdAt: true } });
 }
+
+/** Whether the person already belongs to the organisation. */
+export async function isMember(db: Db, orgId: string, principalId: string): Promise<boolean> {
+  return (await db.membership.count({ where: { orgId, principalId } })) > 0;
+}
+
+export async function addMembership(db: Db, m: { orgId: string; principalId: string; role: 'admin' | 'member'; joinedVia: string; createdBy: string | null }): Promise<void> {
+  await db.membership.create({ data: m });
+}
