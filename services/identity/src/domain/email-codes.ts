@@ -29,17 +29,23 @@ function codeMatches(email: string, code: string, hash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** 429 when the address has a code younger than 60 s, or has used its starts for the hour (the budget is taken only when the start goes ahead). */
+/**
+ * Every start that mails an address (sign-up and recovery codes, set-password
+ * and reset links): 429 when the last one to it went out less than 60 s ago,
+ * or the address has used its starts for the hour (the budget is taken only
+ * when the start goes ahead).
+ */
+export async function admitMail(starts: AttemptLimit, email: string, lastSentAt: Date | null, what: 'code' | 'link'): Promise<void> {
+  const age = lastSentAt ? (Date.now() - lastSentAt.getTime()) / 1000 : Infinity;
+  if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a ${what} was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
+  const wait = await starts.take(email);
+  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} mails an hour for one address`);
+}
+
+/** admitMail for a code; the pending code it replaces, if any. */
 export async function admitStart(d: { prisma: Db; starts: AttemptLimit }, email: string, purpose: CodePurpose): Promise<EmailCodeRecord | null> {
   const existing = await pendingCode(d.prisma, email, purpose);
-  if (existing) {
-    const age = (Date.now() - existing.createdAt.getTime()) / 1000;
-    if (age < RESEND_SECONDS) {
-      throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a code was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
-    }
-  }
-  const wait = await d.starts.take(email);
-  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} codes an hour for one address`);
+  await admitMail(d.starts, email, existing?.createdAt ?? null, 'code');
   return existing;
 }
 

@@ -1,11 +1,11 @@
-import { conflict, forbidden, HttpError, rateLimited } from '@floe/http';
+import { conflict, forbidden, HttpError } from '@floe/http';
 import type { Caller } from '@floe/http';
 import { passwordChangedMail, resetLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
 import { firstOrganizationOf } from '../store/memberships';
 import { accountByEmail, credentialsOf, markEmailVerified, setPasswordHash } from '../store/principals';
 import { revokeSessionsOf } from '../store/sessions';
-import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
+import { admitMail } from './email-codes';
 import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { checkPassword, hashPassword, passwordMatches } from './passwords';
 import { openSession } from './sessions';
@@ -19,10 +19,7 @@ import type { PasswordSignupDeps } from './password-signup';
 
 export async function startReset(d: PasswordSignupDeps, email: string) {
   const previous = await newestLoginToken(d.prisma, email, 'reset');
-  const age = previous ? (Date.now() - previous.createdAt.getTime()) / 1000 : Infinity;
-  if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a link was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
-  const wait = await d.starts.take(email);
-  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} mails an hour for one address`);
+  await admitMail(d.starts, email, previous?.createdAt ?? null, 'link');
   const account = await accountByEmail(d.prisma, email);
   let delivery = d.mailer.delivery;
   if (account?.kind === 'human') {

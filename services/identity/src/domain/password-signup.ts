@@ -1,12 +1,12 @@
 import type { Request } from 'express';
 import { TERMS } from '@floe/config';
-import { conflict, rateLimited, writeAudit } from '@floe/http';
+import { conflict, writeAudit } from '@floe/http';
 import { onboardAccount, releaseOrganization, reserveOrganization } from '../control-plane-client';
 import type { Delivery } from '../mail/mailer';
 import { welcomeLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
 import { accountByEmail, insertPersonWithPassword } from '../store/principals';
-import { RESEND_SECONDS, STARTS_PER_HOUR } from './email-codes';
+import { admitMail } from './email-codes';
 import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { joinFor, type Join } from './joins';
 import { checkPassword, hashPassword } from './passwords';
@@ -45,10 +45,7 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
     throw conflict('already_exists', `an account for ${a.email} exists; log in, or reset its password`, { field: 'email' });
   }
   const previous = await newestLoginToken(d.prisma, a.email, 'welcome');
-  const age = previous ? (Date.now() - previous.createdAt.getTime()) / 1000 : Infinity;
-  if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a link was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
-  const wait = await d.starts.take(a.email);
-  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} sign-up mails an hour for one address`);
+  await admitMail(d.starts, a.email, previous?.createdAt ?? null, 'link');
   // An invitation places the person in the inviting organisation: the organisation fields are ignored.
   const join = await joinFor(d.prisma, a.email);
 

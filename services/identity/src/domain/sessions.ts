@@ -5,7 +5,7 @@ import { HttpError, notFound } from '@floe/http';
 import { mintSessionToken } from '../signing/mint';
 import type { SigningKeys } from '../signing/signing-keys';
 import { firstOrganizationOf } from '../store/memberships';
-import { credentialsOf, termsOf } from '../store/principals';
+import { credentialsOf } from '../store/principals';
 import { insertSession, liveSessionsOf, revokeSession, rotateRefresh, sessionById } from '../store/sessions';
 
 // Login sessions (spec: Session; Login and sessions): a 15-minute access
@@ -39,7 +39,6 @@ const refused = (code: 'invalid_refresh_token' | 'refresh_reused' | 'refresh_rac
 async function sessionAnswer(d: SessionDeps, principalId: string, sessionId: string, refreshToken: string) {
   const person = await credentialsOf(d.prisma, principalId);
   const access = await mintSessionToken(d.signingKeys, d.config.baseUrl, { principalId, email: person?.email ?? null, sessionId });
-  const terms = await termsOf(d.prisma, principalId);
   const organization = await firstOrganizationOf(d.prisma, principalId);
   return {
     access_token: access.token,
@@ -51,7 +50,7 @@ async function sessionAnswer(d: SessionDeps, principalId: string, sessionId: str
     principal_id: principalId,
     principal: { principal_id: principalId, kind: 'human', email: person?.email ?? null },
     organization,
-    terms: { version: TERMS.version, accepted: terms.version === TERMS.version, url: TERMS.url },
+    terms: { version: TERMS.version, accepted: person?.termsVersion === TERMS.version, url: TERMS.url },
     next: organization ? ['GET /v1/warehouses — your catalogs'] : ['POST /v1/onboard — an organisation, a project and the catalog `lake`'],
   };
 }

@@ -42,9 +42,9 @@ export async function accountByEmail(db: Db, email: string): Promise<PrincipalRe
   return p ? toRecord(p) : null;
 }
 
-/** What login and password changes read of a person. */
-export async function credentialsOf(db: Db, principalId: string): Promise<{ passwordHash: string | null; status: string; email: string | null; kind: PrincipalKind } | null> {
-  return db.principal.findUnique({ where: { id: principalId }, select: { passwordHash: true, status: true, email: true, kind: true } });
+/** What sessions and password changes read of a person, in one read. */
+export async function credentialsOf(db: Db, principalId: string): Promise<{ passwordHash: string | null; status: string; email: string | null; kind: PrincipalKind; termsVersion: string | null } | null> {
+  return db.principal.findUnique({ where: { id: principalId }, select: { passwordHash: true, status: true, email: true, kind: true, termsVersion: true } });
 }
 
 /** The person's password hash for login, by address (a live account only). */
