@@ -1,6 +1,6 @@
 // Every HTTP call `floe` makes to a Floe deployment, and the shapes of the
 // answers it reads (spec: device authorisation, GET /v1/warehouses,
-// GET /v1/connection, GET /v1/orgs, DELETE /v1/api-keys/{key_id}). One home
+// GET /v1/connection, GET /v1/orgs, GET and DELETE /v1/api-keys). One home
 // per contract: commands never build a URL or read a status themselves.
 // Failures become ApiError (an error envelope) or NetworkError (no answer).
 import { ApiError, envelopeOf, NetworkError } from './errors.js';
@@ -107,6 +107,11 @@ export class FloeApi {
 
   async orgs(): Promise<Organisation[]> {
     return (await this.call<{ organizations: Organisation[] }>('GET', '/v1/orgs')).organizations;
+  }
+
+  /** GET /v1/api-keys: the caller's principal and its keys (never secrets). */
+  keys(): Promise<{ principal_id: string; keys: Array<{ key_id: string; label: string; status: string }> }> {
+    return this.call('GET', '/v1/api-keys');
   }
 
   /** DELETE /v1/api-keys/{key_id}, authenticated with this client's key. */

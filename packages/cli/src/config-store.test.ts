@@ -5,7 +5,7 @@ import { configDir, loginPath, readLogin, removeLogin, writeLogin, type StoredLo
 import { CliError } from './errors';
 
 const login: StoredLogin = {
-  base_url: 'http://127.0.0.1:8080', api_key: 'al_live_k1_secret', key_id: 'k1', principal_id: 'p1',
+  via: 'device', base_url: 'http://127.0.0.1:8080', api_key: 'al_live_k1_secret', key_id: 'k1', principal_id: 'p1',
   agent_name: 'laptop', org_id: 'org_1', label: 'laptop', logged_in_at: '2026-01-01T00:00:00.000Z',
 };
 

@@ -10,8 +10,10 @@ import { CliError } from './errors.js';
 
 export const LOGIN_FILE = 'login.json';
 
-/** What a successful device login leaves behind. */
+/** What a successful login leaves behind. */
 export interface StoredLogin {
+  /** `device`: an agent key this CLI was issued (logout revokes it); `key`: a key the person handed over with --with-key (logout leaves it live). */
+  via: 'device' | 'key';
   base_url: string;
   api_key: string;
   key_id: string;
@@ -45,7 +47,7 @@ export function readLogin(dir: string): StoredLogin | null {
   try {
     const login = JSON.parse(text) as StoredLogin;
     if (typeof login.api_key !== 'string' || typeof login.base_url !== 'string') throw new Error('api_key or base_url missing');
-    return login;
+    return { ...login, via: login.via === 'key' ? 'key' : 'device' };
   } catch (err) {
     throw new CliError(`${loginPath(dir)} is not a floe login (${(err as Error).message})`, undefined, 'Remove it, or run `floe login` to replace it.');
   }

@@ -10,6 +10,8 @@ export interface Io {
   /** Everything said to the person: progress, notes, errors. */
   err: (text: string) => void;
   configDir: string;
+  /** All of standard input (for `login --with-key`). */
+  readInput: () => Promise<string>;
 }
 
 export function processIo(): Io {
@@ -18,5 +20,11 @@ export function processIo(): Io {
     out: (t) => process.stdout.write(`${t}\n`),
     err: (t) => process.stderr.write(`${t}\n`),
     configDir: configDir(process.env),
+    readInput: async () => {
+      if (process.stdin.isTTY) return '';
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
 }

@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function floe(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { env, out: (t) => out.push(t), err: (t) => err.push(t), configDir: dir };
+  const io: Io = { env, out: (t) => out.push(t), err: (t) => err.push(t), configDir: dir, readInput: async () => '' };
   const code = await run(argv, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
