@@ -17,6 +17,7 @@ Environment:
   FLOE_BASE_URL     Floe API address when --base-url is not given (else the stored login's)
   FLOE_API_KEY      an API key to use instead of the stored login's key (logout never revokes it)
   FLOE_CONFIG_DIR   where the login is stored (default $XDG_CONFIG_HOME/floe or ~/.config/floe)
+  FLOE_DEBUG        set to 1 to print the stack of a failure as well
 
 Exit codes: 0 ok, 1 refused or failed, 2 usage error.`;
 
@@ -47,6 +48,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     }
     const { lines, exitCode } = describeFailure(err);
     for (const line of lines) io.err(line);
+    if (io.env.FLOE_DEBUG && err instanceof Error && err.stack) io.err(err.stack);
     return exitCode;
   }
 }
