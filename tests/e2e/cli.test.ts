@@ -91,7 +91,7 @@ test('a refusal prints the envelope (message, code, remedy), never a stack, and 
 
   const badKey = await floe(['catalogs'], withKey(`al_live_nokey${uniq()}_secret`));
   expect(badKey.code).toBe(1);
-  expect(badKey.stderr).toMatch(/HTTP 401/);
+  expect(badKey.stderr).toMatch(/HTTP 401\)\nremedy: /);
 });
 
 test('where Floe is: --base-url over FLOE_BASE_URL; none is a usage error; an unreachable one is named', async () => {

@@ -44,13 +44,16 @@ export function readLogin(dir: string): StoredLogin | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new CliError(`cannot read ${loginPath(dir)}: ${(err as Error).message}`);
   }
+  let login: StoredLogin | null = null;
   try {
-    const login = JSON.parse(text) as StoredLogin;
-    if (typeof login.api_key !== 'string' || typeof login.base_url !== 'string') throw new Error('api_key or base_url missing');
-    return { ...login, via: login.via === 'key' ? 'key' : 'device' };
-  } catch (err) {
-    throw new CliError(`${loginPath(dir)} is not a floe login (${(err as Error).message})`, undefined, 'Remove it, or run `floe login` to replace it.');
+    login = JSON.parse(text) as StoredLogin;
+  } catch {
+    // reported below
   }
+  if (typeof login?.api_key !== 'string' || typeof login.base_url !== 'string') {
+    throw new CliError(`${loginPath(dir)} is not a floe login (${login ? 'no api_key or base_url' : 'not JSON'})`, undefined, 'Remove it, or run `floe login` to replace it.');
+  }
+  return { ...login, via: login.via === 'key' ? 'key' : 'device' };
 }
 
 /** Writes the login atomically with mode 0600 inside a 0700 directory. */

@@ -9,7 +9,12 @@ describe('describeFailure', () => {
     expect(lines.join('\n')).not.toMatch(/\bat .*\.ts:\d+/);
   });
 
-  test('cli_outdated adds a note', () => {
+  test('a 401 without a remedy says what to do', () => {
+  const { lines } = describeFailure(new ApiError(401, { code: 'api_key_revoked', message: 'revoked' }, 'u'));
+  expect(lines[1]).toMatch(/floe login.*FLOE_API_KEY/);
+});
+
+test('cli_outdated adds a note', () => {
     const sentence = describeFailure(new ApiError(400, { code: 'x', message: 'm', cli_outdated: 'floe 0.2.0 is out' }, 'u')).lines;
     expect(sentence).toContain('note: floe 0.2.0 is out');
     const object = describeFailure(new ApiError(400, { code: 'x', message: 'm', cli_outdated: { latest: '0.3.0' } }, 'u')).lines;

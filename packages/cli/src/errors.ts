@@ -81,6 +81,7 @@ export function describeFailure(err: unknown): { lines: string[]; exitCode: numb
     const e = err.envelope;
     const lines = [`error: ${e.message} (${e.code}, HTTP ${err.status})`];
     if (e.remedy) lines.push(`remedy: ${e.remedy}`);
+    else if (err.status === 401) lines.push('remedy: the key was refused; run `floe login` again, or check FLOE_API_KEY');
     const outdated = outdatedNote(e.cli_outdated);
     if (outdated) lines.push(outdated);
     if (e.request_id) lines.push(`request id: ${e.request_id}`);

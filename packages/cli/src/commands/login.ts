@@ -53,7 +53,7 @@ export function registerLogin(program: Command, io: Io): void {
     .option('--no-open', 'do not try to open a browser; only print the link')
     .addOption(new Option('--with-key', 'store an API key read from stdin instead (logout leaves such a key live)').conflicts(['name', 'catalog', 'level']))
     .action(async (opts: LoginOpts, cmd: Command) => {
-      const previous = readLogin(io.configDir);
+      const previous = readableLogin(io);
       const base = requireBaseUrl(cmd.optsWithGlobals().baseUrl, io.env, previous).value;
       const login = opts.withKey ? await keyLogin(base, await io.readInput()) : await deviceLogin(io, base, opts);
       const path = writeLogin(io.configDir, login);
@@ -65,6 +65,16 @@ export function registerLogin(program: Command, io: Io): void {
         io.err(`The previous login's key ${previous.key_id} was replaced here but not revoked; revoke its agent on the account page if it is no longer used.`);
       }
     });
+}
+
+/** The stored login, if any; an unreadable file is only reported, since this login replaces it. */
+function readableLogin(io: Io): StoredLogin | null {
+  try {
+    return readLogin(io.configDir);
+  } catch (err) {
+    io.err(`note: ${(err as Error).message}; it will be replaced.`);
+    return null;
+  }
 }
 
 /** Asks for a device code, shows it, waits for a person's decision, and answers the login to store. */
