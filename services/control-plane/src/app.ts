@@ -9,6 +9,7 @@ import { mountInvitations } from './routes/invitations';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
+import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
 import { mountSinkDevice } from './routes/sink-device';
@@ -41,6 +42,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountSinkDevice(app, d);
       mountHandles(app, d);
       mountInternalAccounts(app, d);
+      mountInternalDevice(app, d);
       mountInternalSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app, d);
