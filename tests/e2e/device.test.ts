@@ -111,7 +111,7 @@ describe('POST /v1/auth/device', () => {
     [{ warehouses: [{ name: 'lake' }], warehouse_ids: ['lake'] }, 'warehouse_ids'],
     [{ warehouse_ids: ['no spaces please'] }, 'warehouse_ids.0'],
     [{ hostname: 'two\nlines' }, 'hostname'],
-    [{ client_name: 'x'.repeat(201) }, 'client_name'],
+    [{ client_name: 'x'.repeat(101) }, 'client_name'],
     [{ warehouses: 'lake' }, 'warehouses'],
     [['not', 'an', 'object'], 'body'],
   ])('400 invalid_value for %j', async (body, field) => {
@@ -328,5 +328,56 @@ describe('POST /v1/auth/device/approve and GET /v1/auth/device/status', () => {
     const again = await approve(a.api_key, { user_code: (await start()).user_code });
     expect(again.body.connection.warehouses).toEqual(res.body.connection.warehouses);
     expect((await gateway().get('/v1/warehouses').set(bearer(a.api_key))).body.warehouses).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('collecting the key', () => {
+  test('once approved: the agent\'s key, made at this poll; status shows it claimed; a second collection is invalid_grant', async () => {
+    const s = await start({ hostname: 'ada-laptop', requested_level: 'read' });
+    await approve(admin.key, { user_code: s.user_code });
+    const res = await poll(s.device_code);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toEqual({
+      api_key: expect.stringMatching(/^al_live_/), key_id: expect.any(String), label: 'cli on ada-laptop', principal_id: expect.any(String),
+      kind: 'agent', token_type: 'api_key',
+      connection: expect.objectContaining({
+        agent_id: res.body.principal_id, name: 'ada-laptop', org_id: admin.org.org_id, role: 'member', created_by: admin.principalId,
+        grants: [{ warehouse_id: admin.lake, name: 'lake', level: 'read' }],
+      }),
+      note: expect.any(String),
+    });
+    expect(res.body.api_key).toContain(res.body.key_id);
+    // The key is the agent's, not the person's, and reaches exactly what was given.
+    const seen = await gateway().get('/v1/warehouses').set(bearer(res.body.api_key));
+    expect(seen.body.warehouses.map((w: { name: string; my_level: string }) => [w.name, w.my_level])).toEqual([['lake', 'read']]);
+    expect((await status(admin.key, s.user_code)).body).toMatchObject({ status: 'used', claimed: true, connection: { agent_id: res.body.principal_id } });
+    expectError(await poll(s.device_code), 400, 'invalid_grant');
+    // Revoking the agent revokes the connection.
+    expect((await gateway().delete(`/v1/orgs/${admin.org.org_id}/agents/${res.body.principal_id}`).set(bearer(admin.key))).status).toBe(200);
+    expect((await gateway().get('/v1/warehouses').set(bearer(res.body.api_key))).status).toBe(401);
+  });
+
+  test('twenty polls at once after approval: one key, one agent', async () => {
+    const s = await start({ hostname: `race-${uniq()}` });
+    await approve(admin.key, { user_code: s.user_code });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => poll(s.device_code)));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok).toHaveLength(1);
+    // The others: still being collected, or collected.
+    const others = answers.filter((x) => x.status !== 200).map((a) => `${a.status} ${a.body.error.code}`);
+    expect(others.filter((o) => o !== '400 authorization_pending' && o !== '400 invalid_grant')).toEqual([]);
+    // One agent of that name in the organisation, holding the one key handed out.
+    const listed = await gateway().get(`/v1/orgs/${admin.org.org_id}/agents`).set(bearer(admin.key));
+    const made = listed.body.agents.filter((a: { name: string }) => a.name.startsWith(s.client_name as string));
+    expect(made.map((a: { agent_id: string; created_via: string }) => [a.agent_id, a.created_via])).toEqual([[ok[0].body.principal_id, 'device']]);
+    const pool = db();
+    try {
+      const keys = await pool.query(`SELECT key_id FROM api_keys WHERE principal_id = $1`, [ok[0].body.principal_id]);
+      expect(keys.rows.map((r) => r.key_id)).toEqual([ok[0].body.key_id]);
+    } finally {
+      await pool.end();
+    }
+    expectError(await poll(s.device_code), 400, 'invalid_grant');
   }, 60_000);
 });

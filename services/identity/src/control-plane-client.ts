@@ -105,26 +105,23 @@ export function deviceCatalogs(
   });
 }
 
+/** What identity reads of the control plane's answer (the agent's view, its key and the connection block). */
 export interface CreatedAgent {
   agent_id: string;
   name: string;
-  kind: 'agent';
-  role: string;
   org_id: string;
-  grants: Array<{ warehouse_id: string; name: string; level: DeviceLevel }>;
-  created_by: string;
   api_key: string;
   key_id: string;
   label: string;
   connection: Record<string, unknown>;
 }
 
-/** An agent of the organisation with a first API key, its grants capped again by `capBy`'s levels now (the control plane's POST /internal/agents). */
+/** An agent of the organisation with a first API key, made by `capBy` (the approver) and its grants capped again by their levels now (the control plane's POST /internal/agents). */
 export function createAgent(
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
-  a: { orgId: string; name: string; label: string; createdBy: string; capBy: string; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; via: 'device' },
+  a: { orgId: string; name: string; label: string; capBy: string; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; via: 'device' },
 ): Promise<CreatedAgent> {
   return call(config, '/internal/agents', {
-    org_id: a.orgId, name: a.name, label: a.label, created_by: a.createdBy, cap_by: a.capBy, grants: a.grants, via: a.via,
+    org_id: a.orgId, name: a.name, label: a.label, cap_by: a.capBy, grants: a.grants, via: a.via,
   });
 }

@@ -1,9 +1,8 @@
 import type { Request } from 'express';
 import { conflict, notFound } from '@floe/http';
-import type { AccessContext } from '../access/context';
-import { isToken, type Level, type Via } from '../access/levels';
+import { accessContextOf, type AccessContext } from '../access/context';
+import type { Level, Via } from '../access/levels';
 import { resolveWarehouse } from '../resolve';
-import { membershipsOf, principalLabel } from '../store/memberships';
 import { holdsLiveWarehouse } from '../store/organizations';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { createCatalogAudited, firstOrNewProject, type OnboardDeps } from './onboard';
@@ -41,7 +40,8 @@ interface Held {
 const held = (w: VisibleWarehouse): Held => ({ warehouse_id: w.id, name: w.name, my_level: w.access.level, my_via: w.access.via });
 
 export async function deviceCatalogs(d: OnboardDeps, req: Request, input: DeviceCatalogsInput) {
-  const ctx = await contextOf(d, input.principalId);
+  const ctx = await accessContextOf(d.prisma, input.principalId);
+  if (!ctx) throw notFound('principal_not_found', `no active principal ${input.principalId}`);
   const m = chosenMembership(ctx, input.orgId, 409);
   if (!m) throw conflict('org_required', 'you belong to no organisation; a device login adds an agent to one', { available: [] });
   // Every lookup below stays inside the chosen organisation.
@@ -70,13 +70,6 @@ export async function deviceCatalogs(d: OnboardDeps, req: Request, input: Device
     created_catalog: created,
     catalog_to_create: none && !input.ensureCatalog ? DEVICE_FIRST_CATALOG : null,
   };
-}
-
-async function contextOf(d: OnboardDeps, principalId: string): Promise<AccessContext> {
-  const p = await principalLabel(d.prisma, principalId);
-  if (!p) throw notFound('principal_not_found', `no principal ${principalId}`);
-  const kind = p.kind as AccessContext['kind'];
-  return { principalId, kind, email: null, token: isToken(kind), memberships: await membershipsOf(d.prisma, principalId) };
 }
 
 /** A catalog of the organisation by id or name (the global rule's 404 and 409); one outside it is not found. */

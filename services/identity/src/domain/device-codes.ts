@@ -11,6 +11,8 @@ import type { DeviceLoginRecord } from '../store/device-logins';
 
 export const DEVICE_CODE_SECONDS = 900;
 export const POLL_INTERVAL_SECONDS = 5;
+/** The agent a login makes is named `client_name` (by default the host's name), at most as long as an agent's name may be. */
+export const AGENT_NAME_MAX = 100;
 /** What each `slow_down` adds to the interval. */
 export const SLOW_DOWN_STEP_SECONDS = 5;
 

@@ -8,7 +8,7 @@ import {
   claimDeviceLogin, deviceLoginByCodeHash, insertDeviceLogin, recordCollected, releaseClaim, stampPoll, type AskedCatalog, type DeviceLoginRecord, type GrantLevel,
 } from '../store/device-logins';
 import {
-  DEVICE_CODE_SECONDS, POLL_INTERVAL_SECONDS, SLOW_DOWN_STEP_SECONDS, deviceCodeHash, keyLabelOf, newDeviceCode, newUserCode, statusOf,
+  AGENT_NAME_MAX, DEVICE_CODE_SECONDS, POLL_INTERVAL_SECONDS, SLOW_DOWN_STEP_SECONDS, deviceCodeHash, keyLabelOf, newDeviceCode, newUserCode, statusOf,
 } from './device-codes';
 
 // Spec: POST /v1/auth/device and POST /v1/auth/device/token — the machine's
@@ -41,7 +41,7 @@ export async function startDeviceLogin(d: DeviceStartDeps, ip: string, s: Device
   const wait = await d.deviceStarts.take(ip);
   if (wait !== null) throw rateLimited(wait, `at most ${d.deviceStarts.points} device logins an hour from one address`);
   const deviceCode = newDeviceCode();
-  const clientName = s.clientName ?? s.hostname ?? s.client;
+  const clientName = (s.clientName ?? s.hostname ?? s.client).slice(0, AGENT_NAME_MAX);
   const row = {
     id: `dl_${randomBytes(12).toString('hex')}`, deviceCodeHash: deviceCodeHash(deviceCode), client: s.client, hostname: s.hostname, clientName,
     requestedLevel: s.requestedLevel, requested: s.warehouses, intervalSeconds: POLL_INTERVAL_SECONDS,
@@ -134,7 +134,7 @@ async function collect(d: DevicePollDeps, l: DeviceLoginRecord): Promise<Collect
   let agent;
   try {
     agent = await createAgent(d.config, {
-      orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), createdBy: l.decidedBy!, capBy: l.decidedBy!,
+      orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), capBy: l.decidedBy!,
       grants: (l.grants ?? []).map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })), via: 'device',
     });
   } catch (err) {

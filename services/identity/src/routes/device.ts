@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parse, route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { decideDeviceLoginAs, deviceLoginStatus, pendingDeviceLogin } from '../domain/device-approval';
-import { readUserCode } from '../domain/device-codes';
+import { AGENT_NAME_MAX, readUserCode } from '../domain/device-codes';
 import { pollDeviceLogin, startDeviceLogin } from '../domain/device-login';
 
 // Spec: Device authorisation (command-line login). The machine starts and
@@ -25,7 +25,7 @@ const OneSpelling = { message: 'send warehouses or the older warehouse_ids, not 
 const Start = z.object({
   client: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, dot, dash, underscore').default('cli'),
   hostname: Text(253).optional(),
-  client_name: Text(200).optional(),
+  client_name: Text(AGENT_NAME_MAX).optional(),
   requested_level: Level.default('write'),
   warehouses: z.array(Catalog).max(50).optional(),
   warehouse_ids: z.array(Ref).max(50).optional(),
