@@ -31,10 +31,8 @@ function requirePerson(caller: Caller): void {
 /** A login still waiting for a decision; 404 `device_code_not_found` for an unknown, decided or expired one. */
 async function pendingLogin(d: DeviceApprovalDeps, userCode: string): Promise<DeviceLoginRecord> {
   const l = await deviceLoginByUserCode(d.prisma, userCode);
-  const status = l && statusOf(l);
-  if (!l || status !== 'pending') {
-    throw notFound('device_code_not_found', status ? `the device login ${userCode} is ${status}, not waiting for a decision` : `no device login has the code ${userCode}`);
-  }
+  // One answer whatever the reason: whether another person decided it is theirs to see (the status route).
+  if (!l || statusOf(l) !== 'pending') throw notFound('device_code_not_found', `no device login waiting for a decision has the code ${userCode}`);
   return l;
 }
 
