@@ -1,7 +1,7 @@
-import http from 'node:http';
 import { loadConfig } from '@floe/config';
 import { join, newMember, newOrg, newOrgWithAdmin, newWarehouse, uniq, type TestOrg } from './control-plane-helpers';
-import { bearer, db, expectError, gateway, newPrincipal, stack } from './helpers';
+import { bearer, expectError, gateway, newPrincipal, sql, stack } from './helpers';
+import { postJsonFrom } from '../support/from-address';
 
 // Spec: Device authorisation (command-line login) — the machine starts and
 // polls without a credential, a person reads and decides signed in, and the
@@ -12,27 +12,8 @@ import { bearer, db, expectError, gateway, newPrincipal, stack } from './helpers
 
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
 /** POST /v1/auth/device through the gateway from one local address. */
-function startFrom(localAddress: string, body: unknown = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${stack().base_url}/v1/auth/device`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, localAddress, agent: false,
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
+const startFrom = (localAddress: string, body: unknown = {}) => postJsonFrom(localAddress, `${stack().base_url}/v1/auth/device`, body);
 
 const MINE = '127.0.0.41';
 
@@ -48,14 +29,6 @@ const approve = (key: string, body: Record<string, unknown>) => gateway().post('
 const status = (key: string, userCode: string) => gateway().get('/v1/auth/device/status').query({ user_code: userCode }).set(bearer(key));
 
 /** Moves a login's clock: its last poll `seconds` earlier, or its expiry into the past. */
-async function sql(text: string, values: unknown[]): Promise<void> {
-  const pool = db();
-  try {
-    await pool.query(text, values);
-  } finally {
-    await pool.end();
-  }
-}
 const pollEarlier = (userCode: string, seconds: number) => sql(`UPDATE device_logins SET last_polled_at = last_polled_at - make_interval(secs => $2) WHERE user_code = $1`, [userCode, seconds]);
 const expire = (userCode: string) => sql(`UPDATE device_logins SET expires_at = now() - interval '1 second' WHERE user_code = $1`, [userCode]);
 
@@ -371,13 +344,8 @@ describe('collecting the key', () => {
     const listed = await gateway().get(`/v1/orgs/${admin.org.org_id}/agents`).set(bearer(admin.key));
     const made = listed.body.agents.filter((a: { name: string }) => a.name.startsWith(s.client_name as string));
     expect(made.map((a: { agent_id: string; created_via: string }) => [a.agent_id, a.created_via])).toEqual([[ok[0].body.principal_id, 'device']]);
-    const pool = db();
-    try {
-      const keys = await pool.query(`SELECT key_id FROM api_keys WHERE principal_id = $1`, [ok[0].body.principal_id]);
-      expect(keys.rows.map((r) => r.key_id)).toEqual([ok[0].body.key_id]);
-    } finally {
-      await pool.end();
-    }
+    const keys = await sql<{ key_id: string }>(`SELECT key_id FROM api_keys WHERE principal_id = $1`, [ok[0].body.principal_id]);
+    expect(keys.map((r) => r.key_id)).toEqual([ok[0].body.key_id]);
     expectError(await poll(s.device_code), 400, 'invalid_grant');
   }, 60_000);
 });

@@ -1,9 +1,7 @@
-import http from 'node:http';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { uniq } from './control-plane-helpers';
 import { bearer, expectError, gateway, identity, stack } from './helpers';
+import { chromiumForFile, screenshots } from '../support/browser';
+import { postJsonFrom } from '../support/from-address';
 import { linkTokenIn, newestMailTo } from '../support/mail';
 
 // The device approval page, /app/device, in headless Chromium: a machine
@@ -13,33 +11,15 @@ import { linkTokenIn, newestMailTo } from '../support/mail';
 // then collects exactly what was chosen. Screenshots under
 // .data/artifacts/pages-device.
 
-const ARTIFACTS = join(process.cwd(), '.data', 'artifacts', 'pages-device');
-let browser: Browser;
-
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const browser = chromiumForFile();
+const shot = screenshots('pages-device');
 const url = (p: string) => `${stack().base_url}${p}`;
 
 /** The machine's start, from a loopback address of this file's own (starts are budgeted per address). */
-function startDevice(body: Record<string, unknown>): Promise<{ device_code: string; user_code: string; verification_uri_complete: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url('/v1/auth/device'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, localAddress: '127.0.0.44', agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`device start: ${res.statusCode} ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+async function startDevice(body: Record<string, unknown>): Promise<{ device_code: string; user_code: string; verification_uri_complete: string }> {
+  const res = await postJsonFrom('127.0.0.44', url('/v1/auth/device'), body);
+  if (res.status !== 200) throw new Error(`device start: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 const poll = (deviceCode: string) => gateway().post('/v1/auth/device/token').send({ device_code: deviceCode });
@@ -60,7 +40,7 @@ test('signed out: sign in on the way, untick a catalog, approve; the machine get
   const second = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'scratch' });
   expect(second.status).toBe(201);
   const device = await startDevice({ hostname: 'ada-laptop', client_name: 'Ada laptop', warehouses: [{ name: 'lake', level: 'write' }, { name: 'scratch', level: 'write' }] });
-  const page = await browser.newPage();
+  const page = await browser().newPage();
 
   // The address the machine shows; without a session the page sends the person to sign in, and back.
   await page.goto(device.verification_uri_complete);
@@ -109,7 +89,7 @@ test('signed out: sign in on the way, untick a catalog, approve; the machine get
 test('a new person signs up on the way: the welcome link leads back to the device page, where the new catalog is offered', async () => {
   const email = `pd-new-${uniq()}${uniq()}@example.com`;
   const device = await startDevice({ hostname: 'new-laptop', requested_level: 'read' });
-  const page = await browser.newPage();
+  const page = await browser().newPage();
   await page.goto(device.verification_uri_complete);
   await page.waitForURL(/\/app\/login\?return_to=/);
   await page.getByRole('link', { name: 'Create an account' }).click();

@@ -55,19 +55,11 @@ const toRecord = (r: Row): DeviceLoginRecord => ({
   grants: r.grants as unknown as GivenCatalog[] | null,
 });
 
-export interface NewDeviceLogin {
-  id: string;
+/** A start as it is stored: the record's first state, with the device code's hash and the caller's address. */
+export type NewDeviceLogin = Pick<DeviceLoginRecord, 'id' | 'userCode' | 'client' | 'hostname' | 'clientName' | 'requestedLevel' | 'requested' | 'intervalSeconds' | 'expiresAt'> & {
   deviceCodeHash: string;
-  userCode: string;
-  client: string;
-  hostname: string | null;
-  clientName: string;
-  requestedLevel: GrantLevel;
-  requested: AskedCatalog[];
-  intervalSeconds: number;
-  expiresAt: Date;
   createdIp: string | null;
-}
+};
 
 /** Inserts a start; false (nothing written) when the user code is taken. */
 export async function insertDeviceLogin(db: Db, n: NewDeviceLogin): Promise<boolean> {
