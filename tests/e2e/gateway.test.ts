@@ -81,7 +81,7 @@ describe('the gateway edge', () => {
   });
 
   test('an identity route not built yet answers 501 in the envelope', async () => {
-    const res = await gateway().post('/v1/auth/device/token').send({ device_code: 'x' });
+    const res = await gateway().post('/oauth/revoke').send({ token: 'x' });
     expectError(res, 501, 'not_implemented');
   });
 });

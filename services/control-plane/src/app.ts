@@ -11,6 +11,7 @@ import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
 import { mountInternalAgents } from './routes/internal-agents';
+import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
 import { mountSinkDevice } from './routes/sink-device';
@@ -45,6 +46,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountHandles(app, d);
       mountInternalAccounts(app, d);
       mountInternalAgents(app, d);
+      mountInternalDevice(app, d);
       mountInternalSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app, d);
