@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, expectError, gateway, join, newOrg, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
-import { db, newPrincipal } from './helpers';
+import { newPrincipal, sql } from './helpers';
 
 // Creation refusals that need a state the API cannot reach quickly (ten
 // catalogs, 5 GB stored, a catalog mid-creation or mid-deletion): the state
 // is written to the database, the refusal comes from the API.
-
-async function sql(text: string, values: unknown[] = []): Promise<any[]> {
-  const pool = db();
-  try {
-    return (await pool.query(text, values)).rows;
-  } finally {
-    await pool.end();
-  }
-}
 
 async function fakeWarehouse(projectId: string, orgId: string | null, name: string, status: string, createdBy: string | null = null): Promise<string> {
   const id = randomUUID();

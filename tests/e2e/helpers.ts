@@ -52,6 +52,16 @@ export function db(): pg.Pool {
   return new pg.Pool({ connectionString: stack().database_url, max: 2 });
 }
 
+/** One statement against the stack's database (a test moving a clock, or reading what an answer cannot show). */
+export async function sql<T = any>(text: string, values: unknown[] = []): Promise<T[]> {
+  const pool = db();
+  try {
+    return (await pool.query(text, values)).rows as T[];
+  } finally {
+    await pool.end();
+  }
+}
+
 export function redis(): Redis {
   return new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 }

@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { expectError, gateway, stack } from './helpers';
+import { chromiumForFile, screenshots } from '../support/browser';
 import { linkTokenIn, newestMailTo } from '../support/mail';
 
 // The pages people act on, in headless Chromium (Debian's, driven by
@@ -10,26 +8,15 @@ import { linkTokenIn, newestMailTo } from '../support/mail';
 // password from the reset mail. Screenshots of each step are kept under
 // .data/artifacts/pages.
 
-const ARTIFACTS = join(process.cwd(), '.data', 'artifacts', 'pages');
-let browser: Browser;
-
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+const browser = chromiumForFile();
+const shot = screenshots('pages');
 
 test('sign up, set a password, sign out another session, reset the password — all through the pages', async () => {
   const url = (p: string) => `${stack().base_url}${p}`;
   const email = `page-${Date.now().toString(36)}@example.com`;
   const handle = `page-${Date.now().toString(36)}`;
   const password = 'a page-typed passphrase 1';
-  const page = await browser.newPage();
+  const page = await browser().newPage();
 
   // Sign up through the form; the labels name the fields.
   await page.goto(url('/app/signup'));

@@ -268,6 +268,7 @@ describe('reauth_required', () => {
     }
     const res = await gateway().post(`/v1/warehouses/${lake}/rotate`).set(bearer(session.access_token));
     expect(expectError(res, 401, 'reauth_required').remedy).toBe('POST /v1/auth/login');
+    expectError(await gateway().post(`/v1/orgs/${session.organization.org_id}/agents`).set(bearer(session.access_token)).send({ name: 'late' }), 401, 'reauth_required');
     // Reading is not a sensitive change.
     expect((await gateway().get(`/v1/warehouses/${lake}`).set(bearer(session.access_token))).status).toBe(200);
     const key = (await gateway().post('/v1/api-keys').set(bearer(session.access_token)).send({ label: 'ci' })).body.api_key;

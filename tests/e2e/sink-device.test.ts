@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { objectText } from './sink-objects';
 import { bearer, expectError, gateway, uniq } from './control-plane-helpers';
-import { db, stack } from './helpers';
+import { sql, stack } from './helpers';
 import { sinkSetup } from './sink-helpers';
 
 // Spec: Ingest sinks — the device route POST /d/{token} on {ingest_url}, the
@@ -21,15 +21,6 @@ const post = (path: string, type: string | null, body: string | Buffer, base = s
   const r = request(base).post(path);
   return (type === null ? r : r.set('Content-Type', type)).send(body);
 };
-
-async function sql<T = any>(text: string, values: unknown[]): Promise<T[]> {
-  const pool = db();
-  try {
-    return (await pool.query(text, values)).rows as T[];
-  } finally {
-    await pool.end();
-  }
-}
 
 test('minting a device token: the URL once, only its hash kept; the sink shows the options', async () => {
   const { admin, sink, minted } = await deviceSink({ required_field: 'key', pinned_value: 'kitchen-secret', strip_fields: ['mac'] });

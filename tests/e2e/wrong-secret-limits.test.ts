@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import http from 'node:http';
+import { requestFrom } from '../support/from-address';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { bearer, expectError, gateway, identity, newPrincipal, stack } from './helpers';
 
@@ -117,19 +117,9 @@ describe('concurrent wrong secrets', () => {
   });
 });
 
-/** An HTTP client whose connections come from one local address (node:http's localAddress). */
+/** An HTTP client whose connections come from one local address. */
 function from(localAddress: string) {
-  return (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
-    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }>((resolve, reject) => {
-      const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, localAddress, agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => { text += chunk; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null }));
-      });
-      req.on('error', reject);
-      req.end(init.body);
-    });
+  return (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => requestFrom(localAddress, url, init);
 }
 
 const form = (o: Record<string, string>) => ({

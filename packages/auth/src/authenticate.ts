@@ -91,8 +91,7 @@ export class Authenticator {
     }
     const right = await this.secretIsRight(token, parsed, rec, ip);
     if (!rec || !right) throw invalidApiKey();
-    refuseByStanding(rec.status);
-    if (rec.revoked) throw new HttpError(401, 'api_key_revoked', 'this API key has been revoked', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    refuseByStanding(rec.status, rec.revoked, 'this API key has been revoked');
     this.touch(parsed.keyId);
     return { principalId: rec.principalId, kind: rec.kind, email: rec.email, via: 'api_key', keyId: parsed.keyId, sessionId: null };
   }
@@ -148,8 +147,7 @@ export class Authenticator {
       this.principalCache.set(cacheKey, epoch, rec);
     }
     if (!rec) throw unauthorized('the access token names no principal');
-    refuseByStanding(rec.status);
-    if (rec.keyRevoked) throw new HttpError(401, 'api_key_revoked', 'the API key this token was minted from has been revoked', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    refuseByStanding(rec.status, rec.keyRevoked, 'the API key this token was minted from has been revoked');
     return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId, sessionId: claims.sid ?? null };
   }
 
@@ -231,9 +229,15 @@ function invalidApiKey(): HttpError {
   return new HttpError(401, 'invalid_api_key', 'the API key is not valid', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 }
 
-function refuseByStanding(status: PrincipalStatus): void {
+/**
+ * A deleted account first (its keys are revoked too), then a revoked key (a
+ * revoked agent is also suspended, and its next call is the 401 that says
+ * the key is gone), then a suspension.
+ */
+function refuseByStanding(status: PrincipalStatus, keyRevoked: boolean, revokedMessage: string): void {
   if (status === 'deleted') {
     throw new HttpError(401, 'account_deleted', 'this account has been deleted', {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
   }
+  if (keyRevoked) throw new HttpError(401, 'api_key_revoked', revokedMessage, {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
   if (status === 'suspended') throw new HttpError(403, 'principal_suspended', 'this principal is suspended');
 }

@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   FLOE_DEV_MAIL: z.enum(['on', 'off']).optional(),
   // Login attempts per caller address per hour (the spec's 120; a benchmark raises it).
   FLOE_LOGIN_ATTEMPTS_PER_HOUR: z.coerce.number().int().min(1).default(120),
+  // Device authorisation starts per caller address per hour (the spec's 60).
+  FLOE_DEVICE_STARTS_PER_HOUR: z.coerce.number().int().min(1).default(60),
   // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
@@ -132,6 +134,8 @@ export interface FloeConfig {
   openSignup: boolean;
   /** Login attempts allowed per caller address per hour. */
   loginAttemptsPerHour: number;
+  /** Device authorisation starts allowed per caller address per hour. */
+  deviceStartsPerHour: number;
   /** Outgoing mail: the SMTP server (null: logged, `delivery: log`), the sender, and the development mail server when the stack runs one. */
   mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
@@ -200,6 +204,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     openSignup: e.FLOE_OPEN_SIGNUP ? e.FLOE_OPEN_SIGNUP === 'true' : e.FLOE_ENV !== 'production',
     mail: mailOf(e, local),
     loginAttemptsPerHour: e.FLOE_LOGIN_ATTEMPTS_PER_HOUR,
+    deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
     sinksEnabled: e.FLOE_SINKS === 'on',
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,

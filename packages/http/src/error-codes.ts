@@ -208,6 +208,12 @@ export const FLOE_ERROR_CODES = {
   request_timeout: [408],
   // The gateway or the control plane cannot reach the service behind it.
   service_unavailable: [503],
+  // The device token poll (RFC 8628's names): the spec's route text gives them, in the usual envelope, with
+  // `authorization_pending` and `access_denied`; its index lists only those two (access_denied at 403, for
+  // POST /oauth/register; the poll answers it with 400 as it answers the others).
+  slow_down: [400],
+  expired_token: [400],
+  invalid_grant: [400],
 } as const satisfies Record<string, readonly number[]>;
 
 export type ErrorCode = keyof typeof SPEC_ERROR_CODES | keyof typeof FLOE_ERROR_CODES;

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { ControlPlaneDeps } from './deps';
+import { mountAgents } from './routes/agents';
 import { mountAudit } from './routes/audit';
 import { mountConnection } from './routes/connection';
 import { mountGrants } from './routes/grants';
@@ -9,6 +10,8 @@ import { mountInvitations } from './routes/invitations';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
+import { mountInternalAgents } from './routes/internal-agents';
+import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
 import { mountSinkDevice } from './routes/sink-device';
@@ -31,6 +34,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountOnboarding(app, d);
       mountInvitations(app, d);
       mountOrgs(app, d);
+      mountAgents(app, d);
       mountProjects(app, d);
       mountWarehouses(app, d);
       mountWarehouseActions(app, d);
@@ -41,6 +45,8 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountSinkDevice(app, d);
       mountHandles(app, d);
       mountInternalAccounts(app, d);
+      mountInternalAgents(app, d);
+      mountInternalDevice(app, d);
       mountInternalSinks(app, d);
       mountAudit(app, d);
       mountUnbuilt(app, d);

@@ -8,11 +8,11 @@ import { HttpError } from '@floe/http';
 
 type IdentityConfig = Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
 
-async function call<T>(config: IdentityConfig, path: string, body: unknown, timeoutMs = 10_000): Promise<T> {
+async function call<T>(config: IdentityConfig, path: string, body: unknown, timeoutMs = 10_000, method: 'POST' | 'PATCH' = 'POST'): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`${config.services.identity}${path}`, {
-      method: 'POST',
+      method,
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
@@ -35,6 +35,21 @@ export interface CreatedPrincipal {
 /** POST /internal/principals: a new person with a first API key. */
 export function createPrincipal(config: IdentityConfig, email: string, termsVersion: string): Promise<CreatedPrincipal> {
   return call(config, '/internal/principals', { kind: 'human', email, label: 'signup', terms_version: termsVersion });
+}
+
+/** POST /internal/principals: an agent (its name the display name) with a first API key labelled `label`. */
+export function createAgentPrincipal(config: IdentityConfig, name: string, label: string): Promise<CreatedPrincipal> {
+  return call(config, '/internal/principals', { kind: 'agent', display_name: name, label });
+}
+
+/** Every key of the principal revoked and the principal suspended, at once (an agent's revocation). */
+export async function revokePrincipal(config: IdentityConfig, principalId: string): Promise<{ keys_revoked: number }> {
+  return call(config, `/internal/principals/${encodeURIComponent(principalId)}/suspend`, { revoke_keys: true });
+}
+
+/** An agent's name is its principal's display name, which identity writes. */
+export async function renamePrincipal(config: IdentityConfig, principalId: string, name: string): Promise<void> {
+  await call(config, `/internal/principals/${encodeURIComponent(principalId)}`, { display_name: name }, 10_000, 'PATCH');
 }
 
 /** Records that the person accepted this Terms version (POST /v1/onboard with accept_terms). */

@@ -86,7 +86,7 @@ function bodyLimit(limit: number, code: ErrorCode): RequestHandler {
 const PAGES_DIR = fileURLToPath(new URL('../pages', import.meta.url));
 
 /**
- * The web pages under /app (sign-up, welcome, login, reset, account): static
+ * The web pages under /app (sign-up, welcome, login, reset, account, device): static
  * files that call the public API from the browser. `/app/login` is
  * login.html; the pages allow scripts and styles from this origin only.
  */

@@ -4,6 +4,7 @@ import type { IdentityDeps } from './deps';
 import { mountApiKeys } from './routes/api-keys';
 import { mountAuth } from './routes/auth';
 import { mountCatalogTokens } from './routes/catalog-tokens';
+import { mountDevice } from './routes/device';
 import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
 import { mountSignup } from './routes/signup';
@@ -24,6 +25,7 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountCatalogTokens(app, d);
       mountSignup(app, d);
       mountAuth(app, d);
+      mountDevice(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -73,3 +73,55 @@ export interface LeftOrganizations {
 export function leaveOrganizations(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, principalId: string): Promise<LeftOrganizations> {
   return call(config, '/internal/accounts/leave', { principal_id: principalId });
 }
+
+export type DeviceLevel = 'read' | 'write';
+type HeldLevel = DeviceLevel | 'none';
+
+export interface HeldCatalog {
+  warehouse_id: string;
+  name: string;
+  my_level: HeldLevel;
+  my_via: string | null;
+}
+
+export interface DeviceCatalogs {
+  organization: { org_id: string; name: string; handle: string; role: 'admin' | 'member' };
+  /** Every catalog of the organisation the person holds read or write on. */
+  warehouses: HeldCatalog[];
+  /** The asked catalogs resolved (nothing asked: the default one), each with the level asked. */
+  requested: Array<HeldCatalog & { level: DeviceLevel }>;
+  created_catalog: { warehouse_id: string; name: string; project_id: string; status: string } | null;
+  /** The catalog an approval would create first (the organisation has none), when not asked to create it now. */
+  catalog_to_create: string | null;
+}
+
+/** The organisation a person approves a device login in, their catalogs and levels there, and the asked catalogs resolved. */
+export function deviceCatalogs(
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
+  q: { principalId: string; orgId?: string; requested: Array<{ ref: string; level: DeviceLevel }>; requestedLevel: DeviceLevel; ensureCatalog: boolean },
+): Promise<DeviceCatalogs> {
+  return call(config, '/internal/device/catalogs', {
+    principal_id: q.principalId, org_id: q.orgId, requested: q.requested, requested_level: q.requestedLevel, ensure_catalog: q.ensureCatalog,
+  });
+}
+
+/** What identity reads of the control plane's answer (the agent's view, its key and the connection block). */
+export interface CreatedAgent {
+  agent_id: string;
+  name: string;
+  org_id: string;
+  api_key: string;
+  key_id: string;
+  label: string;
+  connection: Record<string, unknown>;
+}
+
+/** An agent of the organisation with a first API key, made by `capBy` (the approver) and its grants capped again by their levels now (the control plane's POST /internal/agents). */
+export function createAgent(
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
+  a: { orgId: string; name: string; label: string; capBy: string; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; via: 'device' },
+): Promise<CreatedAgent> {
+  return call(config, '/internal/agents', {
+    org_id: a.orgId, name: a.name, label: a.label, cap_by: a.capBy, grants: a.grants, via: a.via,
+  });
+}

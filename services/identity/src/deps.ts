@@ -21,6 +21,8 @@ export interface IdentityDeps extends RedisDeps {
   /** Login attempts per caller address (120 an hour) and failures per account address (10 an hour). */
   loginAttempts: AttemptLimit;
   loginFailures: LoginFailures;
+  /** Device authorisation starts per caller address (60 an hour). */
+  deviceStarts: AttemptLimit;
 }
 
 export const identity = deployable<IdentityDeps>({
@@ -39,6 +41,7 @@ export const identity = deployable<IdentityDeps>({
       devCodes: new DevCodes(redis, config.redisPrefix, config.env !== 'production'),
       loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, config.loginAttemptsPerHour, 3600),
       loginFailures: new LoginFailures(redis, config.redisPrefix),
+      deviceStarts: new AttemptLimit(redis, `${config.redisPrefix}rl:device-starts:`, config.deviceStartsPerHour, 3600),
     };
   },
   // Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Db } from '@floe/db';
 import { forbidden } from '@floe/http';
-import { membershipsOf, type MembershipRecord } from '../store/memberships';
+import { activePrincipal, membershipsOf, type MembershipRecord } from '../store/memberships';
 import { isToken, type PrincipalKind } from './levels';
 
 // Who the caller is beyond its credential: the organisations it belongs to
@@ -33,6 +33,13 @@ export function loadAccess(db: Db): RequestHandler {
     req.access = { principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), memberships: await membershipsOf(db, c.principalId) };
     next();
   };
+}
+
+/** The access context of a principal acting through another service (identity's device approval): null for one that is not active. */
+export async function accessContextOf(db: Db, principalId: string): Promise<AccessContext | null> {
+  const p = await activePrincipal(db, principalId);
+  if (!p) return null;
+  return { principalId, kind: p.kind, email: p.email, token: isToken(p.kind), memberships: await membershipsOf(db, principalId) };
 }
 
 export function membershipIn(ctx: AccessContext, orgId: string | null): OrgMembership | null {

@@ -49,6 +49,7 @@ export async function listGrants(db: Db, w: VisibleWarehouse) {
 export async function putGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, principalId: string, level: 'read' | 'write'): Promise<{ target: OrgPrincipal; before: Access }> {
   await requireGranter(db, ctx, w, level);
   const target = await targetOf(db, w, principalId);
+  if (!target.active) throw conflict('principal_inactive', `${target.display ?? target.principalId} is suspended or revoked and takes no grant`, { principal_id: target.principalId });
   const before = accessOfPrincipal(target, w);
   if (before.via === 'admin' || (before.via === 'creator' && rank(level) <= rank(before.level))) {
     throw implicitGrant(target, before.via);

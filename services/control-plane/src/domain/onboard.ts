@@ -6,7 +6,8 @@ import { resolveWarehouse } from '../resolve';
 import { membershipsOf } from '../store/memberships';
 import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById } from '../store/organizations';
 import { createProject, type ProjectDeps } from './projects';
-import { createWarehouse, type CreateWarehouseDeps } from './warehouse-create';
+import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from './warehouse-create';
+import type { ProjectRow } from '../store/projects';
 import { handleCandidates, handleFrom } from './handles';
 import { activateOrganization, freeHandle } from './organizations';
 
@@ -61,23 +62,15 @@ export async function onboard(d: OnboardDeps, req: Request, ctx: AccessContext, 
     membership = ctx.memberships.find((m) => m.orgId === org.id)!;
   }
 
-  let project = await firstProjectOf(d.prisma, membership.orgId);
-  if (!project) {
-    project = await createProject(d, ctx, { name: (input.projectName ?? membership.name).slice(0, 63), orgId: membership.orgId });
-    await writeAudit(d.db, req, { action: 'project.create', orgId: membership.orgId, targetType: 'project', targetId: project.id, data: { name: project.name } });
-    created.project = true;
-  }
+  const first = await firstOrNewProject(d, req, ctx, membership.orgId, input.projectName ?? membership.name);
+  const project = first.project;
+  created.project = first.created;
   const projectId = project.id;
 
   const lakeRow = await liveWarehouseNamed(d.prisma, membership.orgId, FIRST_CATALOG);
   let warehouseId = lakeRow?.id;
   if (!lakeRow) {
-    const lake = await createWarehouse(d, ctx, project, { name: FIRST_CATALOG, formatVersion: 2, requestId: req.requestId });
-    await writeAudit(d.db, req, {
-      action: 'warehouse.create', orgId: membership.orgId, targetType: 'warehouse', targetId: lake.warehouse.id,
-      data: { name: FIRST_CATALOG, project_id: projectId, status: lake.status, bucket: lake.warehouse.tableBucket },
-    });
-    warehouseId = lake.warehouse.id;
+    warehouseId = (await createCatalogAudited(d, req, ctx, project, FIRST_CATALOG)).warehouse.id;
     created.warehouse = true;
   } else {
     // A `lake` left half-made by a storage outage is finished here.
@@ -89,6 +82,27 @@ export async function onboard(d: OnboardDeps, req: Request, ctx: AccessContext, 
     org: { org_id: membership.orgId, name: membership.name, handle: membership.handle, role: membership.role, joined_via: membership.joinedVia },
     projectId, warehouseId: warehouseId!, created, ctx,
   };
+}
+
+/** The organisation's oldest project (its default), or a new one named `name` (audited `project.create`) when it has none. */
+export async function firstOrNewProject(
+  d: OnboardDeps, req: Request, ctx: AccessContext, orgId: string, name: string,
+): Promise<{ project: ProjectRow; created: boolean }> {
+  const project = await firstProjectOf(d.prisma, orgId);
+  if (project) return { project, created: false };
+  const made = await createProject(d, ctx, { name: name.slice(0, 63), orgId });
+  await writeAudit(d.db, req, { action: 'project.create', orgId, targetType: 'project', targetId: made.id, data: { name: made.name } });
+  return { project: made, created: true };
+}
+
+/** A catalog of this name in the project, audited `warehouse.create` (the audit's actor is the request's caller). */
+export async function createCatalogAudited(d: OnboardDeps, req: Request, ctx: AccessContext, project: ProjectRow, name: string): Promise<CreatedWarehouse> {
+  const made = await createWarehouse(d, ctx, project, { name, formatVersion: 2, requestId: req.requestId });
+  await writeAudit(d.db, req, {
+    action: 'warehouse.create', orgId: project.orgId, targetType: 'warehouse', targetId: made.warehouse.id,
+    data: { name, project_id: project.id, status: made.status, bucket: made.warehouse.tableBucket },
+  });
+  return made;
 }
 
 /** A new active organisation with the person as its admin; the handle is the asked one (409 handle_taken) or derived and made unique. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { badRequest, conflict, limitExceeded, notFound } from '@floe/http';
+import { conflict, HttpError, limitExceeded, notFound } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
-import type { AccessContext } from '../access/context';
+import type { AccessContext, OrgMembership } from '../access/context';
 import type { ProjectRow } from '../store/projects';
 import { insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../store/projects';
 import { FREE_PLAN } from './plans';
@@ -10,19 +10,29 @@ import { FREE_PLAN } from './plans';
 // the deployment's own is offered; names are unique in an organisation (or
 // among an owner's projects outside any), and the plan bounds their number.
 
-/** The organisation a new project (or an onboarding) lands in: the named one, the only one, or none. */
-export function orgForCreate(ctx: AccessContext, orgId: string | undefined): string | null {
+/**
+ * The organisation the caller acts in: the named one (id or handle; 404
+ * `org_not_found` outside it), the only one, or none. Belonging to several
+ * without naming one is `org_required`, answered with the status the route's
+ * spec gives (projects 400, device approval 409).
+ */
+export function chosenMembership(ctx: AccessContext, orgId: string | undefined, status: 400 | 409): OrgMembership | null {
   if (orgId !== undefined) {
     const m = ctx.memberships.find((x) => x.orgId === orgId || x.handle === orgId);
     if (!m) throw notFound('org_not_found', `no organisation ${JSON.stringify(orgId)} that you belong to`);
-    return m.orgId;
+    return m;
   }
   if (ctx.memberships.length > 1) {
-    throw badRequest('org_required', 'you belong to several organisations; name one with org_id', {
+    throw new HttpError(status, 'org_required', 'you belong to several organisations; name one with org_id', {
       available: ctx.memberships.map((m) => ({ org_id: m.orgId, name: m.name, handle: m.handle })),
     });
   }
-  return ctx.memberships[0]?.orgId ?? null;
+  return ctx.memberships[0] ?? null;
+}
+
+/** The organisation a new project (or an onboarding) lands in: the named one, the only one, or none. */
+export function orgForCreate(ctx: AccessContext, orgId: string | undefined): string | null {
+  return chosenMembership(ctx, orgId, 400)?.orgId ?? null;
 }
 
 export interface ProjectDeps {

@@ -10,6 +10,8 @@ export interface OrgPrincipal {
   display: string | null;
   role: 'admin' | 'member';
   confined: boolean;
+  /** A suspended principal (a revoked agent) is listed but takes no new grant. */
+  active: boolean;
   joinedAt: Date;
   grant: { level: Level; grantedBy: string | null; grantedAt: Date } | null;
 }
@@ -17,22 +19,22 @@ export interface OrgPrincipal {
 /** The principals of the warehouse's organisation (or, outside any, its project's owner), oldest membership first; or only `principalId`. */
 export async function orgPrincipals(db: Db, w: { id: string; orgId: string | null; projectOwner: string }, principalId?: string): Promise<OrgPrincipal[]> {
   if (!w.orgId) {
-    const p = await db.principal.findUnique({ where: { id: w.projectOwner }, select: { id: true, kind: true, email: true, displayName: true, createdAt: true } });
-    return p ? [{ principalId: p.id, kind: p.kind, display: p.email ?? p.displayName, role: 'admin', confined: true, joinedAt: p.createdAt, grant: null }] : [];
+    const p = await db.principal.findUnique({ where: { id: w.projectOwner }, select: { id: true, kind: true, email: true, displayName: true, createdAt: true, status: true } });
+    return p ? [{ principalId: p.id, kind: p.kind, display: p.email ?? p.displayName, role: 'admin', confined: true, active: p.status === 'active', joinedAt: p.createdAt, grant: null }] : [];
   }
   // Raw: joins principals and the warehouse's grants to memberships (no relations declared).
   const rows = await db.$queryRaw<Array<{
-    principal_id: string; role: 'admin' | 'member'; confined: boolean; joined_at: Date; kind: OrgPrincipal['kind']; display: string | null;
+    principal_id: string; role: 'admin' | 'member'; confined: boolean; joined_at: Date; active: boolean; kind: OrgPrincipal['kind']; display: string | null;
     level: Level | null; granted_by: string | null; granted_at: Date | null;
   }>>`
-    SELECT m.principal_id, m.role, m.confined, m.created_at AS joined_at, p.kind::text AS kind, COALESCE(p.email, p.display_name) AS display,
+    SELECT m.principal_id, m.role, m.confined, m.created_at AS joined_at, p.status = 'active' AS active, p.kind::text AS kind, COALESCE(p.email, p.display_name) AS display,
            g.level, g.granted_by, g.granted_at
       FROM memberships m JOIN principals p ON p.id = m.principal_id
       LEFT JOIN warehouse_grants g ON g.warehouse_id = ${w.id} AND g.principal_id = m.principal_id
      WHERE m.org_id = ${w.orgId} AND p.status <> 'deleted' ${principalId ? Prisma.sql`AND m.principal_id = ${principalId}` : Prisma.empty}
      ORDER BY m.created_at, m.principal_id`;
   return rows.map((r) => ({
-    principalId: r.principal_id, kind: r.kind, display: r.display, role: r.role, confined: r.confined, joinedAt: r.joined_at,
+    principalId: r.principal_id, kind: r.kind, display: r.display, role: r.role, confined: r.confined, active: r.active, joinedAt: r.joined_at,
     grant: r.level ? { level: r.level, grantedBy: r.granted_by, grantedAt: r.granted_at! } : null,
   }));
 }

@@ -22,6 +22,11 @@ export async function membershipsOf(db: Db, principalId: string): Promise<Member
   return rows.map((r) => ({ orgId: r.org_id, name: r.name, handle: r.handle, role: r.role, confined: r.confined, joinedVia: r.joined_via }));
 }
 
+/** A principal that is active: its kind and address. */
+export function activePrincipal(db: Db, id: string): Promise<{ kind: 'human' | 'agent' | 'mcp' | 'operator'; email: string | null } | null> {
+  return db.principal.findFirst({ where: { id, status: 'active' }, select: { kind: true, email: true } });
+}
+
 export interface PrincipalLabel {
   id: string;
   kind: string;

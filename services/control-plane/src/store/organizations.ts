@@ -64,6 +64,11 @@ export function liveWarehouseNamed(db: Db, orgId: string, name: string): Promise
   return db.warehouse.findFirst({ where: { orgId, name, status: { in: ['creating', 'provisioning', 'ready'] } }, select: { id: true, projectId: true } });
 }
 
+/** Whether the organisation holds any catalog that is not being deleted. */
+export async function holdsLiveWarehouse(db: Db, orgId: string): Promise<boolean> {
+  return (await db.warehouse.count({ where: { orgId, status: { in: ['creating', 'provisioning', 'ready'] } } })) > 0;
+}
+
 /** Per organisation the person belongs to: their role, and how many other members and other human admins (tokens never count) it has. */
 export async function standingIn(db: Db, principalId: string): Promise<Array<{ orgId: string; handle: string; role: string; otherMembers: number; otherAdmins: number }>> {
   // Raw: counts per organisation over memberships joined to organisations (no relation declared).

@@ -8,7 +8,7 @@ import { createPrincipalWithKey } from '../domain/principals';
 import { invitationMail } from '../mail/messages';
 import { iso, keyView } from '../responses';
 import { revokeApiKey } from '../store/api-keys';
-import { acceptTerms, credentialsOf, suspendPrincipal } from '../store/principals';
+import { acceptTerms, credentialsOf, renamePrincipal, revokeKeysOf, suspendPrincipal } from '../store/principals';
 
 const CreatePrincipal = z.object({
   kind: z.enum(['human', 'agent', 'operator']).default('human'),
@@ -45,13 +45,28 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
     },
   });
 
+  // `revoke_keys`: the control plane's agent revocation — every key refused at once, and the agent suspended.
   route(app, '/internal/principals/:principal_id/suspend', {
     post: async (req, res) => {
+      const body = parse(z.object({ revoke_keys: z.boolean().default(false) }), req.body ?? {});
       const id = String(req.params.principal_id);
-      const p = await suspendPrincipal(d.prisma, id);
+      const { p, keysRevoked } = await d.prisma.$transaction(async (tx) => ({
+        p: await suspendPrincipal(tx, id),
+        keysRevoked: body.revoke_keys ? await revokeKeysOf(tx, id) : 0,
+      }));
       if (!p) throw notFound('principal_not_found', `no principal ${id}`);
       await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
-      res.json({ principal_id: p.principalId, kind: p.kind, status: p.status, suspended_at: iso(p.suspendedAt) });
+      res.json({ principal_id: p.principalId, kind: p.kind, status: p.status, suspended_at: iso(p.suspendedAt), keys_revoked: keysRevoked });
+    },
+  });
+
+  // An agent's name is its principal's display name (the control plane renames agents through here).
+  route(app, '/internal/principals/:principal_id', {
+    patch: async (req, res) => {
+      const body = parse(z.object({ display_name: z.string().trim().min(1).max(200) }), req.body);
+      const id = String(req.params.principal_id);
+      if (!(await renamePrincipal(d.prisma, id, body.display_name))) throw notFound('principal_not_found', `no principal ${id}`);
+      res.json({ principal_id: id, display_name: body.display_name });
     },
   });
 

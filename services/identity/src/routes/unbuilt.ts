@@ -6,15 +6,10 @@ import type { IdentityDeps } from '../deps';
 // answers 501 in the error envelope (listed in the README), never a fake.
 // Those the spec gives a caller authenticate first (an unauthenticated call
 // is 401, as it will be once built); those it marks "Auth none" (sign-up,
-// login, refresh, recovery, the device poll, the OAuth server's endpoints)
+// login, refresh, recovery, the OAuth server's endpoints)
 // answer 501 to anyone.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/auth/device', ['post'], 'device authorisation', NONE],
-  ['/v1/auth/device/pending', ['get'], 'device authorisation'],
-  ['/v1/auth/device/approve', ['post'], 'device authorisation'],
-  ['/v1/auth/device/status', ['get'], 'device authorisation'],
-  ['/v1/auth/device/token', ['post'], 'device authorisation', NONE],
   ['/.well-known/oauth-authorization-server', ['get'], 'the OAuth authorization server', NONE],
   ['/oauth/authorize', ['get'], 'the OAuth authorization server', NONE],
   ['/oauth/token', ['post'], 'the OAuth authorization server', NONE],

@@ -36,6 +36,18 @@ export async function suspendPrincipal(db: Db, principalId: string): Promise<Pri
   return p ? toRecord(p) : null;
 }
 
+/** Revokes every live key of the principal at once; how many. */
+export async function revokeKeysOf(db: Db, principalId: string): Promise<number> {
+  const { count } = await db.apiKey.updateMany({ where: { principalId, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count;
+}
+
+/** Renames a principal that is not deleted (an agent's name is its display name); false when there is none. */
+export async function renamePrincipal(db: Db, principalId: string, displayName: string): Promise<boolean> {
+  const { count } = await db.principal.updateMany({ where: { id: principalId, status: { not: 'deleted' } }, data: { displayName } });
+  return count > 0;
+}
+
 /** The live (not deleted) account holding this address, if any. */
 export async function accountByEmail(db: Db, email: string): Promise<PrincipalRecord | null> {
   const p = await db.principal.findFirst({ where: { email, status: { not: 'deleted' } }, select: record, orderBy: { createdAt: 'asc' } });
@@ -85,8 +97,7 @@ export async function insertPersonWithPassword(db: Db, p: { id: string; email: s
 export async function markDeleted(db: Db, principalId: string): Promise<{ keysRevoked: number }> {
   const now = new Date();
   await db.principal.update({ where: { id: principalId }, data: { status: 'deleted', deletedAt: now, passwordHash: null } });
-  const { count } = await db.apiKey.updateMany({ where: { principalId, revokedAt: null }, data: { revokedAt: now } });
-  return { keysRevoked: count };
+  return { keysRevoked: await revokeKeysOf(db, principalId) };
 }
 
 /** The person proved they receive mail at their address (a code or a link reached them). */

@@ -1,0 +1,128 @@
+import type { FloeConfig } from '@floe/config';
+import type { PrismaClient } from '@floe/db';
+import { conflict, forbidden, notFound } from '@floe/http';
+import type { AccessContext, OrgMembership } from '../access/context';
+import { createAgentPrincipal, revokePrincipal } from '../identity-client';
+import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../store/agents';
+import { addMembership, underOrganizationLock } from '../store/members';
+import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
+import { membershipFor } from './orgs';
+
+// Spec: Organisations and agents — token records. An agent is a principal
+// (identity creates it and its key) that is a member of one organisation with
+// a role and grants (written here). A member token sees only the catalogs it
+// was granted; an admin token sees every catalog. Admins create agents of
+// either role with any grants; members only member agents, each grant capped
+// by their own level. Names are unique among an organisation's live agents.
+
+export interface AgentDeps {
+  prisma: PrismaClient;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+}
+
+export interface AgentDetail {
+  orgId: string;
+  agent: AgentRecord;
+  grants: HeldGrant[];
+  keys?: AgentKey[];
+}
+
+export interface NewAgent {
+  name: string;
+  role: 'admin' | 'member';
+  grants: AskedGrant[];
+  /** The first key's label (device logins: the host). */
+  label: string;
+  /** `agent` from the route, `device` from an approved device login. */
+  joinedVia: 'agent' | 'device';
+}
+
+export const insufficientRole = (m: OrgMembership, what: string) =>
+  forbidden('insufficient_role', `${what} is for an admin of ${m.handle}; you are a member`, { role: m.role, needed: 'admin' });
+
+export const nameTaken = (name: string, id: string) =>
+  conflict('already_exists', `a live agent named ${name} already exists in this organisation`, { agent_id: id, remedy: 'choose another name, or revoke the other agent first' });
+
+/** A token whose creator is no longer a live member of the organisation makes no tokens (403 `creator_revoked`). */
+async function requireLiveCreator(prisma: PrismaClient, ctx: AccessContext, orgId: string): Promise<void> {
+  if (!ctx.token) return;
+  const [me] = await agentsOf(prisma, orgId, { idOrName: ctx.principalId });
+  const creator = me?.createdBy?.principalId;
+  if (!creator) return;
+  const members = await prisma.membership.count({ where: { orgId, principalId: creator } });
+  const live = await prisma.principal.count({ where: { id: creator, status: 'active' } });
+  if (!members || !live) throw forbidden('creator_revoked', 'the person who made this token is no longer in the organisation; it cannot make tokens', { created_by: creator });
+}
+
+/** A free name for a device login's agent: the host's, or the host's with the first free `-n`. */
+function freeName(wanted: string, taken: Set<string>): string {
+  if (!taken.has(wanted)) return wanted;
+  for (let n = 2; ; n++) if (!taken.has(`${wanted}-${n}`)) return `${wanted}-${n}`;
+}
+
+/** POST /v1/orgs/{org_id}/agents (and an approved device login, which caps rather than refuses): the agent with its key, shown once. */
+export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle: string, a: NewAgent, mode: 'refuse' | 'cap' = 'refuse') {
+  // authorize
+  const m = membershipFor(ctx, orgIdOrHandle);
+  if (a.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'an admin agent');
+  await requireLiveCreator(d.prisma, ctx, m.orgId);
+  const grants = await grantsWithin(d.prisma, ctx, m, a.grants, mode);
+
+  // act: identity makes the principal and its key; the membership and grants follow under the organisation's lock
+  const live = () => agentsOf(d.prisma, m.orgId);
+  const before = await live();
+  const name = a.joinedVia === 'device' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
+  const same = before.find((x) => x.name === name);
+  if (same) throw nameTaken(name, same.agentId);
+  const created = await createAgentPrincipal(d.config, name, a.label);
+  try {
+    await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
+      const rival = (await agentsOf(tx, m.orgId, { idOrName: name })).find((x) => x.name === name);
+      if (rival) throw nameTaken(name, rival.agentId);
+      await addMembership(tx, { orgId: m.orgId, principalId: created.principal_id, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId });
+      await replaceGrants(tx, m.orgId, created.principal_id, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
+    });
+  } catch (e) {
+    // The principal exists but joined nothing: its key is never shown, and it is refused from now on.
+    await revokePrincipal(d.config, created.principal_id).catch(() => undefined);
+    throw e;
+  }
+  const detail = await agentDetail(d.prisma, m.orgId, created.principal_id);
+  return { ...detail, apiKey: created.api_key, keyId: created.key_id, label: a.label };
+}
+
+/** GET …/agents: the organisation's token records (any member reads them), revoked ones too when asked. */
+export async function listAgents(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string, includeRevoked: boolean): Promise<{ orgId: string; agents: AgentDetail[] }> {
+  const m = membershipFor(ctx, orgIdOrHandle);
+  const agents = await agentsOf(prisma, m.orgId, { includeRevoked });
+  const held = await heldGrants(prisma, m.orgId, agents);
+  return { orgId: m.orgId, agents: agents.map((agent) => ({ orgId: m.orgId, agent, grants: held.get(agent.agentId) ?? [] })) };
+}
+
+/** One token record by id, or by name among the live ones: 404 `token_not_found`, 409 `ambiguous_name`. */
+export async function findAgent(prisma: PrismaClient, orgId: string, idOrName: string): Promise<AgentRecord> {
+  const found = await agentsOf(prisma, orgId, { idOrName, includeRevoked: true });
+  const byId = found.find((a) => a.agentId === idOrName);
+  if (byId) return byId;
+  const live = found.filter((a) => a.status === 'active');
+  const named = live.length ? live : found;
+  if (named.length > 1) {
+    throw conflict('ambiguous_name', `${named.length} agents are named ${idOrName}; use an agent_id`, {
+      candidates: named.map((a) => ({ agent_id: a.agentId, name: a.name, status: a.status, created_at: a.createdAt.toISOString() })),
+    });
+  }
+  if (!named.length) throw notFound('token_not_found', `no agent with id or name ${JSON.stringify(idOrName)} in this organisation`, { remedy: 'GET /v1/orgs/{org_id}/agents lists them' });
+  return named[0];
+}
+
+/** GET …/agents/{id}: the record, its grants and its keys (never a secret). */
+export async function getAgent(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string, idOrName: string): Promise<AgentDetail> {
+  const m = membershipFor(ctx, orgIdOrHandle);
+  return agentDetail(prisma, m.orgId, (await findAgent(prisma, m.orgId, idOrName)).agentId);
+}
+
+export async function agentDetail(prisma: PrismaClient, orgId: string, agentId: string): Promise<AgentDetail> {
+  const [agent] = await agentsOf(prisma, orgId, { idOrName: agentId, includeRevoked: true });
+  const held = await heldGrants(prisma, orgId, [agent]);
+  return { orgId, agent, grants: held.get(agentId) ?? [], keys: await keysOf(prisma, agentId) };
+}

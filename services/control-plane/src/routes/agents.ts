@@ -1,0 +1,83 @@
+import type { Express, Request } from 'express';
+import { z } from 'zod';
+import { badRequest, parse, route, writeAudit } from '@floe/http';
+import type { ControlPlaneDeps } from '../deps';
+import { requireRecentSignIn } from '../access/require';
+import { editAgent, revokeAgent } from '../domain/agent-changes';
+import type { AskedGrant } from '../domain/agent-grants';
+import { createAgent, getAgent, listAgents } from '../domain/agents';
+import { roleOf } from '../domain/orgs';
+import { agentView } from '../responses';
+
+// Spec: Organisations and agents — token records (the rules are in
+// domain/agents.ts and domain/agent-changes.ts). Creating, changing and
+// revoking are sensitive changes (Authentication 7).
+
+const Name = z.string().trim().min(1).max(100);
+const Role = z.enum(['admin', 'member', 'owner']);
+const Grants = z.array(z.object({ warehouse_id: z.string().min(1).max(200), level: z.enum(['read', 'write']) }).strict()).max(200);
+const Refs = z.array(z.union([z.string().min(1).max(200), z.object({ warehouse_id: z.string().min(1).max(200) })])).max(200);
+
+const CreateAgent = z.object({ name: Name, role: Role.default('member'), grants: Grants.optional(), warehouses: Refs.optional(), warehouse_ids: Refs.optional() });
+const EditAgent = z.object({ name: Name.optional(), role: Role.optional(), grants: Grants.optional() });
+
+const DEPRECATION = '`warehouses`/`warehouse_ids` are read as write grants for one more version; send grants: [{warehouse_id, level}]';
+
+const asked = (g: z.infer<typeof Grants>): AskedGrant[] => g.map((x) => ({ warehouse: x.warehouse_id, level: x.level }));
+
+/** The grants of a create body; the older lists as write grants, with the deprecation to say so. */
+function grantsOfCreate(b: z.infer<typeof CreateAgent>): { grants: AskedGrant[]; deprecation?: string } {
+  const legacy = b.warehouses ?? b.warehouse_ids;
+  if (legacy && b.grants) throw badRequest('invalid_value', 'send grants, or the older warehouses list, not both', { field: 'grants' });
+  if (!legacy) return { grants: asked(b.grants ?? []) };
+  return { grants: legacy.map((r) => ({ warehouse: typeof r === 'string' ? r : r.warehouse_id, level: 'write' as const })), deprecation: DEPRECATION };
+}
+
+const includeRevoked = (req: Request) => req.query.include_revoked === 'true';
+
+export function mountAgents(app: Express, d: ControlPlaneDeps): void {
+  const sensitive = [...d.authed, requireRecentSignIn(d.prisma)];
+
+  route(app, '/v1/orgs/:org_id/agents', {
+    get: [...d.authed, async (req, res) => {
+      const { orgId, agents } = await listAgents(d.prisma, req.access!, String(req.params.org_id), includeRevoked(req));
+      res.json({ org_id: orgId, agents: agents.map(agentView), count: agents.length });
+    }],
+    post: [...sensitive, async (req, res) => {
+      const body = parse(CreateAgent, req.body);
+      const { grants, deprecation } = grantsOfCreate(body);
+      const r = await createAgent(d, req.access!, String(req.params.org_id), { name: body.name, role: roleOf(body.role), grants, label: body.name, joinedVia: 'agent' });
+      const view = agentView(r);
+      await writeAudit(d.db, req, { action: 'agent.create', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId, data: { name: r.agent.name, role: r.agent.role, grants: view.grants, key_id: r.keyId } });
+      res.status(201).json({
+        ...view, api_key: r.apiKey, key_id: r.keyId, label: r.label, ...(deprecation ? { deprecation } : {}),
+        note: 'The API key is shown once; store it now. DELETE /v1/orgs/{org_id}/agents/{agent_id} revokes it.',
+      });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/agents/:agent_id', {
+    get: [...d.authed, async (req, res) => {
+      res.json(agentView(await getAgent(d.prisma, req.access!, String(req.params.org_id), String(req.params.agent_id))));
+    }],
+    patch: [...sensitive, async (req, res) => {
+      const body = parse(EditAgent, req.body ?? {});
+      const r = await editAgent(d, req.access!, String(req.params.org_id), String(req.params.agent_id), {
+        name: body.name, role: body.role ? roleOf(body.role) : undefined, grants: body.grants ? asked(body.grants) : undefined,
+      });
+      const view = agentView(r);
+      const previous = { name: r.previous.name, role: r.previous.role, confined: r.previous.confined, grants: agentView({ ...r, grants: r.previous.grants }).grants };
+      if (r.changes.length) {
+        await writeAudit(d.db, req, { action: 'agent.update', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId, data: { changes: r.changes, role: r.agent.role, previous_role: r.previous.role, grants: view.grants, previous } });
+      }
+      res.json({ ...view, updated: r.changes, previous });
+    }],
+    delete: [...sensitive, async (req, res) => {
+      const r = await revokeAgent(d, req.access!, String(req.params.org_id), String(req.params.agent_id));
+      if (!r.alreadyRevoked) {
+        await writeAudit(d.db, req, { action: 'agent.revoke', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId, data: { name: r.agent.name, keys_revoked: r.keysRevoked, grants_removed: r.grantsRemoved } });
+      }
+      res.json({ ...agentView(r), revoked: true, already_revoked: r.alreadyRevoked, keys_revoked: r.keysRevoked, grants_removed: r.grantsRemoved });
+    }],
+  });
+}

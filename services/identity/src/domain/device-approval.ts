@@ -1,0 +1,166 @@
+import type { Request } from 'express';
+import type { FloeConfig } from '@floe/config';
+import type { PrismaClient } from '@floe/db';
+import { badRequest, forbidden, notFound, writeAudit, type Caller, type SqlClient } from '@floe/http';
+import { deviceCatalogs, type DeviceCatalogs, type DeviceLevel } from '../control-plane-client';
+import { decideDeviceLogin, deviceLoginByUserCode, type AskedCatalog, type DeviceLoginRecord, type GivenCatalog } from '../store/device-logins';
+import { expiresIn, keyLabelOf, statusOf } from './device-codes';
+
+// Spec: GET /v1/auth/device/pending, POST /v1/auth/device/approve, GET
+// /v1/auth/device/status — the person's half of a command-line login, a
+// person's act (tokens get 403). Reading decides nothing. Approving records
+// the catalogs chosen at levels capped by the approver's own (the control
+// plane's levels, read through its internal route); the agent is made only
+// when the machine collects the key.
+
+export interface DeviceApprovalDeps {
+  prisma: PrismaClient;
+  db: SqlClient;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+}
+
+const RANK: Record<DeviceLevel | 'none', number> = { none: 0, read: 1, write: 2 };
+
+/** The lower of the asked level and the one held; null when nothing is held. */
+const capped = (asked: DeviceLevel, held: DeviceLevel | 'none'): DeviceLevel | null => (held === 'none' ? null : RANK[held] < RANK[asked] ? held : asked);
+
+function requirePerson(caller: Caller): void {
+  if (caller.kind !== 'human') throw forbidden('forbidden', 'deciding a device login is a person\'s act; a token cannot do it');
+}
+
+/** A login still waiting for a decision; 404 `device_code_not_found` for an unknown, decided or expired one. */
+async function pendingLogin(d: DeviceApprovalDeps, userCode: string): Promise<DeviceLoginRecord> {
+  const l = await deviceLoginByUserCode(d.prisma, userCode);
+  // One answer whatever the reason: whether another person decided it is theirs to see (the status route).
+  if (!l || statusOf(l) !== 'pending') throw notFound('device_code_not_found', `no device login waiting for a decision has the code ${userCode}`);
+  return l;
+}
+
+const decidedMeanwhile = (userCode: string) => notFound('device_code_not_found', `the device login ${userCode} was decided, or expired, meanwhile`);
+
+const refOf = (c: AskedCatalog) => ({ ref: (c.warehouse_id ?? c.name)!, level: c.level });
+
+export async function pendingDeviceLogin(d: DeviceApprovalDeps, caller: Caller, userCode: string, orgId: string | undefined) {
+  requirePerson(caller);
+  const l = await pendingLogin(d, userCode);
+  const cat = await deviceCatalogs(d.config, { principalId: caller.principalId, orgId, requested: l.requested.map(refOf), requestedLevel: l.requestedLevel, ensureCatalog: false });
+  const asked = new Map(cat.requested.map((r) => [r.warehouse_id, r.level]));
+  const requested = cat.requested.map((r) => ({ warehouse_id: r.warehouse_id, name: r.name, level: capped(r.level, r.my_level) }));
+  const warehouses: Array<Record<string, unknown>> = cat.warehouses.map((w) => {
+    const level = asked.get(w.warehouse_id);
+    return {
+      warehouse_id: w.warehouse_id, name: w.name, level: level ? capped(level, w.my_level) : null, my_level: w.my_level, my_via: w.my_via,
+      capped: level ? RANK[w.my_level] < RANK[level] : false, pending: false, requested: level !== undefined,
+    };
+  });
+  // An organisation without a catalog gets one at approval; the person will create it, so holds write on it.
+  if (cat.catalog_to_create) {
+    warehouses.push({ warehouse_id: null, name: cat.catalog_to_create, level: l.requestedLevel, my_level: 'write', my_via: 'creator', capped: false, pending: true, requested: true });
+  }
+  const levels = warehouses.map((w) => w.level as DeviceLevel | null).filter((x) => x !== null);
+  return {
+    ...describe(l),
+    requested_level: l.requestedLevel,
+    level: levels.length ? levels.reduce((a, b) => (RANK[b] > RANK[a] ? b : a)) : null,
+    organization: cat.organization,
+    warehouses,
+    requested,
+    expires_in: expiresIn(l),
+  };
+}
+
+export interface DeviceDecision {
+  userCode: string;
+  deny: boolean;
+  orgId?: string;
+  /** The catalogs chosen, each at a level (default: the asked level); absent: what the machine asked for. */
+  warehouses?: Array<Omit<AskedCatalog, 'level'> & { level?: DeviceLevel }>;
+  /** The older spelling: narrows the set (ids or names), at `level` or the asked level. */
+  warehouseIds?: string[];
+  /** The older spelling: lowers every level to at most this. */
+  level?: DeviceLevel;
+}
+
+export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, caller: Caller, c: DeviceDecision) {
+  // authorize
+  requirePerson(caller);
+  const l = await pendingLogin(d, c.userCode);
+  if (c.deny) {
+    if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'denied', decidedBy: caller.principalId, orgId: null, grants: null }))) throw decidedMeanwhile(c.userCode);
+    await writeAudit(d.db, req, { action: 'device.deny', targetType: 'device_login', targetId: l.id, data: { client_name: l.clientName, hostname: l.hostname } });
+    return { approved: false, ...decisionView(l, null, null), note: 'Refused: the machine is told so when it next polls.' };
+  }
+
+  // validate: the chosen set, in the newer or the older spelling
+  const chosen: AskedCatalog[] = c.warehouses?.map((w) => ({ ...w, level: w.level ?? l.requestedLevel }))
+    ?? c.warehouseIds?.map((ref) => ({ name: ref, level: l.requestedLevel }))
+    ?? l.requested;
+  if (c.warehouses?.length === 0 || c.warehouseIds?.length === 0) {
+    throw badRequest('invalid_value', 'choose at least one catalog, or refuse with "deny": true', { field: c.warehouses ? 'warehouses' : 'warehouse_ids' });
+  }
+  const asked = chosen.map((x) => ({ ...refOf(x), level: c.level && RANK[c.level] < RANK[x.level] ? c.level : x.level }));
+
+  // act: an organisation without a catalog gets `demo_data` first; levels are capped by the approver's own
+  const cat = await deviceCatalogs(d.config, {
+    principalId: caller.principalId, orgId: c.orgId, requested: asked, requestedLevel: c.level ?? l.requestedLevel, ensureCatalog: true,
+  });
+  const grants = grantsOf(cat);
+  if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'approved', decidedBy: caller.principalId, orgId: cat.organization.org_id, grants }))) {
+    throw decidedMeanwhile(c.userCode);
+  }
+  await writeAudit(d.db, req, {
+    action: 'device.approve', orgId: cat.organization.org_id, targetType: 'device_login', targetId: l.id,
+    data: { client_name: l.clientName, hostname: l.hostname, grants, created_catalog: cat.created_catalog?.warehouse_id ?? null },
+  });
+  return {
+    approved: true,
+    ...decisionView(l, cat.organization.org_id, grants),
+    note: `Approved: the agent ${l.clientName} is made when the machine collects its key (within ${expiresIn(l)} s).`,
+  };
+}
+
+/** What the approver gives: each resolved catalog once, at the asked level capped by their own; 403 on one they hold nothing on. */
+function grantsOf(cat: DeviceCatalogs): GivenCatalog[] {
+  const given = new Map<string, GivenCatalog>();
+  for (const r of cat.requested) {
+    const level = capped(r.level, r.my_level);
+    if (!level) throw forbidden('forbidden', `you hold nothing on the catalog ${r.name}, so you cannot give it`, { warehouse_id: r.warehouse_id });
+    const before = given.get(r.warehouse_id);
+    if (!before || RANK[level] > RANK[before.level]) given.set(r.warehouse_id, { warehouse_id: r.warehouse_id, name: r.name, level });
+  }
+  return [...given.values()];
+}
+
+function describe(l: DeviceLoginRecord) {
+  return { user_code: l.userCode, client: l.client, hostname: l.hostname, client_name: l.clientName };
+}
+
+function decisionView(l: DeviceLoginRecord, orgId: string | null, grants: GivenCatalog[] | null) {
+  const top = grants?.length ? grants.map((g) => g.level).reduce((a, b) => (RANK[b] > RANK[a] ? b : a)) : null;
+  return {
+    claimed: false,
+    ...describe(l),
+    label: keyLabelOf(l),
+    requested_level: l.requestedLevel,
+    connection: grants ? { name: l.clientName, level: top, org_id: orgId, warehouses: grants } : null,
+    expires_in: expiresIn(l),
+  };
+}
+
+/** A pending login to any signed-in person; a decided one only to the person who decided it (404 to anyone else). */
+export async function deviceLoginStatus(d: DeviceApprovalDeps, caller: Caller, userCode: string) {
+  requirePerson(caller);
+  const l = await deviceLoginByUserCode(d.prisma, userCode);
+  if (!l || (l.decidedBy !== null && l.decidedBy !== caller.principalId)) throw notFound('device_code_not_found', `no device login has the code ${userCode}`);
+  const status = statusOf(l);
+  return {
+    user_code: l.userCode,
+    status,
+    claimed: l.status === 'used',
+    client: l.client,
+    hostname: l.hostname,
+    client_name: l.clientName,
+    expires_in: expiresIn(l),
+    connection: l.grants ? { name: l.clientName, org_id: l.orgId, agent_id: l.agentId, warehouses: l.grants } : null,
+  };
+}
