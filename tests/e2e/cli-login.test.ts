@@ -10,7 +10,8 @@ import { join as joinOrg, newWarehouse, uniq } from './control-plane-helpers';
 import { bearer, gateway, newPrincipal, stack, type NewPrincipal } from './helpers';
 import { floe, startFloe, tempConfigDir, type Running } from '../support/floe-cli';
 
-const USER_CODE = /\b([A-Z0-9]{4}-[A-Z0-9]{4})\b/;
+/** The last of the three lines `floe login` prints before it waits: the code is on it, the link above it. */
+const LAST_LINE = /\(or go to https?:\/\/\S+ and enter ([A-Z0-9]{4}-[A-Z0-9]{4})\)/;
 
 let admin: string;
 let member: NewPrincipal;
@@ -40,7 +41,7 @@ async function startLogin(args: string[]): Promise<{ login: Running; code: strin
   dirs.push(cleanup);
   const login = startFloe(['login', '--no-open', '--base-url', stack().base_url, ...args], { FLOE_CONFIG_DIR: dir });
   running.push(login);
-  const [, code] = await login.waitFor(USER_CODE);
+  const [, code] = await login.waitFor(LAST_LINE);
   return { login, code, dir };
 }
 
@@ -49,7 +50,7 @@ const approve = (key: string, body: Record<string, unknown>) => gateway().post('
 test('approved at read on one catalog: the agent key is stored 0600, sees exactly that catalog, and logout revokes it', async () => {
   const name = `laptop-${uniq()}`;
   const { login, code, dir } = await startLogin(['--name', name, '--catalog', 'lake:read']);
-  expect(login.stdout()).toMatch(/https?:\/\/\S+/);
+  expect(login.stdout()).toMatch(new RegExp(`^  https?://\\S+${code}\\S*$`, 'm'));
 
   // What the binary asked for, as the approving person sees it.
   const pending = await gateway().get('/v1/auth/device/pending').query({ user_code: code }).set(bearer(admin));
