@@ -1,0 +1,8 @@
+// Plain-text tables for the terminal: left-aligned columns, two spaces apart,
+// a header row, no borders (easy to read and to grep). Pure.
+
+export function renderTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
