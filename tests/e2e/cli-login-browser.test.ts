@@ -43,8 +43,8 @@ async function startLogin(args: string[]) {
   return { login, address, code, dir };
 }
 
-test('approved on the page: floe stores the key and lists exactly the approved catalogs at the approved levels', async () => {
-  const { login, address, dir } = await startLogin(['--name', 'build-box', '--catalog', 'lake:write', '--catalog', 'scratch:write']);
+/** Opens the address floe printed; signed out, the page sends the person to sign in and back. */
+async function openSignedIn(address: string) {
   const page = await browser().newPage();
   await page.goto(address);
   await page.waitForURL(/\/app\/login\?return_to=/);
@@ -52,6 +52,12 @@ test('approved on the page: floe stores the key and lists exactly the approved c
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(address);
+  return page;
+}
+
+test('approved on the page: floe stores the key and lists exactly the approved catalogs at the approved levels', async () => {
+  const { login, address, dir } = await startLogin(['--name', 'build-box', '--catalog', 'lake:write', '--catalog', 'scratch:write']);
+  const page = await openSignedIn(address);
   await page.getByText('as the agent “build-box”').waitFor();
   await page.getByLabel('scratch', { exact: true }).uncheck();
   await page.getByLabel('Level on lake', { exact: true }).selectOption('read');
@@ -73,13 +79,7 @@ test('approved on the page: floe stores the key and lists exactly the approved c
 
 test('denied on the page: floe says so and exits 1', async () => {
   const { login, address } = await startLogin([]);
-  const page = await browser().newPage();
-  await page.goto(stack().base_url + '/app/login');
-  await page.getByLabel('Email address').fill(person.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/app\/account/);
-  await page.goto(address);
+  const page = await openSignedIn(address);
   await page.getByRole('button', { name: 'Deny' }).click();
   await page.getByRole('status').filter({ hasText: 'Denied' }).waitFor();
   await page.close();
