@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from './api-key';
 
 // Device tokens: the path segment of `{ingest_url}/d/<token>`. The URL is the
 // credential, so the token is 256 random bits and only its SHA-256 is kept
@@ -15,5 +16,5 @@ export function generateDeviceToken(): { token: string; hash: string } {
 /** The stored form of a token; null for a string that cannot be one (answered like an unknown token). */
 export function deviceTokenHash(token: string): string | null {
   if (!DEVICE_TOKEN.test(token)) return null;
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hashSecret(token);
 }

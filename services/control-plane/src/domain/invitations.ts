@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '@floe/auth';
 import type { Request } from 'express';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
@@ -17,7 +18,7 @@ import { orgAdminFor } from './orgs';
 
 export const INVITATION_DAYS = 7;
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+const tokenHash = hashSecret;
 
 export interface InvitationDeps {
   prisma: PrismaClient;

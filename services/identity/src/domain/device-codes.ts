@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { hashSecret } from '@floe/auth';
 import { badRequest } from '@floe/http';
 import type { DeviceLoginRecord } from '../store/device-logins';
 
@@ -36,7 +37,8 @@ export function readUserCode(typed: string): string {
 
 export const newDeviceCode = (): string => randomBytes(32).toString('base64url');
 
-export const deviceCodeHash = (code: string): string => createHash('sha256').update(code).digest('hex');
+/** A device code's stored form (the one SHA-256 of a shown-once secret, packages/auth). */
+export const deviceCodeHash = hashSecret;
 
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'used' | 'expired';
 

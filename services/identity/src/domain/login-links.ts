@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '@floe/auth';
 import type { Prisma } from '@floe/db';
 import { HttpError } from '@floe/http';
 import { lockLoginToken, type LinkPurpose, type LoginTokenRecord } from '../store/login-tokens';
@@ -10,7 +11,8 @@ import { lockLoginToken, type LinkPurpose, type LoginTokenRecord } from '../stor
 export const WELCOME_SECONDS = 3 * 86_400;
 export const RESET_SECONDS = 30 * 60;
 
-export const linkTokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+/** A link token's stored form (the one SHA-256 of a shown-once secret, packages/auth). */
+export const linkTokenHash = hashSecret;
 
 export function newLinkToken(): { token: string; hash: string } {
   const token = randomBytes(32).toString('base64url');

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '@floe/auth';
 import { TERMS } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { HttpError, notFound } from '@floe/http';
@@ -25,12 +26,11 @@ export interface SessionDeps {
   config: { baseUrl: string };
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const TOKEN = /^rt_(ses_[0-9a-f]{24})_([0-9a-f]{64})$/;
 
 function newRefresh(sessionId: string): { token: string; hash: string } {
   const secret = randomBytes(32).toString('hex');
-  return { token: `rt_${sessionId}_${secret}`, hash: sha256(secret) };
+  return { token: `rt_${sessionId}_${secret}`, hash: hashSecret(secret) };
 }
 
 const refused = (code: 'invalid_refresh_token' | 'refresh_reused' | 'refresh_raced' | 'session_revoked' | 'session_expired', message: string) => new HttpError(401, code, message);
@@ -69,7 +69,7 @@ export async function refreshSession(d: SessionDeps, refreshToken: string) {
   if (!m) throw refused('invalid_refresh_token', 'not a refresh token of this service');
   const [, sessionId, secret] = m;
   const s = await sessionById(d.prisma, sessionId);
-  const presented = sha256(secret);
+  const presented = hashSecret(secret);
   if (!s || (s.refreshHash !== presented && s.previousRefreshHash !== presented)) throw refused('invalid_refresh_token', 'unknown refresh token');
   if (s.revokedAt) throw refused('session_revoked', 'this session was ended; log in again');
   if (s.expiresAt.getTime() <= Date.now()) throw refused('session_expired', 'this session has expired; log in again');
@@ -94,7 +94,7 @@ export async function logout(d: SessionDeps, by: { refreshToken?: string; sessio
   if (by.refreshToken) {
     const m = TOKEN.exec(by.refreshToken);
     const s = m ? await sessionById(d.prisma, m[1]) : null;
-    const h = m ? sha256(m[2]) : '';
+    const h = m ? hashSecret(m[2]) : '';
     if (!s || (s.refreshHash !== h && s.previousRefreshHash !== h)) throw refused('invalid_refresh_token', 'unknown refresh token');
     sessionId = s.id;
   } else if (by.sessionId) {
