@@ -18,6 +18,7 @@ import { mountSinkDevice } from './routes/sink-device';
 import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
+import { mountUploaders } from './routes/uploaders';
 import { mountWarehouseActions } from './routes/warehouse-actions';
 import { mountWarehouses } from './routes/warehouses';
 
@@ -38,6 +39,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountProjects(app, d);
       mountWarehouses(app, d);
       mountWarehouseActions(app, d);
+      mountUploaders(app, d);
       mountGrants(app, d);
       mountTables(app, d);
       mountConnection(app, d);
