@@ -14,6 +14,7 @@ import { mountInternalAgents } from './routes/internal-agents';
 import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
+import { mountPublicCatalogs } from './routes/public-catalogs';
 import { mountSinkDevice } from './routes/sink-device';
 import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
@@ -43,6 +44,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountGrants(app, d);
       mountTables(app, d);
       mountConnection(app, d);
+      mountPublicCatalogs(app, d);
       mountSinks(app, d);
       mountSinkDevice(app, d);
       mountHandles(app, d);

@@ -23,7 +23,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/v1/object', ['get'], 'object read'],
   ['/v1/indexes', ['post'], 'indexes'],
   ['/v1/indexes/:index_id', ['get', 'delete'], 'indexes'],
-  ['/v1/public/:handle/:catalog/connection', ['get'], 'public catalog connection', NONE],
   ['/v1/namespace', ['delete'], 'namespace deletion'],
 ];
 
