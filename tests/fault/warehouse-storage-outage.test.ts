@@ -7,29 +7,16 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
-import { freePort } from '../../scripts/lib/infra';
-import { startShiftedRgw, stopShiftedRgw } from '../../scripts/lib/ceph';
-import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
-import type { StackState } from '../../scripts/lib/stack';
+import { outageStack } from '../support/outage-stack';
 import { adminStorage } from '../support/store';
 import { orgAdminKey } from '../support/stack-org';
 
-let port: number;
-let stateFile: string;
-let state: StackState;
+const outage = outageStack('outage');
 const store = adminStorage();
 let buckets: string[] = [];
 let warehouseId: string | null = null;
 
-beforeAll(async () => {
-  port = await freePort();
-  const endpoint = await startShiftedRgw(port, 0);
-  ({ state, stateFile } = await startPrivateStack('outage', { FLOE_S3_URL: endpoint, FLOE_LOG_LEVEL: 'warn' }));
-}, 120_000);
-
 afterAll(async () => {
-  if (stateFile) await stopPrivateStack(stateFile);
-  await stopShiftedRgw(port).catch(() => undefined);
   for (const b of buckets) await store.removeBucket(b).catch(() => undefined);
   if (warehouseId) {
     for (const uid of [`t-${warehouseId}`, `t-${warehouseId}-ro`]) await store.deleteIdentity(uid).catch(() => undefined);
@@ -38,6 +25,7 @@ afterAll(async () => {
 }, 120_000);
 
 test('storage_error during creation leaves a resumable catalog; the same-key retry finishes it once the store is back', async () => {
+  const state = outage.state();
   const key = await orgAdminKey(state, 'outage');
   const api = () => request(state.base_url);
   const project = await api().post('/v1/projects').set('Authorization', `Bearer ${key}`).send({ name: 'outage' });
@@ -45,7 +33,7 @@ test('storage_error during creation leaves a resumable catalog; the same-key ret
   const idem = `create-${randomBytes(4).toString('hex')}`;
   const body = { project_id: project.body.project_id, name: 'during_outage' };
 
-  await stopShiftedRgw(port);
+  await outage.stopStore();
   const failed = await api().post('/v1/warehouses').set('Authorization', `Bearer ${key}`).set('Idempotency-Key', idem).send(body);
   expect(failed.status).toBe(502);
   expect(failed.body.error).toMatchObject({ code: 'storage_error', retry_after_seconds: 5, request_id: failed.headers['x-request-id'] });
@@ -65,7 +53,7 @@ test('storage_error during creation leaves a resumable catalog; the same-key ret
   const listed = await api().get('/v1/warehouses').set('Authorization', `Bearer ${key}`);
   expect(listed.body.warehouses).toEqual([]);
 
-  await startShiftedRgw(port, 0);
+  await outage.startStore();
   const retried = await api().post('/v1/warehouses').set('Authorization', `Bearer ${key}`).set('Idempotency-Key', idem).send(body);
   expect(retried.status).toBe(201);
   expect(retried.body).toMatchObject({ warehouse_id: creatingId, status: 'ready', storage_probe: { table: 'ok', blob: 'ok' } });

@@ -38,11 +38,11 @@ function credentialEnv(c: StoreCredentials): NodeJS.ProcessEnv {
  * last (read from --debug: this CLI build crashes on RGW's empty <Message/>
  * instead of printing the error code, but the exchange itself is logged).
  */
-export async function awsCli(c: StoreCredentials, args: string[]): Promise<{ code: number; out: string; status: number | null }> {
+export async function awsCli(c: StoreCredentials, args: string[], endpoint = storeEndpoint().endpoint): Promise<{ code: number; out: string; status: number | null; errorCode: string | null }> {
   let code = 0;
   let out = '';
   try {
-    const { stdout, stderr } = await run('/usr/bin/aws', ['--debug', '--endpoint-url', storeEndpoint().endpoint, ...args], { env: credentialEnv(c), timeout: 60_000 });
+    const { stdout, stderr } = await run('/usr/bin/aws', ['--debug', '--endpoint-url', endpoint, ...args], { env: credentialEnv(c), timeout: 60_000 });
     out = stdout + stderr;
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -50,22 +50,32 @@ export async function awsCli(c: StoreCredentials, args: string[]): Promise<{ cod
     out = `${e.stdout ?? ''}${e.stderr ?? ''}`;
   }
   const statuses = [...out.matchAll(/urllib3\.connectionpool - DEBUG - http:\/\/[^"]+"[A-Z]+ [^"]+ HTTP\/1\.1" (\d{3})/g)].map((m) => Number(m[1]));
-  return { code, out, status: statuses.length ? statuses[statuses.length - 1] : null };
+  const errorCodes = [...out.matchAll(/<Code>(\w+)<\/Code>/g)].map((m) => m[1]);
+  return { code, out, status: statuses.length ? statuses[statuses.length - 1] : null, errorCode: errorCodes.length ? errorCodes[errorCodes.length - 1] : null };
 }
 
-/** Debian's boto3 (/usr/bin/python3) running a short script with an `s3` client in scope; prints JSON. */
-export async function boto3(c: StoreCredentials, body: string): Promise<unknown> {
+/**
+ * Debian's boto3 (/usr/bin/python3) running a short script with an `s3` client in scope; prints JSON.
+ * `code(f)` gives "ok" or the HTTP status of the refusal, `err(f)` "ok" or the store's error code.
+ */
+export async function boto3(c: StoreCredentials, body: string, endpoint = storeEndpoint().endpoint): Promise<unknown> {
   const script = [
     'import boto3, json, sys',
     'from botocore.config import Config',
     'from botocore.exceptions import ClientError',
-    `s3 = boto3.client('s3', endpoint_url=${JSON.stringify(storeEndpoint().endpoint)}, config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}))`,
+    `s3 = boto3.client('s3', endpoint_url=${JSON.stringify(endpoint)}, config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}))`,
     'def code(f):',
     '    try:',
     '        f()',
     '        return "ok"',
     '    except ClientError as e:',
     '        return str(e.response["ResponseMetadata"]["HTTPStatusCode"])',
+    'def err(f):',
+    '    try:',
+    '        f()',
+    '        return "ok"',
+    '    except ClientError as e:',
+    '        return e.response["Error"]["Code"]',
     body,
   ].join('\n');
   const { stdout } = await run('/usr/bin/python3', ['-c', script], { env: credentialEnv(c), timeout: 60_000 });

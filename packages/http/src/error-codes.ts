@@ -214,6 +214,8 @@ export const FLOE_ERROR_CODES = {
   slow_down: [400],
   expired_token: [400],
   invalid_grant: [400],
+  // DELETE /v1/warehouses/{id}/uploaders/{uploader_id}: the route text gives it ("404 warehouse_not_found|uploader_not_found"); the index does not list it.
+  uploader_not_found: [404],
 } as const satisfies Record<string, readonly number[]>;
 
 export type ErrorCode = keyof typeof SPEC_ERROR_CODES | keyof typeof FLOE_ERROR_CODES;

@@ -4,8 +4,11 @@
 // Every key of a sink sits under its prefix, so a sink's objects are listed,
 // aged out and granted by that prefix alone.
 
+/** Every sink's objects: Floe's own part of the blob bucket (uploaders may not write there). */
+export const SINK_PREFIX = '_sink/';
+
 /** All of a sink's objects: `_sink/<sink_id>/`. */
-export const sinkPrefix = (sinkId: string): string => `_sink/${sinkId}/`;
+export const sinkPrefix = (sinkId: string): string => `${SINK_PREFIX}${sinkId}/`;
 
 /** A received batch's NDJSON: `_sink/<sink_id>/<batch_id>.ndjson`. */
 export const batchKey = (sinkId: string, batchId: string): string => `${sinkPrefix(sinkId)}${batchId}.ndjson`;

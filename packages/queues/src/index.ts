@@ -6,10 +6,12 @@ import { z } from 'zod';
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
+import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
 
 export * from './catalog-purge';
 export * from './org-erasure';
 export * from './sink-roll';
+export * from './uploader-expiry';
 
 export const QUEUES = {
   provisioning: 'provisioning',
@@ -20,6 +22,7 @@ export const QUEUES = {
   sinkTick: SINK_TICK_QUEUE,
   catalogPurge: CATALOG_PURGE_QUEUE,
   orgErasure: ORG_ERASURE_QUEUE,
+  uploaderExpiry: UPLOADER_EXPIRY_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

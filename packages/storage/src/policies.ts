@@ -52,6 +52,15 @@ export function sessionPolicy(bucket: string, prefix: string, access: 'read' | '
 }
 
 /**
+ * What an uploader may do to objects under its prefix: PUT, single or
+ * multipart. RGW checks `s3:PutObject` for CreateMultipartUpload, UploadPart
+ * and CompleteMultipartUpload alike; only AbortMultipartUpload has its own
+ * name (clients abort a failed multipart upload). Listing an upload's parts
+ * is a read and is not granted.
+ */
+export const UPLOADER_ACTIONS = ['s3:PutObject', 's3:AbortMultipartUpload'];
+
+/**
  * Write-only under a prefix of the blob bucket; listing only of that prefix,
  * and only when asked. The explicit Deny matters: RGW makes the uploader the
  * owner of what it uploads, and an owner's ACL would otherwise let it read
@@ -59,7 +68,7 @@ export function sessionPolicy(bucket: string, prefix: string, access: 'read' | '
  */
 export function uploaderPolicy(bucket: string, prefix: string, list: boolean): PolicyDocument {
   const statements: Array<Record<string, unknown>> = [
-    { Sid: 'Upload', Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], Resource: [objectsArn(bucket, prefix)] },
+    { Sid: 'Upload', Effect: 'Allow', Action: UPLOADER_ACTIONS, Resource: [objectsArn(bucket, prefix)] },
     {
       Sid: 'NoReadNoDelete',
       Effect: 'Deny',

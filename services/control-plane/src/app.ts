@@ -14,10 +14,12 @@ import { mountInternalAgents } from './routes/internal-agents';
 import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
+import { mountPublicCatalogs } from './routes/public-catalogs';
 import { mountSinkDevice } from './routes/sink-device';
 import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
+import { mountUploaders } from './routes/uploaders';
 import { mountWarehouseActions } from './routes/warehouse-actions';
 import { mountWarehouses } from './routes/warehouses';
 
@@ -38,9 +40,11 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountProjects(app, d);
       mountWarehouses(app, d);
       mountWarehouseActions(app, d);
+      mountUploaders(app, d);
       mountGrants(app, d);
       mountTables(app, d);
       mountConnection(app, d);
+      mountPublicCatalogs(app, d);
       mountSinks(app, d);
       mountSinkDevice(app, d);
       mountHandles(app, d);

@@ -1,16 +1,19 @@
 import { createApp, databaseAnswers } from '@floe/http';
 import { teardownWorker } from './deps';
 import { startOrgErasure } from './org-erasure';
+import { startUploaderExpiry } from './uploader-expiry';
 import { startWorkers } from './workers';
 
 // The teardown worker: provisioning retries, credential retirement after a
-// rotate, the erasure of organisations left without members, and (later)
+// rotate, uploader expiry, the erasure of organisations left without members, and (later)
 // warehouse teardown. BullMQ consumers plus a tiny health
 // server; any number may run, jobs are idempotent and keyed by their subject.
 const { config, logger, deps } = teardownWorker.start();
 const { workers, producers } = startWorkers(deps);
 const erasure = startOrgErasure(deps);
 erasure.catch((err) => logger.error('the organisation erasure scheduler could not be set up', { err: (err as Error).message }));
+const expiry = startUploaderExpiry(deps);
+expiry.catch((err) => logger.error('the uploader expiry scheduler could not be set up', { err: (err as Error).message }));
 
 const app = createApp({
   service: 'teardown-worker',
@@ -29,7 +32,8 @@ teardownWorker.serve(deps, app, {
   port: config.ports.teardownHealth,
   stop: async () => {
     const e = await erasure.catch(() => undefined);
-    await Promise.allSettled([...workers.map((w) => w.close()), e?.worker.close()]);
-    await Promise.allSettled([producers.close(), e?.passes.close()]);
+    const x = await expiry.catch(() => undefined);
+    await Promise.allSettled([...workers.map((w) => w.close()), e?.worker.close(), x?.worker.close()]);
+    await Promise.allSettled([producers.close(), e?.passes.close(), x?.queue.close()]);
   },
 });

@@ -9,8 +9,6 @@ import type { ControlPlaneDeps } from '../deps';
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
-  ['/v1/warehouses/:warehouse_id/uploaders', ['get', 'post'], 'uploaders'],
-  ['/v1/warehouses/:warehouse_id/uploaders/:uploader_id', ['delete'], 'uploaders'],
   ['/v1/warehouses/:warehouse_id/blobs', ['get', 'delete'], 'the blob bucket routes'],
   ['/v1/warehouses/:warehouse_id/blobs/presign', ['get'], 'the blob bucket routes'],
   ['/v1/warehouses/:warehouse_id/blobs/upload', ['post'], 'the blob bucket routes'],
@@ -25,7 +23,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/v1/object', ['get'], 'object read'],
   ['/v1/indexes', ['post'], 'indexes'],
   ['/v1/indexes/:index_id', ['get', 'delete'], 'indexes'],
-  ['/v1/public/:handle/:catalog/connection', ['get'], 'public catalog connection', NONE],
   ['/v1/namespace', ['delete'], 'namespace deletion'],
 ];
 

@@ -179,3 +179,26 @@ export async function visibleWarehouses(db: Db, ctx: AccessContext, filter: Ware
   const all = await candidateWarehouses(db, ctx, filter);
   return all.map((w) => ({ ...w, access: accessTo(ctx, w) })).filter((w) => w.access.visible);
 }
+
+/**
+ * Public, live warehouses a public address `/v1/public/{handle}/{catalog}`
+ * may mean: by the table bucket those two make, by the organisation's handle
+ * and the catalog's name, or (outside an organisation) by the owner part
+ * `u-<8 hex>` of bucket names and the name. Older catalogs keep `w-<uuid>`
+ * buckets, so the last two can match more than one.
+ */
+export async function publicWarehousesAt(db: Db, handle: string, catalog: string, tableBucket: string | null): Promise<WarehouseRecord[]> {
+  const rows = await db.$queryRaw<WarehouseSqlRow[]>`${select('')}
+     WHERE w.public_since IS NOT NULL AND w.status IN ('ready', 'provisioning') AND w.deleted_at IS NULL
+       AND (w.table_bucket = ${tableBucket ?? ''}
+            OR (o.handle = ${handle} AND w.name = ${catalog})
+            OR (w.org_id IS NULL AND w.name = ${catalog} AND 'u-' || left(regexp_replace(p.owner_id, '[^0-9a-f]', '', 'g'), 8) = ${handle}))
+     ORDER BY w.created_at, w.id`;
+  return rows.map(toRecord);
+}
+
+/** The warehouse one of whose two buckets has this name, in any state. */
+export async function warehouseByBucket(db: Db, bucket: string): Promise<WarehouseRecord | null> {
+  const rows = await db.$queryRaw<WarehouseSqlRow[]>`${select('')} WHERE w.table_bucket = ${bucket} OR w.blob_bucket = ${bucket}`;
+  return rows[0] ? toRecord(rows[0]) : null;
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '@floe/db';
+import { conflict } from '@floe/http';
+import { ExpireUploaderJob, expireUploaderJobId, Producers, QUEUES, UPLOADER_EXPIRY_JOB_OPTIONS } from '@floe/queues';
+import type { PolicyDocument, StorageProvider, UploaderRevocation } from '@floe/storage';
+import {
+  activeUploaderNamed, countActiveUploaders, insertUploader, lockUploader, lockUploaderCreation, markRevoked, type UploaderRecord,
+} from '../store/uploaders';
+import type { WarehouseRecord } from '../store/warehouses';
+import { storageStep } from './storage-step';
+import { UPLOADERS_PER_CATALOG } from './uploader-rules';
+
+// POST and DELETE /v1/warehouses/{id}/uploaders. The order of steps:
+//
+// create: (serialised per warehouse, in one transaction) refuse a taken name,
+//   refuse past the count limit, make the storage identity (user with its key,
+//   then its user policy), insert the row; then queue the expiry. A storage
+//   step that fails, or a row that cannot be written, undoes the identity, so
+//   nothing half-made is left behind. Twenty concurrent creates of one name
+//   make one identity: the others wait for the lock and then see the name taken.
+// revoke: (the row locked) key deleted first, so the credential stops at once,
+//   then the policy, then the identity; the row last. A failed storage step
+//   leaves the row active and the revoke safe to retry. Concurrent revocations
+//   wait for the lock and find the row revoked.
+
+export interface UploaderDeps {
+  prisma: PrismaClient;
+  storage: StorageProvider;
+  queues: Producers;
+}
+
+export interface IamWrite {
+  what: string;
+  target: string;
+  result: string;
+}
+
+export interface CreatedUploader {
+  row: UploaderRecord;
+  secretAccessKey: string;
+  policy: PolicyDocument;
+  iamWrites: IamWrite[];
+}
+
+/** Storage-facing id: `u-<warehouse uuid>-<8 hex>`. */
+const iamUserFor = (warehouseId: string) => `u-${warehouseId}-${randomBytes(4).toString('hex')}`;
+
+const LOCK_WAIT = { maxWait: 15_000, timeout: 30_000 };
+
+export async function createUploader(
+  d: UploaderDeps,
+  w: WarehouseRecord,
+  input: { name: string; prefix: string; list: boolean; expiresAt: Date | null; createdBy: string },
+): Promise<CreatedUploader> {
+  const iamUser = iamUserFor(w.id);
+  let made = false;
+  try {
+    const created = await d.prisma.$transaction(async (tx) => {
+      await lockUploaderCreation(tx, w.id);
+      const taken = await activeUploaderNamed(tx, w.id, input.name);
+      if (taken) {
+        throw conflict('already_exists', `catalog ${w.name} has an active uploader named ${input.name}; revoke it first or choose another name`, {
+          uploader_id: taken.id, name: taken.name,
+        });
+      }
+      const current = await countActiveUploaders(tx, w.id);
+      if (current >= UPLOADERS_PER_CATALOG) {
+        throw conflict('limit_exceeded', `catalog ${w.name} holds ${current} active uploaders, the most it may; revoke one first`, {
+          limit: 'uploaders_per_catalog', limit_value: UPLOADERS_PER_CATALOG, current,
+        });
+      }
+      made = true;
+      const identity = await storageStep(() => d.storage.createUploader({
+        uid: iamUser, displayName: `uploader ${input.name} of ${w.name}`, bucket: w.blobBucket, prefix: input.prefix, list: input.list,
+      }));
+      const row = await insertUploader(tx, {
+        id: `upl_${randomBytes(12).toString('hex')}`, warehouseId: w.id, name: input.name, prefix: input.prefix, list: input.list,
+        iamUser, accessKeyId: identity.accessKeyId, expiresAt: input.expiresAt, createdBy: input.createdBy,
+      });
+      return { row, identity };
+    }, LOCK_WAIT);
+    if (input.expiresAt) await queueExpiry(d.queues, created.row.id, input.expiresAt);
+    return {
+      row: created.row,
+      secretAccessKey: created.identity.secretAccessKey,
+      policy: created.identity.policy,
+      iamWrites: [
+        { what: 'create_user_with_key', target: iamUser, result: created.identity.created ? 'created' : 'existing' },
+        { what: 'put_user_policy', target: `${iamUser}/floe-uploader`, result: 'put' },
+      ],
+    };
+  } catch (err) {
+    // Whatever part of the identity exists goes again; the uid is this request's own, so nothing else is touched.
+    if (made) await d.storage.revokeUploader(iamUser).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The sweep catches an expiry whose job was lost; this one is the exact time. */
+async function queueExpiry(queues: Producers, uploaderId: string, at: Date): Promise<void> {
+  const job: ExpireUploaderJob = { uploader_id: uploaderId };
+  await queues.add(QUEUES.uploaderExpiry, 'expire', job, {
+    ...UPLOADER_EXPIRY_JOB_OPTIONS, jobId: expireUploaderJobId(uploaderId), delay: Math.max(0, at.getTime() - Date.now()),
+  });
+}
+
+export interface Revocation {
+  row: UploaderRecord;
+  revoked: boolean;
+  storage: { access_key: string; user_policy: string; user: string } | null;
+  iamWrites: IamWrite[];
+}
+
+export async function revokeUploader(d: Pick<UploaderDeps, 'prisma' | 'storage'>, found: UploaderRecord, by: string): Promise<Revocation> {
+  return d.prisma.$transaction(async (tx) => {
+    const row = await lockUploader(tx, found.id);
+    if (!row || row.status !== 'active') return { row: row ?? found, revoked: false, storage: null, iamWrites: [] };
+    const r = await storageStep(() => d.storage.revokeUploader(row.iamUser));
+    return { row: await markRevoked(tx, row.id, by), revoked: true, storage: storageSteps(r), iamWrites: revocationWrites(row.iamUser, r) };
+  }, LOCK_WAIT);
+}
+
+const storageSteps = (r: UploaderRevocation) => ({ access_key: r.access_keys, user_policy: r.user_policy, user: r.user });
+
+function revocationWrites(uid: string, r: UploaderRevocation): IamWrite[] {
+  return [
+    { what: 'delete_access_key', target: uid, result: r.access_keys },
+    { what: 'delete_user_policy', target: `${uid}/floe-uploader`, result: r.user_policy },
+    { what: 'delete_user', target: uid, result: r.user },
+  ];
+}
