@@ -2,10 +2,14 @@
 // the `_sink/<sink_id>/…` key layout, written by the ingest gateway (batches),
 // the roller (reject files) and shown by the control plane (the prefixes).
 // Every key of a sink sits under its prefix, so a sink's objects are listed,
-// aged out and granted by that prefix alone.
+// aged out and granted by that prefix alone. The whole `_sink/` tree is
+// Floe's: the control plane's blob routes list it but never write or delete there.
+
+/** Where every sink's objects live in a blob bucket. */
+export const SINK_ROOT = '_sink/';
 
 /** All of a sink's objects: `_sink/<sink_id>/`. */
-export const sinkPrefix = (sinkId: string): string => `_sink/${sinkId}/`;
+export const sinkPrefix = (sinkId: string): string => `${SINK_ROOT}${sinkId}/`;
 
 /** A received batch's NDJSON: `_sink/<sink_id>/<batch_id>.ndjson`. */
 export const batchKey = (sinkId: string, batchId: string): string => `${sinkPrefix(sinkId)}${batchId}.ndjson`;
