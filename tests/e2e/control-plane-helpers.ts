@@ -67,4 +67,16 @@ export async function newWarehouse(apiKey: string, projectId: string, name = `wh
   return res.body as { warehouse_id: string; name: string; bucket: string; blob_bucket: string; project_id: string; warehouse: string };
 }
 
+/** A catalog and the callers a level test needs: its organisation's admin (write), a member (read), an agent token without a grant, another organisation's admin. */
+export async function catalogWithCallers(namePrefix: string) {
+  const o = await newOrgWithAdmin();
+  const reader = await newMember(o.org);
+  const ungranted = await newMember(o.org, 'agent');
+  const stranger = (await newOrgWithAdmin()).admin;
+  const w = await newWarehouse(o.admin.api_key, (await newProject(o.admin.api_key)).project_id, `${namePrefix}_${uniq()}`);
+  return { admin: o.admin, reader, ungranted, stranger, w };
+}
+
+export type CatalogCallers = Awaited<ReturnType<typeof catalogWithCallers>>;
+
 export { bearer, expectError, gateway };

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { ErrorCode } from './error-codes';
 import { HttpError } from './errors';
 
 // Malformed input is refused at the edge of every deployable, before a route
@@ -25,6 +26,13 @@ import { HttpError } from './errors';
 export const MAX_JSON_DEPTH = 256;
 
 const invalid = (message: string, field: string) => new HttpError(400, 'invalid_value', message, { field });
+
+/**
+ * A NUL in these parameters' values answers the code the spec gives the
+ * parameter (the blob routes' `prefix`: `invalid_prefix`), not `invalid_value`;
+ * the gateway and the service behind it must answer alike.
+ */
+const VALUE_CODES: Record<string, ErrorCode> = { prefix: 'invalid_prefix' };
 
 /** Express middleware: the path and query rules above, for every route of the app. */
 export function refuseMalformedRequest(): RequestHandler {
@@ -59,7 +67,9 @@ function checkQuery(query: Record<string, unknown>): void {
       throw invalid(`query parameter ${name} is in an array or object form; send ${name.slice(0, bracket > 0 ? bracket : undefined)}=<value> once`, bracket > 0 ? name.slice(0, bracket) : name);
     }
     if (typeof value !== 'string') throw invalid(`query parameter ${name} is repeated; send it once`, name);
-    if (value.includes('\0')) throw invalid(`query parameter ${name} holds a NUL character (%00)`, name);
+    if (value.includes('\0')) {
+      throw new HttpError(400, Object.hasOwn(VALUE_CODES, name) ? VALUE_CODES[name] : 'invalid_value', `query parameter ${name} holds a NUL character (%00)`, { field: name });
+    }
   }
 }
 

@@ -3,6 +3,13 @@ import type { LifecycleRule as S3Rule } from '@aws-sdk/client-s3';
 // The spec's lifecycle rule (blob bucket only) and its S3 form. Read-back marks
 // whether a rule is `expressible` in this model; rules made elsewhere (tags,
 // size filters, transitions, noncurrent versions) are reported, not lost.
+// The spec's limits on a configuration are counted on its S3 XML document,
+// rendered here exactly as S3 defines it, before anything reaches the store.
+
+/** At most this many rules in one configuration (S3's own limit too). */
+export const LIFECYCLE_MAX_RULES = 1000;
+/** At most this many bytes of configuration XML. */
+export const LIFECYCLE_MAX_BYTES = 1024 * 1024;
 
 export interface LifecycleRule {
   id?: string;
@@ -68,4 +75,22 @@ export function fromS3Rule(s3: S3Rule): LifecycleRuleView {
   if (sizeLt !== undefined) view.size_less_than = sizeLt;
   if (other.length) view.other = other;
   return view;
+}
+
+const escapeXml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+
+/** The S3 `LifecycleConfiguration` document of expressible rules (what `xml_bytes` and the 1 MiB limit count). */
+export function lifecycleXml(rules: LifecycleRule[]): string {
+  const body = rules.map((rule, i) => {
+    const s3 = toS3Rule(rule, i);
+    let xml = `<Rule><ID>${escapeXml(s3.ID!)}</ID><Filter><Prefix>${escapeXml(s3.Filter!.Prefix!)}</Prefix></Filter><Status>${s3.Status}</Status>`;
+    if (s3.Expiration?.Days !== undefined) xml += `<Expiration><Days>${s3.Expiration.Days}</Days></Expiration>`;
+    if (s3.Expiration?.Date) xml += `<Expiration><Date>${(s3.Expiration.Date as Date).toISOString()}</Date></Expiration>`;
+    if (s3.AbortIncompleteMultipartUpload) {
+      xml += `<AbortIncompleteMultipartUpload><DaysAfterInitiation>${s3.AbortIncompleteMultipartUpload.DaysAfterInitiation}</DaysAfterInitiation></AbortIncompleteMultipartUpload>`;
+    }
+    return `${xml}</Rule>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?><LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${body.join('')}</LifecycleConfiguration>`;
 }

@@ -86,6 +86,17 @@ describe('ObjectClient', () => {
     await expect(dead.getText(bucket, 'x')).rejects.toMatchObject({ kind: 'unavailable' });
   });
 
+  test('a bucket document reads back as stored; none is null; a missing bucket is not_found', async () => {
+    expect(await store.getLifecycleXml(bucket)).toBeNull();
+    await store.putLifecycle(bucket, [{ id: 'a&b', prefix: 'tmp/', expire_days: 3 }]);
+    const xml = await store.getLifecycleXml(bucket);
+    expect(xml).toContain('<ID>a&amp;b</ID>');
+    expect(xml).toContain('<Days>3</Days>');
+    await store.deleteLifecycle(bucket);
+    expect(await store.getLifecycleXml(bucket)).toBeNull();
+    await expect(store.getLifecycleXml(`${bucket}-absent`)).rejects.toMatchObject({ kind: 'not_found', storeCode: 'NoSuchBucket' });
+  });
+
   test('clients are reused per credential', () => {
     expect(store.objectsAs(keys)).toBe(store.objectsAs({ ...keys }));
     expect(store.s3As(keys)).toBe(store.s3As({ ...keys }));

@@ -10,8 +10,9 @@ import { StorageError, toStorageError } from './errors';
 // The SDK's S3Client costs ~1.4 ms of CPU per request in its middleware
 // stack (measured with bench/catalog's profile, 2 cores), as much as the rest
 // of a commit; this signs with the SDK's own SigV4 signer and sends one plain
-// HTTP request over the same keep-alive agent. Everything else (listing,
-// batch deletes, multipart, policies) stays on the SDK.
+// HTTP request over the same keep-alive agent. It also reads a bucket's
+// configuration documents as stored (the SDK hands back only its parse).
+// Everything else (listing, batch deletes, multipart, policies) stays on the SDK.
 
 /** SHA-256 for the signer, on Node's native crypto (the pure-JS default is several times slower). */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
@@ -70,10 +71,26 @@ export class ObjectClient {
     if (res.status !== 204 && res.status !== 200 && res.status !== 404) throw failure('delete object', res.status, res.body);
   }
 
+  /**
+   * A bucket's configuration document as the store keeps it (`lifecycle`,
+   * `policy`): its text, or null when the bucket has none. A missing bucket
+   * is a StorageError 'not_found'.
+   */
+  async getBucketDocument(bucket: string, subresource: 'lifecycle' | 'policy'): Promise<string | null> {
+    const res = await this.send('GET', bucket, '', undefined, {}, `read bucket ${subresource}`, { [subresource]: '' });
+    if (res.status === 200) return res.body.toString('utf8');
+    const failed = failure(`read bucket ${subresource}`, res.status, res.body);
+    if (failed.kind === 'not_found' && failed.storeCode !== 'NoSuchBucket') return null;
+    throw failed;
+  }
+
   private async send(
     method: 'GET' | 'PUT' | 'DELETE', bucket: string, key: string, body: Buffer | undefined, extra: Record<string, string>, operation: string,
+    query: Record<string, string> = {},
   ): Promise<{ status: number; body: Buffer }> {
-    const path = `/${bucket}/${key.split('/').map(encodeRfc3986).join('/')}`;
+    const objectPath = key === '' ? `/${bucket}` : `/${bucket}/${key.split('/').map(encodeRfc3986).join('/')}`;
+    const search = Object.entries(query).map(([k, v]) => `${encodeRfc3986(k)}=${encodeRfc3986(v)}`).join('&');
+    const path = search ? `${objectPath}?${search}` : objectPath;
     const headers: Record<string, string> = {
       host: this.url.host,
       ...extra,
@@ -81,7 +98,7 @@ export class ObjectClient {
     headers['x-amz-content-sha256'] ??= createHash('sha256').update(body ?? '').digest('hex');
     if (body) headers['content-length'] = String(body.length);
     const signed = await this.signer.sign(new HttpRequest({
-      method, protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port ? Number(this.url.port) : undefined, path, headers,
+      method, protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port ? Number(this.url.port) : undefined, path: objectPath, query, headers,
     }));
     try {
       return await new Promise((resolve, reject) => {

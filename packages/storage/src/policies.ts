@@ -89,6 +89,26 @@ export function publicReadStatement(bucket: string): Record<string, unknown> {
   return { Sid: PUBLIC_READ_SID, Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [objectsArn(bucket)] };
 }
 
+/** What a bucket's lifecycle configuration is changed with; a table bucket must never let anyone do it. */
+const LIFECYCLE_ACTION = 's3:PutLifecycleConfiguration';
+
+/** Whether an IAM action pattern (wildcards `*` and `?`, case-insensitive) covers `action`. */
+function actionMatches(pattern: string, action: string): boolean {
+  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${re}$`, 'i').test(action);
+}
+
+/**
+ * Whether a bucket policy statement is about lifecycle: its Action covers
+ * setting a lifecycle configuration (`s3:*` and `*` included), or its
+ * NotAction leaves it out and so allows it.
+ */
+export function isLifecycleStatement(statement: Record<string, unknown>): boolean {
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
+  if (list(statement.Action).some((a) => actionMatches(a, LIFECYCLE_ACTION))) return true;
+  return statement.NotAction !== undefined && !list(statement.NotAction).some((a) => actionMatches(a, LIFECYCLE_ACTION));
+}
+
 export function compact(policy: PolicyDocument | Record<string, unknown>): string {
   return JSON.stringify(policy);
 }

@@ -50,6 +50,41 @@ export interface BucketMeasure {
   partial: boolean;
 }
 
+/** One page of a bucket listing. `delimiter` '' lists flat; `maxKeys` at most 1000. */
+export interface ListQuery {
+  prefix: string;
+  delimiter: string;
+  token?: string;
+  maxKeys: number;
+}
+
+export interface ListedObject {
+  key: string;
+  size: number;
+  /** Without S3's quotes. */
+  etag: string;
+  lastModified: Date | null;
+}
+
+export interface ListPage {
+  objects: ListedObject[];
+  /** Common prefixes, each ending in the delimiter. */
+  folders: string[];
+  /** The continuation token of the next page; null on the last. */
+  nextToken: string | null;
+}
+
+/** A presigned GET: SigV4 query authentication, path-style, on `endpoint` (the address clients reach). */
+export interface PresignSpec {
+  as: StoreCredentials;
+  endpoint: string;
+  bucket: string;
+  key: string;
+  expiresInSeconds: number;
+  /** Signed into the URL as `response-content-disposition`. */
+  contentDisposition?: string;
+}
+
 export interface ProbeResult {
   ok: boolean;
   seconds: number;
@@ -87,9 +122,20 @@ export interface StorageProvider {
   putLifecycle(bucket: string, rules: LifecycleRule[]): Promise<void>;
   getLifecycle(bucket: string): Promise<{ configured: boolean; rules: LifecycleRuleView[] }>;
   deleteLifecycle(bucket: string): Promise<{ hadRules: number }>;
+  /** The lifecycle configuration XML as the store keeps it; null when there is none. */
+  getLifecycleXml(bucket: string): Promise<string | null>;
+  /** The bucket policy document; null when there is none. */
+  getBucketPolicy(bucket: string): Promise<{ Statement: Array<Record<string, unknown>> } | null>;
 
   /** Deletes every object under a prefix, as `as` when given (a warehouse's own identity), else as the bucket owner; returns how many. */
   deletePrefix(bucket: string, prefix: string, as?: StoreCredentials): Promise<{ objectsDeleted: number }>;
+
+  /** One listing page as `as` (a warehouse's read-only identity, say). */
+  listObjects(bucket: string, q: ListQuery, as: StoreCredentials): Promise<ListPage>;
+  /** Deletes these keys one by one as `as` (a tenant cannot use the multi-object delete on RGW); absent keys are no error. */
+  deleteKeys(bucket: string, keys: string[], as: StoreCredentials): Promise<void>;
+  /** A presigned GET URL; signing is local, nothing is asked of the store. */
+  presignGet(spec: PresignSpec): Promise<string>;
 
   /** Lists up to `pageCap` pages (50 of 1,000 by default); beyond that `partial` and `bytes` is a lower bound. */
   measureByListing(bucket: string, pageCap?: number, pageSize?: number): Promise<BucketMeasure>;

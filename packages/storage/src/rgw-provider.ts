@@ -8,8 +8,9 @@ import {
   AbortMultipartUploadCommand, CreateBucketCommand, DeleteBucketCommand, DeleteBucketLifecycleCommand,
   DeleteBucketPolicyCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLifecycleConfigurationCommand,
   GetBucketPolicyCommand, HeadBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command,
-  PutBucketLifecycleConfigurationCommand, PutBucketPolicyCommand, PutObjectCommand, type S3Client,
+  GetObjectCommand, PutBucketLifecycleConfigurationCommand, PutBucketPolicyCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AssumeRoleCommand } from '@aws-sdk/client-sts';
 import { AdminOps } from './admin-ops';
 import { ClientCache } from './client-cache';
@@ -22,7 +23,8 @@ import {
   sessionPolicy, uploaderPolicy,
 } from './policies';
 import type {
-  BucketMeasure, IdentityKeys, IdentitySpec, ProbeResult, StepResult, StorageProvider, UploaderRevocation, UploaderSpec,
+  BucketMeasure, IdentityKeys, IdentitySpec, ListPage, ListQuery, PresignSpec, ProbeResult, StepResult, StorageProvider,
+  UploaderRevocation, UploaderSpec,
 } from './provider';
 
 export interface RgwConfig extends StoreEndpoint {
@@ -107,7 +109,7 @@ export class RgwStorage implements StorageProvider {
         const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1000 }));
         const keys = (page.Contents ?? []).map((o) => o.Key!);
         if (keys.length === 0) break;
-        if (as) await this.deleteEach(s3, bucket, keys);
+        if (as) await this.deleteKeys(bucket, keys, as);
         else {
           const out = await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
           // A refused key would be listed again forever: stop with the store's answer instead.
@@ -126,12 +128,42 @@ export class RgwStorage implements StorageProvider {
    * multi-object delete to a user confined by a user policy even where each
    * single delete is allowed, so a tenant identity deletes key by key.
    */
-  private async deleteEach(s3: S3Client, bucket: string, keys: string[]): Promise<void> {
+  async deleteKeys(bucket: string, keys: string[], as: StoreCredentials): Promise<void> {
+    const s3 = this.s3As(as);
     let next = 0;
     const lane = async () => {
       while (next < keys.length) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: keys[next++] }));
     };
-    await Promise.all(Array.from({ length: Math.min(16, keys.length) }, lane));
+    try {
+      await Promise.all(Array.from({ length: Math.min(16, keys.length) }, lane));
+    } catch (err) {
+      throw toStorageError('delete objects', err);
+    }
+  }
+
+  async listObjects(bucket: string, q: ListQuery, as: StoreCredentials): Promise<ListPage> {
+    try {
+      const page = await this.s3As(as).send(new ListObjectsV2Command({
+        Bucket: bucket, Prefix: q.prefix || undefined, Delimiter: q.delimiter || undefined, ContinuationToken: q.token, MaxKeys: q.maxKeys,
+      }));
+      return {
+        objects: (page.Contents ?? []).map((o) => ({
+          key: o.Key!, size: o.Size ?? 0, etag: (o.ETag ?? '').replace(/^"|"$/g, ''), lastModified: o.LastModified ?? null,
+        })),
+        folders: (page.CommonPrefixes ?? []).map((p) => p.Prefix!),
+        nextToken: page.IsTruncated ? (page.NextContinuationToken ?? null) : null,
+      };
+    } catch (err) {
+      throw toStorageError('list objects', err);
+    }
+  }
+
+  async presignGet(spec: PresignSpec): Promise<string> {
+    // Clients per address and credential: the address is part of what is signed (host).
+    const client = this.clients.get(`presign ${spec.endpoint}`, spec.as, () => s3Client({ endpoint: spec.endpoint, region: this.cfg.region }, spec.as));
+    return getSignedUrl(client, new GetObjectCommand({
+      Bucket: spec.bucket, Key: spec.key, ResponseContentDisposition: spec.contentDisposition,
+    }), { expiresIn: spec.expiresInSeconds });
   }
 
   async removeBucket(bucket: string): Promise<{ removed: boolean; objectsDeleted: number }> {
@@ -377,7 +409,7 @@ export class RgwStorage implements StorageProvider {
     return { changed: true, policy };
   }
 
-  private async getBucketPolicy(bucket: string): Promise<{ Statement: Array<Record<string, unknown>> } | null> {
+  async getBucketPolicy(bucket: string): Promise<{ Statement: Array<Record<string, unknown>> } | null> {
     try {
       const out = await this.s3.send(new GetBucketPolicyCommand({ Bucket: bucket }));
       return out.Policy ? JSON.parse(out.Policy) : null;
@@ -436,6 +468,10 @@ export class RgwStorage implements StorageProvider {
       if (se.kind === 'not_found' && se.storeCode === 'NoSuchLifecycleConfiguration') return { configured: false, rules: [] };
       throw se;
     }
+  }
+
+  async getLifecycleXml(bucket: string): Promise<string | null> {
+    return this.objectsAs({ accessKeyId: this.cfg.adminAccessKey, secretAccessKey: this.cfg.adminSecretKey }).getBucketDocument(bucket, 'lifecycle');
   }
 
   async deleteLifecycle(bucket: string): Promise<{ hadRules: number }> {

@@ -3,15 +3,18 @@ import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { ControlPlaneDeps } from './deps';
 import { mountAgents } from './routes/agents';
 import { mountAudit } from './routes/audit';
+import { mountBlobs } from './routes/blobs';
 import { mountConnection } from './routes/connection';
 import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
 import { mountInvitations } from './routes/invitations';
+import { mountLifecycle } from './routes/lifecycle';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
 import { mountInternalAgents } from './routes/internal-agents';
 import { mountInternalDevice } from './routes/internal-device';
+import { mountInternalLifecycle } from './routes/internal-lifecycle';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountProjects } from './routes/projects';
 import { mountPublicCatalogs } from './routes/public-catalogs';
@@ -29,8 +32,9 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
     clientAddress: clientAddressFor(d.config, 'behind-gateway'),
-    // The sink test route reads form, JSON, NDJSON or CSV bodies itself, as the device route does.
-    rawBodyPaths: /^\/v1\/sinks\/[^/]+\/test\/?$/,
+    // The sink test route reads form, JSON, NDJSON or CSV bodies itself, as the device route does;
+    // a blob upload's body is the file, of any type.
+    rawBodyPaths: /^\/v1\/(sinks\/[^/]+\/test|warehouses\/[^/]+\/blobs\/upload)\/?$/,
     mount: (app) => {
       app.get('/healthz', databaseHealth('control-plane', d.db));
       mountOnboarding(app, d);
@@ -41,6 +45,8 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountWarehouses(app, d);
       mountWarehouseActions(app, d);
       mountUploaders(app, d);
+      mountBlobs(app, d);
+      mountLifecycle(app, d);
       mountGrants(app, d);
       mountTables(app, d);
       mountConnection(app, d);
@@ -52,6 +58,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountInternalAgents(app, d);
       mountInternalDevice(app, d);
       mountInternalSinks(app, d);
+      mountInternalLifecycle(app, d);
       mountAudit(app, d);
       mountUnbuilt(app, d);
     },

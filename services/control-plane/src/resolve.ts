@@ -1,5 +1,5 @@
 import type { Db } from '@floe/db';
-import { conflict, notFound } from '@floe/http';
+import { conflict, HttpError, notFound } from '@floe/http';
 import type { AccessContext } from './access/context';
 import { reachableProjects, type ProjectRow } from './store/projects';
 import { tombstoneFor, visibleWarehouses, type VisibleWarehouse } from './store/warehouses';
@@ -37,6 +37,13 @@ export async function resolveWarehouse(db: Db, ctx: AccessContext, idOrName: str
   throw notFound('warehouse_not_found', `no warehouse with id or name ${JSON.stringify(idOrName)}`, {
     remedy: 'pass a warehouse_id or a warehouse name from GET /v1/warehouses',
   });
+}
+
+/** A route that acts in a warehouse's buckets or catalog needs it provisioned: 503 `provisioning` until then. */
+export function requireReady(w: { name: string; status: string }): void {
+  if (w.status !== 'ready') {
+    throw new HttpError(503, 'provisioning', `catalog ${w.name} is still being provisioned`, { retry_after_seconds: 30 }, { 'Retry-After': '30' });
+  }
 }
 
 /** A catalog being deleted or deleted answers with its tombstone, to those who could see it. */

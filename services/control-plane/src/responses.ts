@@ -3,6 +3,7 @@ import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
 import type { AgentDetail } from './domain/agents';
+import { LIST_URL_SECONDS, type ListedBlob } from './domain/blobs';
 import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
 import { probeView } from './domain/provisioning';
@@ -164,3 +165,35 @@ export const agentView = (d: AgentDetail) => {
     connection: { agent_id: a.agentId, name: a.name, org_id: d.orgId, role: a.role, warehouses: grants, created_by: createdBy?.principal_id ?? null, grants },
   };
 };
+
+/** The last segment of a key or folder (after the delimiter, or `/` in a flat listing), without its trailing delimiter. */
+function lastSegment(path: string, delimiter: string): string {
+  const sep = delimiter || '/';
+  const trimmed = path.endsWith(sep) ? path.slice(0, -sep.length) : path;
+  const at = trimmed.lastIndexOf(sep);
+  return at < 0 ? trimmed : trimmed.slice(at + sep.length);
+}
+
+/** GET /v1/warehouses/{id}/blobs: one page of objects and folders. */
+export function blobListing(
+  w: { id: string; name: string; blobBucket: string },
+  q: { prefix: string; delimiter: string; maxKeys: number },
+  page: { objects: ListedBlob[]; folders: string[]; nextToken: string | null; urlsExpireAt: Date | null },
+) {
+  return {
+    warehouse_id: w.id,
+    name: w.name,
+    bucket: w.blobBucket,
+    prefix: q.prefix,
+    delimiter: q.delimiter,
+    max_keys: q.maxKeys,
+    objects: page.objects.map((o) => ({
+      key: o.key, name: lastSegment(o.key, q.delimiter), size: o.size, last_modified: iso(o.lastModified), etag: o.etag, ...(o.url ? { url: o.url } : {}),
+    })),
+    folders: page.folders.map((prefix) => ({ prefix, name: lastSegment(prefix, q.delimiter) })),
+    count: page.objects.length + page.folders.length,
+    truncated: page.nextToken !== null,
+    next_token: page.nextToken,
+    ...(page.urlsExpireAt ? { urls_expire_in: LIST_URL_SECONDS, urls_expire_at: page.urlsExpireAt.toISOString() } : {}),
+  };
+}

@@ -1,4 +1,4 @@
-import { SINK_PREFIX } from '@floe/ingest';
+import { SINK_ROOT } from '@floe/ingest';
 import { UPLOADER_NAME, defaultPrefix, prefixProblem } from './uploader-rules';
 
 describe('uploader names', () => {
@@ -11,6 +11,6 @@ describe('uploader prefixes', () => {
   test.each([
     ['', /1-256/], ['x'.repeat(257), /1-256/], ['/abs/', /begin with/], ['a/../b/', /segment/], ['./a/', /segment/], ['a//b/', /empty/],
     ['cams/*', /wildcards/], ['cams/?', /wildcards/], ['cams/${aws:username}/', /wildcards/], ['a b/', /wildcards/],
-    [SINK_PREFIX, /Floe's own/], [`${SINK_PREFIX}abc/`, /Floe's own/], ['_', /Floe's own/], ['_sink', /Floe's own/],
+    [SINK_ROOT, /Floe's own/], [`${SINK_ROOT}abc/`, /Floe's own/], ['_', /Floe's own/], ['_sink', /Floe's own/],
   ])('%j is refused', (p, why) => expect(prefixProblem(p)).toMatch(why));
 });

@@ -1,4 +1,4 @@
-import { SINK_PREFIX } from '@floe/ingest';
+import { reachesSinkRoot, SINK_ROOT } from '@floe/ingest';
 
 // What an uploader may be called and where it may write. Pure, so each rule
 // is tested beside it (uploader-rules.test.ts). Prefixes end up inside an IAM
@@ -27,7 +27,6 @@ export function prefixProblem(prefix: string): string | null {
   if (!PREFIX_CHARS.test(prefix)) return 'a prefix is letters, digits, "/" and !_.\'()- only (no wildcards, spaces or policy variables)';
   if (prefix.split('/').some((seg) => seg === '..' || seg === '.')) return 'a prefix has no "." or ".." segment';
   if (prefix.includes('//')) return 'a prefix has no empty segment ("//")';
-  // Either one beginning with the other: `_s` would cover `_sink/…` as much as `_sink/x/` lies inside it.
-  if (prefix.startsWith(SINK_PREFIX) || SINK_PREFIX.startsWith(prefix)) return `${SINK_PREFIX} is Floe's own (sink batches); choose another prefix`;
+  if (reachesSinkRoot(prefix)) return `${SINK_ROOT} is Floe's own (sink batches); choose another prefix`;
   return null;
 }

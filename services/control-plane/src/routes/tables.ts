@@ -1,6 +1,6 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
-import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
+import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
 import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { nsName } from '../domain/catalog-tables';
@@ -8,7 +8,7 @@ import { formatInfo } from '../domain/formats';
 import { refuseOverQuota } from '../domain/quota';
 import { keysToRemove, propertiesToSet } from '../domain/table-properties';
 import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables';
-import { resolveWarehouse } from '../resolve';
+import { requireReady, resolveWarehouse } from '../resolve';
 import type { VisibleWarehouse } from '../store/warehouses';
 
 // Spec: Tables, credentials, connection — the routes that act on tables
@@ -52,9 +52,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
     if (!which) throw badRequest('missing_field', 'warehouse_id is required (id or name)', { field: 'warehouse_id' });
     const w = await resolveWarehouse(d.prisma, req.access!, which);
     await requireLevel(d.prisma, w, 'read', 'reading tables');
-    if (w.status !== 'ready') {
-      throw new HttpError(503, 'provisioning', `catalog ${w.name} is still being provisioned`, { retry_after_seconds: 30 }, { 'Retry-After': '30' });
-    }
+    requireReady(w);
     return w;
   };
 

@@ -9,10 +9,6 @@ import type { ControlPlaneDeps } from '../deps';
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
-  ['/v1/warehouses/:warehouse_id/blobs', ['get', 'delete'], 'the blob bucket routes'],
-  ['/v1/warehouses/:warehouse_id/blobs/presign', ['get'], 'the blob bucket routes'],
-  ['/v1/warehouses/:warehouse_id/blobs/upload', ['post'], 'the blob bucket routes'],
-  ['/v1/warehouses/:warehouse_id/lifecycle', ['get', 'put', 'delete'], 'blob bucket lifecycle'],
   ['/v1/warehouses/:warehouse_id/restore', ['post'], 'warehouse restore'],
   ['/v1/warehouses/:warehouse_id/agents-md', ['put'], 'agents-md'],
   ['/v1/usage', ['get'], 'usage'],

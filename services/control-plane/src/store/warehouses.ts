@@ -159,6 +159,15 @@ export async function markPrivate(db: Db, id: string): Promise<void> {
   await db.warehouse.updateMany({ where: { id }, data: { publicSince: null, publicBy: null } });
 }
 
+/** Every warehouse whose buckets still exist or may (not `creating`, not `deleted`), oldest first: the lifecycle audit's worklist. */
+export async function warehousesWithBuckets(db: Db): Promise<Array<{ id: string; name: string; tableBucket: string; blobBucket: string; status: string }>> {
+  return db.warehouse.findMany({
+    where: { status: { in: ['ready', 'provisioning', 'deleting'] } },
+    select: { id: true, name: true, tableBucket: true, blobBucket: true, status: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+}
+
 export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
   const m = membershipIn(ctx, w.orgId);
   return accessOf({
