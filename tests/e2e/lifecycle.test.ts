@@ -30,7 +30,9 @@ test('every refusal before the store, with its status and code; a refused PUT le
   expectError(await put({ rules: [{ transition_days: 1 }] }), 400, 'not_supported');
   const unknown = expectError(await put({ rules: [{ expire_days: 3, size_greater_than: 10 }] }), 400, 'invalid_value');
   expect(unknown.accepted).toEqual(['id', 'prefix', 'expire_days', 'expire_date', 'abort_incomplete_multipart_days', 'enabled']);
-  expect(expectError(await put({ rules: [{ id: 'x', expire_days: 1 }, { id: 'x', expire_days: 2 }] }), 400, 'invalid_value').duplicate).toBe('x');
+  expect(expectError(await put({ rules: [{ id: 'x', prefix: 'a/', expire_days: 1 }, { id: 'x', prefix: 'b/', expire_days: 2 }] }), 400, 'invalid_value').duplicate).toBe('x');
+  // An expiry over the whole bucket would reach _sink/, where sink batches wait to be rolled.
+  expect(expectError(await put({ rules: [{ id: 'all', expire_days: 1 }] }), 400, 'invalid_value')).toMatchObject({ field: 'rules[0].prefix', reserved_prefix: '_sink/' });
   expectError(await put({ rules: [] }), 400, 'invalid_value');
   expectError(await put({}), 400, 'missing_field');
   expectError(await put({ rules: [{ prefix: '/abs', expire_days: 1 }] }), 400, 'invalid_value');

@@ -35,9 +35,14 @@ test('every refusal the spec names, with its status and code', () => {
   expect(refusal({ rules: [{ transition_days: 3 }] })).toMatchObject({ status: 400, code: 'not_supported' });
   expect(refusal({ rules: [{ expire_days: 1, tags: { a: 'b' } }] })).toMatchObject({ status: 400, code: 'invalid_value', field: 'rules[0].tags', accepted: expect.arrayContaining(['id', 'prefix', 'expire_days']) });
   expect(refusal({ rules: [{ expire_days: 1 }], other: 1 })).toMatchObject({ status: 400, code: 'invalid_value', accepted: ['rules'] });
-  expect(refusal({ rules: [{ id: 'a', expire_days: 1 }, { id: 'a', expire_days: 2 }] })).toMatchObject({ status: 400, code: 'invalid_value', duplicate: 'a' });
+  expect(refusal({ rules: [{ id: 'a', prefix: 'x/', expire_days: 1 }, { id: 'a', prefix: 'y/', expire_days: 2 }] })).toMatchObject({ status: 400, code: 'invalid_value', duplicate: 'a' });
+  // An expiry reaching _sink/ (no prefix covers it) would delete sink batches before they are rolled.
+  for (const prefix of [undefined, '', '_', '_sink/', '_sink/abc/']) {
+    expect(refusal({ rules: [{ prefix, expire_days: 1 }] })).toMatchObject({ status: 400, code: 'invalid_value', field: 'rules[0].prefix', reserved_prefix: '_sink/' });
+  }
+  expect(refusal({ rules: [{ abort_incomplete_multipart_days: 1 }] })).toBeUndefined();
   // An explicit id equal to a generated one is a duplicate too.
-  expect(refusal({ rules: [{ expire_days: 1 }, { id: 'rule-1', expire_days: 2 }] })).toMatchObject({ status: 400, code: 'invalid_value', duplicate: 'rule-1' });
+  expect(refusal({ rules: [{ prefix: 'a/', expire_days: 1 }, { id: 'rule-1', prefix: 'b/', expire_days: 2 }] })).toMatchObject({ status: 400, code: 'invalid_value', duplicate: 'rule-1' });
   expect(refusal({ rules: [] })).toMatchObject({ status: 400, code: 'invalid_value', field: 'rules' });
   expect(refusal({})).toMatchObject({ status: 400, code: 'missing_field', field: 'rules' });
   expect(refusal({ rules: [{ prefix: '/abs', expire_days: 1 }] })).toMatchObject({ status: 400, code: 'invalid_value', field: 'rules[0].prefix' });

@@ -1,5 +1,6 @@
 import { badRequest, HttpError } from '@floe/http';
 import { LIFECYCLE_MAX_BYTES, LIFECYCLE_MAX_RULES, lifecycleXml, toS3Rule, type LifecycleRule } from '@floe/storage';
+import { reachesSinkRoot, SINK_ROOT } from '@floe/ingest';
 import { prefixProblem } from './blob-keys';
 
 // PUT /v1/warehouses/{id}/lifecycle's body, judged whole before the store is
@@ -64,6 +65,12 @@ function parseRule(raw: unknown, i: number): LifecycleRule {
   out.abort_incomplete_multipart_days = wholeDays(rule, 'abort_incomplete_multipart_days', `${at}.abort_incomplete_multipart_days`);
   if (out.expire_days === undefined && out.expire_date === undefined && out.abort_incomplete_multipart_days === undefined) {
     throw invalid(at, 'a rule expires objects (expire_days or expire_date) and/or aborts incomplete uploads (abort_incomplete_multipart_days)');
+  }
+  // An expiry over `_sink/` (a rule without a prefix covers it too) would delete sink batches not yet rolled into their table.
+  if ((out.expire_days !== undefined || out.expire_date !== undefined) && reachesSinkRoot(out.prefix ?? '')) {
+    throw invalid(`${at}.prefix`, `an expiry may not reach ${SINK_ROOT}, where sink batches wait to be rolled into their tables; give the rule a prefix outside it`, {
+      reserved_prefix: SINK_ROOT, remedy: 'set prefix, e.g. "tmp/"; a rule per top-level folder expires the whole bucket but _sink/',
+    });
   }
   if (rule.enabled !== undefined) {
     if (typeof rule.enabled !== 'boolean') throw invalid(`${at}.enabled`, 'true or false');
