@@ -22,6 +22,3 @@ export async function scopeStoredBytes(db: Queryable, orgId: string | null, owne
   const rows = 'query' in db ? (await db.query(text, [orgId ?? ownerId])).rows : await db.$queryRawUnsafe<Array<{ bytes: unknown }>>(text, orgId ?? ownerId);
   return Number(rows[0]?.bytes ?? 0);
 }
-
-/** The free plan's organisation-wide storage limit (spec: Limits). */
-export const STORAGE_LIMIT_BYTES = 5_368_709_120;

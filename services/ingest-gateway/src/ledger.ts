@@ -1,4 +1,5 @@
-import { scopeStoredBytes, STORAGE_LIMIT_BYTES } from '@floe/db/usage';
+import { effectiveLimits } from '@floe/db/limits';
+import { scopeStoredBytes } from '@floe/db/usage';
 import { HttpError, quotaExceeded, quotaScopeOf } from '@floe/http';
 import { batchKey } from '@floe/ingest';
 import { StorageError } from '@floe/storage';
@@ -67,8 +68,9 @@ export function duplicateView(batchId: string, b: BatchRow) {
 /** 409 quota_exceeded once the scope's stored bytes reach the storage limit: nothing is accepted. */
 export async function requireStorageHeadroom(d: IngestDeps, sink: IntakeSink): Promise<void> {
   const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
-  if (stored >= STORAGE_LIMIT_BYTES) {
-    throw quotaExceeded('the storage limit is reached; nothing was accepted', { current: stored, limit_value: STORAGE_LIMIT_BYTES, scope: quotaScopeOf(sink.org_id) });
+  const limit = (await effectiveLimits(d.db, sink.org_id)).limits.storage_bytes;
+  if (stored >= limit) {
+    throw quotaExceeded('the storage limit is reached; nothing was accepted', { current: stored, limit_value: limit, scope: quotaScopeOf(sink.org_id) });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Db } from '@floe/db';
+import { effectiveLimits, type Limits } from '@floe/db/limits';
 import { rateLimited } from '@floe/http';
 import { StorageError, type BucketMeasure, type StorageProvider } from '@floe/storage';
 import { insertOnDemandSample, scopeStoredBytes } from '../store/usage';
@@ -70,6 +71,8 @@ export interface MeasuredNow {
   measuredAt: Date;
   /** The quota scope's stored bytes, this sample counted. */
   scopeBytes: number;
+  /** The scope's effective limits. */
+  limits: Limits;
 }
 
 /** Lists both buckets now and keeps the result as an `on_demand` sample; 429 within a minute of the last, 502 `storage_error` (slot given back) when the store fails. */
@@ -84,5 +87,5 @@ export async function measureNow(d: MeasureDeps, w: { id: string; tableBucket: s
     throw err;
   }
   const measuredAt = await insertOnDemandSample(d.prisma, w.id, m);
-  return { m, measuredAt, scopeBytes: await scopeStoredBytes(d.prisma, w.orgId, w.projectOwner) };
+  return { m, measuredAt, scopeBytes: await scopeStoredBytes(d.prisma, w.orgId, w.projectOwner), limits: (await effectiveLimits(d.prisma, w.orgId)).limits };
 }

@@ -1,14 +1,6 @@
-import { STORAGE_LIMIT_BYTES } from '@floe/db/usage';
-
-// The limits every organisation (or organisation-less owner) has today: the
-// free plan's numbers. Operator overrides come with the operator routes.
-export const FREE_PLAN = {
-  projects: 20,
-  warehouses_per_project: 10,
-  storage_bytes: STORAGE_LIMIT_BYTES,
-  /** Sinks with a device token (the free plan's guide statement). */
-  device_sinks: 10,
-} as const;
+// What every new catalog gets, and the format versions its create paths may
+// default to. The plans' limits live in packages/db/src/limits.ts (an
+// organisation's effective limits are its plan with the operator's overrides).
 
 export const MAINTENANCE_DEFAULTS = {
   compaction: true,

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@floe/db';
 import type { AccessContext, OrgMembership } from '../access/context';
 import type { ProjectRow } from '../store/projects';
 import { insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../store/projects';
-import { FREE_PLAN } from './plans';
+import { effectiveLimits } from '@floe/db/limits';
 
 // Spec: Projects. Placement (provider, region) is fixed at creation and only
 // the deployment's own is offered; names are unique in an organisation (or
@@ -48,8 +48,9 @@ export async function createProject(d: ProjectDeps, ctx: AccessContext, p: { nam
     const existing = await projectsInScope(tx, { orgId: p.orgId, ownerId: ctx.principalId });
     const same = existing.find((x) => x.name === p.name);
     if (same) throw conflict('already_exists', `a project named ${p.name} already exists`, { project_id: same.id });
-    if (existing.length >= FREE_PLAN.projects) {
-      throw limitExceeded(`at most ${FREE_PLAN.projects} projects`, { limit: 'projects', limit_value: FREE_PLAN.projects, current: existing.length });
+    const { limits } = await effectiveLimits(tx, p.orgId);
+    if (existing.length >= limits.projects) {
+      throw limitExceeded(`at most ${limits.projects} projects`, { limit: 'projects', limit_value: limits.projects, current: existing.length });
     }
     return insertProject(tx, {
       id: `prj_${randomBytes(12).toString('hex')}`, name: p.name, provider: d.config.provider, region: d.config.region, orgId: p.orgId, ownerId: ctx.principalId,

@@ -1,4 +1,5 @@
 import type { Db } from '@floe/db';
+import { effectiveLimits } from '@floe/db/limits';
 import { StorageError, type StorageProvider } from '@floe/storage';
 import { markPrivate, markPublic, type WarehouseRecord } from '../store/warehouses';
 import { publicTierBytes } from '../store/usage';
@@ -8,13 +9,11 @@ import { storageStep } from './storage-step';
 // (the catalog itself stays private). Its bytes move to the public tier,
 // whose allowance (Limits: 50 GB) is separate from private storage.
 
-export const PUBLIC_TIER_BYTES = 50 * 1024 ** 3;
-
-/** State rule: publishing needs the public tier not to overflow; the figures for 409 `quota_exceeded` when it would. */
-export function publicTierOverflow(alreadyPublic: number, adding: number): { current: number; limit_value: number; headroom: number } | null {
+/** State rule: publishing needs the public tier (`limit`, the plan's public_storage_bytes) not to overflow; the figures for 409 `quota_exceeded` when it would. */
+export function publicTierOverflow(alreadyPublic: number, adding: number, limit: number): { current: number; limit_value: number; headroom: number } | null {
   const current = alreadyPublic + adding;
-  if (current <= PUBLIC_TIER_BYTES) return null;
-  return { current, limit_value: PUBLIC_TIER_BYTES, headroom: Math.max(0, PUBLIC_TIER_BYTES - alreadyPublic) };
+  if (current <= limit) return null;
+  return { current, limit_value: limit, headroom: Math.max(0, limit - alreadyPublic) };
 }
 
 export interface PublishDeps {
@@ -24,7 +23,7 @@ export interface PublishDeps {
 
 export type PublishOutcome =
   | { refused: { current: number; limit_value: number; headroom: number } }
-  | { refused: null; policy: unknown; changed: boolean; publicSince: Date; publicBy: string; tierCurrent: number; bucketQuotas: BucketQuotas };
+  | { refused: null; policy: unknown; changed: boolean; publicSince: Date; publicBy: string; tierCurrent: number; tierLimit: number; bucketQuotas: BucketQuotas };
 
 /**
  * POST /v1/warehouses/{id}/public after its checks: refused when the public
@@ -34,11 +33,12 @@ export type PublishOutcome =
 export async function publishWarehouse(d: PublishDeps, w: WarehouseRecord, by: string): Promise<PublishOutcome> {
   const adding = w.usage?.tableBytes ?? 0;
   const alreadyPublic = await publicTierBytes(d.prisma, w.orgId, w.projectOwner, w.id);
-  const overflow = w.publicSince ? null : publicTierOverflow(alreadyPublic, adding);
+  const tierLimit = (await effectiveLimits(d.prisma, w.orgId)).limits.public_storage_bytes;
+  const overflow = w.publicSince ? null : publicTierOverflow(alreadyPublic, adding, tierLimit);
   if (overflow) return { refused: overflow };
   const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, true));
   const marked = await markPublic(d.prisma, w.id, by);
-  return { refused: null, policy: result.policy, changed: result.changed, ...marked, tierCurrent: alreadyPublic + adding, bucketQuotas: await bucketQuotas(d.storage, [w.tableBucket]) };
+  return { refused: null, policy: result.policy, changed: result.changed, ...marked, tierCurrent: alreadyPublic + adding, tierLimit, bucketQuotas: await bucketQuotas(d.storage, [w.tableBucket]) };
 }
 
 /** DELETE /v1/warehouses/{id}/public: the policy goes, then the row forgets the publication. */

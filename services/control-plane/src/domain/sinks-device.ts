@@ -9,7 +9,7 @@ import { toTableMetadata } from '@floe/iceberg';
 import { clearDeviceToken, deviceSinksInScope, setDeviceToken, type SinkRecord } from '../store/sinks';
 import type { VisibleWarehouse } from '../store/warehouses';
 import type { catalogTables } from './catalog-tables';
-import { FREE_PLAN } from './plans';
+import { effectiveLimits } from '@floe/db/limits';
 
 // Spec: Ingest sinks — the device route's side in the control plane: the
 // device token (mint or replace, remove) with the body-level options, and the
@@ -40,9 +40,10 @@ export async function issueDeviceToken(d: { prisma: PrismaClient; ingestUrl: str
   if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sink.name} is disabled (${sink.disabledReason}); a device could not post to it`);
   // the plan's number of device sinks, unless this one is one already
   if (!sink.device.token) {
-    const current = await deviceSinksInScope(d.prisma, sink.warehouseId);
-    if (current >= FREE_PLAN.device_sinks) {
-      throw limitExceeded(`at most ${FREE_PLAN.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: FREE_PLAN.device_sinks, current });
+    const { current, orgId } = await deviceSinksInScope(d.prisma, sink.warehouseId);
+    const { limits } = await effectiveLimits(d.prisma, orgId);
+    if (current >= limits.device_sinks) {
+      throw limitExceeded(`at most ${limits.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: limits.device_sinks, current });
     }
   }
   // act

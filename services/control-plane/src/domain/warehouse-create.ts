@@ -14,7 +14,7 @@ import {
 import { warehouseById, type WarehouseRecord } from '../store/warehouses';
 import { isValidCatalogName, suggestCatalogName } from './catalog-names';
 import type { CatalogSecrets } from './catalog-credentials';
-import { FREE_PLAN } from './plans';
+import { effectiveLimits } from '@floe/db/limits';
 import { probeStorage, provisionStorage, roleNameOf, storageUidOf } from './provisioning';
 
 // POST /v1/warehouses (and onboarding's `lake`). The order of steps:
@@ -140,15 +140,16 @@ async function claimCreation(
       }
 
       const counted = await countedInProject(tx, project.id, takeOver?.id ?? null);
-      if (counted >= FREE_PLAN.warehouses_per_project) {
-        throw limitExceeded(`a project holds at most ${FREE_PLAN.warehouses_per_project} catalogs`, {
-          limit: 'warehouses_per_project', limit_value: FREE_PLAN.warehouses_per_project, current: counted,
+      const { limits } = await effectiveLimits(tx, project.orgId);
+      if (counted >= limits.warehouses_per_project) {
+        throw limitExceeded(`a project holds at most ${limits.warehouses_per_project} catalogs`, {
+          limit: 'warehouses_per_project', limit_value: limits.warehouses_per_project, current: counted,
         });
       }
       const bytes = await scopeStoredBytes(tx, project.orgId, project.ownerId);
-      if (bytes >= FREE_PLAN.storage_bytes) {
+      if (bytes >= limits.storage_bytes) {
         throw quotaExceeded('the storage limit is reached; delete data or ask for a higher limit', {
-          current: bytes, limit_value: FREE_PLAN.storage_bytes, scope: quotaScopeOf(project.orgId),
+          current: bytes, limit_value: limits.storage_bytes, scope: quotaScopeOf(project.orgId),
         });
       }
 

@@ -6,7 +6,8 @@ import { resolveProject, resolveWarehouse } from '../resolve';
 import { placementOf, type ProjectRow } from '../store/projects';
 import { countedInProject } from '../store/warehouse-creation';
 import { setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
-import { FORMAT_VERSIONS, FREE_PLAN } from './plans';
+import { effectiveLimits } from '@floe/db/limits';
+import { FORMAT_VERSIONS } from './plans';
 
 // Spec: Warehouses (catalogs) — list, get, patch. Creation is
 // domain/warehouse-create.ts; rotation, publishing and measuring have their own modules.
@@ -28,14 +29,17 @@ export interface WarehouseListing {
   warehouses: VisibleWarehouse[];
   /** How many more the project may hold; null when no project was asked for. */
   headroom: number | null;
+  /** The plan's catalogs per project (of the project's organisation; without a project, the caller's first). */
+  limit: number;
 }
 
 /** The warehouses the caller sees, in one project (by id or name) or in all it reaches. */
 export async function listWarehouses(d: WarehouseReadDeps, ctx: AccessContext, projectIdOrName: string | null): Promise<WarehouseListing> {
   const project = projectIdOrName ? await resolveProject(d.prisma, ctx, projectIdOrName) : null;
   const warehouses = await visibleWarehouses(d.prisma, ctx, project ? { projectId: project.id } : {});
-  const headroom = project ? Math.max(0, FREE_PLAN.warehouses_per_project - (await countedInProject(d.prisma, project.id))) : null;
-  return { project, warehouses, headroom };
+  const { limits } = await effectiveLimits(d.prisma, project ? project.orgId : ctx.memberships[0]?.orgId ?? null);
+  const headroom = project ? Math.max(0, limits.warehouses_per_project - (await countedInProject(d.prisma, project.id))) : null;
+  return { project, warehouses, headroom, limit: limits.warehouses_per_project };
 }
 
 /** Where a warehouse's data lives: its project's placement (the deployment's own for a warehouse outside any project). */

@@ -4,8 +4,7 @@ import { badRequest, parse, quotaExceeded, quotaScopeOf, route, writeAudit } fro
 import { requireAdmin, requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
-import { FREE_PLAN } from '../domain/plans';
-import { PUBLIC_TIER_BYTES, publishWarehouse, unpublishWarehouse } from '../domain/publishing';
+import { publishWarehouse, unpublishWarehouse } from '../domain/publishing';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';
 import { resolveWarehouse } from '../resolve';
 import { PUBLIC_NOTE, iso } from '../responses';
@@ -80,7 +79,7 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
           table_bytes: w.usage ? w.usage.tableBytes : null,
           measured_at: iso(w.usage?.measuredAt),
           tier_current: published.tierCurrent,
-          tier_limit: PUBLIC_TIER_BYTES,
+          tier_limit: published.tierLimit,
         },
         public_read: { bucket: w.tableBucket, anonymous_get: true, anonymous_list: false, writes: 'refused', catalog: 'private' },
         bucket_quotas: published.bucketQuotas,
@@ -116,7 +115,7 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
     post: [...d.authed, async (req, res) => {
       const w = await resolveWarehouse(d.prisma, req.access!, String(req.params.warehouse_id));
       await requireLevel(d.prisma, w, 'read', 'measuring a catalog');
-      const { m, measuredAt, scopeBytes: current } = await measureNow({ ...d, redisPrefix: d.config.redisPrefix }, w);
+      const { m, measuredAt, scopeBytes: current, limits } = await measureNow({ ...d, redisPrefix: d.config.redisPrefix }, w);
       const staleAfter = new Date(measuredAt.getTime() + SAMPLE_STALE_AFTER_MS);
       const complete = !m.table.partial && !m.blob.partial;
       const bytes = m.table.bytes + m.blob.bytes;
@@ -141,10 +140,10 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
         seconds: m.seconds,
         tier: w.publicSince ? 'public' : 'private',
         storage: {
-          current, limit: FREE_PLAN.storage_bytes, headroom: Math.max(0, FREE_PLAN.storage_bytes - current),
-          measured_at: measuredAt.toISOString(), stale_after: staleAfter.toISOString(), over_limit: current > FREE_PLAN.storage_bytes,
+          current, limit: limits.storage_bytes, headroom: Math.max(0, limits.storage_bytes - current),
+          measured_at: measuredAt.toISOString(), stale_after: staleAfter.toISOString(), over_limit: current > limits.storage_bytes,
         },
-        public_storage: w.publicSince ? { table_bytes: m.table.bytes, limit: PUBLIC_TIER_BYTES } : {},
+        public_storage: w.publicSince ? { table_bytes: m.table.bytes, limit: limits.public_storage_bytes } : {},
         bucket_quotas: {},
         note: complete
           ? 'Stored as an on-demand sample; quota enforcement still follows the hourly sweep.'

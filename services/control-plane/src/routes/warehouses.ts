@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { badRequest, idempotent, notImplemented, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { formatInfo } from '../domain/formats';
-import { FREE_PLAN } from '../domain/plans';
 import { createWarehouse } from '../domain/warehouse-create';
 import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses';
 import { resolveProject, resolveWarehouse } from '../resolve';
@@ -38,14 +37,14 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
     get: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const asked = typeof req.query.project === 'string' && req.query.project !== '' ? req.query.project : null;
-      const { project, warehouses: rows, headroom } = await listWarehouses(d, ctx, asked);
+      const { project, warehouses: rows, headroom, limit } = await listWarehouses(d, ctx, asked);
       res.json({
         project: project?.name ?? null,
         project_id: project?.id ?? null,
         catalog_uri: d.config.catalogUrl,
         warehouses: rows.map((w) => warehouseListRow(d.config, w)),
         count: rows.length,
-        limit: FREE_PLAN.warehouses_per_project,
+        limit,
         headroom,
       });
     }],

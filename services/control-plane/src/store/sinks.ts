@@ -149,17 +149,18 @@ export async function clearDeviceToken(prisma: PrismaClient, id: string): Promis
  * organisation's catalogs, or (outside any organisation) its project owner's
  * catalogs outside any organisation. Catalogs outside any project are in no scope.
  */
-export async function deviceSinksInScope(prisma: PrismaClient, warehouseId: string): Promise<number> {
+export async function deviceSinksInScope(prisma: PrismaClient, warehouseId: string): Promise<{ current: number; orgId: string | null }> {
   const mine = await prisma.warehouse.findUnique({ where: { id: warehouseId }, select: { orgId: true, projectId: true } });
   const project = mine?.projectId ? await prisma.project.findUnique({ where: { id: mine.projectId }, select: { ownerId: true } }) : null;
-  if (!mine || !project) return 0;
+  if (!mine || !project) return { current: 0, orgId: mine?.orgId ?? null };
   const projectIds = mine.orgId ? undefined
     : (await prisma.project.findMany({ where: { ownerId: project.ownerId }, select: { id: true } })).map((p) => p.id);
   const warehouses = await prisma.warehouse.findMany({
     where: mine.orgId ? { orgId: mine.orgId, projectId: { not: null } } : { orgId: null, projectId: { in: projectIds } },
     select: { id: true },
   });
-  return prisma.sink.count({
+  const current = await prisma.sink.count({
     where: { warehouseId: { in: warehouses.map((w) => w.id) }, state: { not: 'deleted' }, deviceTokenHash: { not: null } },
   });
+  return { current, orgId: mine.orgId };
 }
