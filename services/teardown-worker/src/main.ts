@@ -4,12 +4,12 @@ import { startOrgErasure } from './org-erasure';
 import { startWorkers } from './workers';
 
 // The teardown worker: provisioning retries, credential retirement after a
-// rotate, the erasure of organisations left without members, and (later)
-// warehouse teardown. BullMQ consumers plus a tiny health
+// rotate, the erasure of organisations left without members, and catalog
+// teardown after a deletion's grace period. BullMQ consumers plus a tiny health
 // server; any number may run, jobs are idempotent and keyed by their subject.
 const { config, logger, deps } = teardownWorker.start();
 const { workers, producers } = startWorkers(deps);
-const erasure = startOrgErasure(deps);
+const erasure = startOrgErasure(deps, producers);
 erasure.catch((err) => logger.error('the organisation erasure scheduler could not be set up', { err: (err as Error).message }));
 
 const app = createApp({

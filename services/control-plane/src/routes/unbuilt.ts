@@ -15,7 +15,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/v1/warehouses/:warehouse_id/blobs/presign', ['get'], 'the blob bucket routes'],
   ['/v1/warehouses/:warehouse_id/blobs/upload', ['post'], 'the blob bucket routes'],
   ['/v1/warehouses/:warehouse_id/lifecycle', ['get', 'put', 'delete'], 'blob bucket lifecycle'],
-  ['/v1/warehouses/:warehouse_id/restore', ['post'], 'warehouse restore'],
   ['/v1/warehouses/:warehouse_id/agents-md', ['put'], 'agents-md'],
   ['/v1/usage', ['get'], 'usage'],
   ['/v1/admin/plans', ['get'], 'operator routes'],
@@ -26,7 +25,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/v1/indexes', ['post'], 'indexes'],
   ['/v1/indexes/:index_id', ['get', 'delete'], 'indexes'],
   ['/v1/public/:handle/:catalog/connection', ['get'], 'public catalog connection', NONE],
-  ['/v1/namespace', ['delete'], 'namespace deletion'],
 ];
 
 export const UNBUILT_CONTROL_PLANE_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what, auth]) => ({ path, methods, what, auth: auth ?? 'caller' }));
