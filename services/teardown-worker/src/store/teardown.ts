@@ -78,9 +78,10 @@ export async function dropCatalogTables(prisma: PrismaClient, id: string, tableB
 
 /** Records one storage step's result in the tombstone. */
 export async function recordStorageStep(prisma: PrismaClient, id: string, step: string, result: unknown): Promise<void> {
-  // Raw: jsonb_set writes one key of the tombstone's storage object in place.
+  // Raw: jsonb_set writes one key of the tombstone's storage object in place (JSON null until the first step).
   await prisma.$executeRaw`
-    UPDATE warehouses SET tombstone = jsonb_set(tombstone, '{storage}', COALESCE(tombstone->'storage', '{}'::jsonb) || ${JSON.stringify({ [step]: result })}::jsonb)
+    UPDATE warehouses SET tombstone = jsonb_set(tombstone, '{storage}',
+             (CASE WHEN jsonb_typeof(tombstone->'storage') = 'object' THEN tombstone->'storage' ELSE '{}'::jsonb END) || ${JSON.stringify({ [step]: result })}::jsonb)
      WHERE id = ${id} AND status = 'deleting'`;
 }
 
