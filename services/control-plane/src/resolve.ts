@@ -62,7 +62,8 @@ export function tombstoneView(t: TombstoneRecord) {
     grants_removed: s?.grants_removed ?? null,
     usage_samples_removed: s?.usage_samples_removed ?? null,
     storage: { step: t.teardownStep ?? (t.status === 'deleted' ? 'done' : 'queued'), ...(s?.storage ?? {}) },
-    storage_complete: s?.storage_complete ?? null,
+    // A row deleted before tombstones were kept says only that it is gone.
+    storage_complete: s ? s.storage_complete : t.status === 'deleted',
     tables_refused: s?.tables_refused ?? null,
     teardown_after: t.teardownAfter ? t.teardownAfter.toISOString() : null,
     restorable_until: isRestorable(t) ? t.teardownAfter!.toISOString() : null,
