@@ -3,18 +3,16 @@
 // the buckets are not — and a fresh worker finishes the job from the step the
 // dead one recorded: nothing of the catalog is left on the store, the
 // tombstone is complete and `warehouse.delete_complete` is audited once.
-import { spawn } from 'node:child_process';
 import { GetRoleCommand } from '@aws-sdk/client-iam';
 import pg from 'pg';
 import request from 'supertest';
-import { freePort } from '../../scripts/lib/infra';
 import { stopPid } from '../../scripts/lib/processes';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
-import { ROOT } from '../../scripts/lib/stack-env';
 import { until } from '../support/poll';
 import { orgAdminKey } from '../support/stack-org';
 import { adminStorage } from '../support/store';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 let stateFile: string;
 let state: StackState;
@@ -32,19 +30,11 @@ afterAll(async () => {
 type Stage = 'after_tables' | 'after_identities';
 
 /** A teardown worker against the private stack; resolves with its exit code once it stops. */
-function teardownWorker(crashAt?: Stage): { exited: Promise<number | null>; stop: () => Promise<void> } {
-  const env: NodeJS.ProcessEnv = {
+function teardownWorker(crashAt?: Stage): WorkerProcess {
+  return startWorkerProcess('services/teardown-worker/src/main.ts', 'FLOE_TEARDOWN_HEALTH_PORT', {
     ...process.env, ...joinPrivateStackEnv(state), FLOE_LOG_LEVEL: 'warn', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '1',
     ...(crashAt ? { FLOE_TEARDOWN_CRASH_AT: crashAt } : {}),
-  };
-  const portPromise = freePort();
-  let pid = 0;
-  const exited = portPromise.then((port) => new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/teardown-worker/src/main.ts'], { cwd: ROOT, env: { ...env, FLOE_TEARDOWN_HEALTH_PORT: String(port) }, stdio: 'ignore' });
-    pid = child.pid!;
-    child.on('exit', (code) => resolve(code));
-  }));
-  return { exited, stop: async () => { await portPromise; if (pid) await stopPid(pid); await exited; } };
+  });
 }
 
 const api = () => request(state.base_url);
