@@ -2,17 +2,15 @@
 // right after the commit, and after the reject file just before the batches
 // are marked — and a fresh roller finishes the work: every row lands exactly
 // once and every misfit is in exactly one reject file, counted once.
-import { spawn } from 'node:child_process';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import request from 'supertest';
-import { freePort } from '../../scripts/lib/infra';
 import { stopPid } from '../../scripts/lib/processes';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
-import { ROOT } from '../../scripts/lib/stack-env';
 import { blobReader } from '../support/blob-reader';
 import { until } from '../support/poll';
 import { orgAdminKey } from '../support/stack-org';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 let stateFile: string;
 let state: StackState;
@@ -28,7 +26,7 @@ afterAll(async () => {
 }, 120_000);
 
 /** Runs a roller against the private stack; resolves with its exit code once it stops. */
-function roller(crashAt?: Stage): { exited: Promise<number | null>; stop: () => Promise<void>; pid: number } {
+function roller(crashAt?: Stage): WorkerProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...joinPrivateStackEnv(state),
@@ -39,15 +37,8 @@ function roller(crashAt?: Stage): { exited: Promise<number | null>; stop: () => 
   return startRoller(env);
 }
 
-function startRoller(env: NodeJS.ProcessEnv) {
-  const portPromise = freePort();
-  let pid = 0;
-  const exited = portPromise.then((port) => new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/roller-worker/src/main.ts'], { cwd: ROOT, env: { ...env, FLOE_ROLLER_HEALTH_PORT: String(port) }, stdio: 'ignore' });
-    pid = child.pid!;
-    child.on('exit', (code) => resolve(code));
-  }));
-  return { exited, stop: async () => { await portPromise; if (pid) await stopPid(pid); await exited; }, get pid() { return pid; } };
+function startRoller(env: NodeJS.ProcessEnv): WorkerProcess {
+  return startWorkerProcess('services/roller-worker/src/main.ts', 'FLOE_ROLLER_HEALTH_PORT', env);
 }
 
 const api = () => request(state.base_url);

@@ -97,6 +97,10 @@ const EnvSchema = z.object({
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
   // Fault tests only: the roller process exits at this stage of a roll.
   FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit', 'before_mark']).optional(),
+  // Soft delete: how long a deleted catalog can be restored before teardown removes its tables and storage (a day).
+  FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  // Fault tests only: the teardown worker exits once a teardown has reached this step.
+  FLOE_TEARDOWN_CRASH_AT: z.enum(['after_tables', 'after_identities']).optional(),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
@@ -140,6 +144,8 @@ export interface FloeConfig {
   mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
+  /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
+  teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
   listenHost: string;
   /** FLOE_TRUST_PROXY: addresses or CIDRs of the proxies whose X-Forwarded-For is read; empty for none. */
   trustProxy: string[];
@@ -207,6 +213,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
     sinksEnabled: e.FLOE_SINKS === 'on',
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
+    teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
     trustProxy: e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,

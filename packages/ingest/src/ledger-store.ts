@@ -27,8 +27,10 @@ export async function waitingSinks(prisma: PrismaClient): Promise<WaitingSink[]>
     _count: { _all: true }, _sum: { bytes: true }, _min: { receivedAt: true }, _max: { receivedAt: true },
   });
   if (!groups.length) return [];
+  // A catalog being deleted has no roll: its catalog and storage refuse it (restore brings the batches back into turn).
+  const paused = await prisma.warehouse.findMany({ where: { status: 'deleting' }, select: { id: true } });
   const sinks = await prisma.sink.findMany({
-    where: { id: { in: groups.map((g) => g.sinkId) }, state: { in: ['active', 'deleted'] } },
+    where: { id: { in: groups.map((g) => g.sinkId) }, state: { in: ['active', 'deleted'] }, warehouseId: { notIn: paused.map((w) => w.id) } },
     select: {
       id: true, warehouseId: true, namespace: true, tableName: true, state: true, rollSeconds: true, rollBytes: true,
       inactivitySeconds: true, tableChangesApplied: true,

@@ -7,16 +7,18 @@ import { CATALOG_PURGE_QUEUE } from './catalog-purge';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
+import { TEARDOWN_QUEUE } from './teardown';
 
 export * from './catalog-purge';
 export * from './org-erasure';
 export * from './sink-roll';
 export * from './uploader-expiry';
+export * from './teardown';
 
 export const QUEUES = {
   provisioning: 'provisioning',
   credentials: 'credentials',
-  teardown: 'teardown',
+  teardown: TEARDOWN_QUEUE,
   metering: 'metering',
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
@@ -78,6 +80,11 @@ export class Producers {
 
   async add(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<void> {
     await this.queue(name).add(jobName, data, { removeOnComplete: 1000, removeOnFail: 1000, ...opts });
+  }
+
+  /** Removes a waiting or delayed job; false when there was none, or it is running. */
+  async remove(name: QueueName, jobId: string): Promise<boolean> {
+    return (await this.queue(name).remove(jobId)) === 1;
   }
 
   async close(): Promise<void> {

@@ -94,11 +94,19 @@ export interface ProbeResult {
 export interface StorageProvider {
   ensureBucket(bucket: string): Promise<{ created: boolean }>;
   bucketExists(bucket: string): Promise<boolean>;
-  /** Empties (objects and unfinished uploads) and removes a bucket. */
+  /** Empties (objects, older versions and delete markers, unfinished uploads) and removes a bucket. */
   removeBucket(bucket: string): Promise<{ removed: boolean; objectsDeleted: number }>;
 
   ensureIdentity(spec: IdentitySpec): Promise<IdentityKeys>;
   deleteIdentity(uid: string): Promise<{ user: StepResult; user_policy: StepResult }>;
+  /**
+   * Suspends an identity (every request with its keys refused at once, its
+   * keys and policies kept) or lifts the suspension. Sessions it assumed
+   * already are the role's: see revokeRoleSessions.
+   */
+  setIdentitySuspended(uid: string, suspended: boolean): Promise<'suspended' | 'active' | 'absent'>;
+  /** The ids of every identity whose id starts with `prefix`. */
+  listIdentities(prefix: string): Promise<string[]>;
   addAccessKey(uid: string): Promise<StoreCredentials>;
   deleteAccessKey(uid: string, accessKeyId: string): Promise<StepResult>;
   /** New key first, then every older key deleted. */
@@ -106,6 +114,11 @@ export interface StorageProvider {
 
   ensureRole(spec: { roleName: string; trustedUids: string[]; buckets: string[] }): Promise<{ arn: string }>;
   deleteRole(roleName: string): Promise<StepResult>;
+  /**
+   * Takes the role's permissions away, so every session vended from it is
+   * refused at once (the role stays: ensureRole gives them back).
+   */
+  revokeRoleSessions(roleName: string): Promise<StepResult>;
   /** A session (at most `durationSeconds`, 900 by default) narrowed to one object prefix. */
   assumeSession(spec: { roleArn: string; as: StoreCredentials; bucket: string; prefix: string; access: 'read' | 'write'; durationSeconds?: number }): Promise<Required<Pick<StoreCredentials, 'accessKeyId' | 'secretAccessKey' | 'sessionToken' | 'expiration'>>>;
 

@@ -7,7 +7,7 @@ import {
 import {
   AbortMultipartUploadCommand, CreateBucketCommand, DeleteBucketCommand, DeleteBucketLifecycleCommand,
   DeleteBucketPolicyCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLifecycleConfigurationCommand,
-  GetBucketPolicyCommand, HeadBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command,
+  GetBucketPolicyCommand, HeadBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListObjectVersionsCommand,
   GetObjectCommand, PutBucketLifecycleConfigurationCommand, PutBucketPolicyCommand, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -37,6 +37,7 @@ export interface RgwConfig extends StoreEndpoint {
 interface RgwUser {
   user_id: string;
   max_buckets: number;
+  suspended?: number;
   keys: Array<{ user: string; access_key: string; secret_key: string }>;
 }
 
@@ -171,9 +172,13 @@ export class RgwStorage implements StorageProvider {
     let objectsDeleted = 0;
     try {
       objectsDeleted = (await this.deletePrefix(bucket, '')).objectsDeleted;
-      const uploads = await this.s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
-      for (const u of uploads.Uploads ?? []) {
-        await this.s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! }));
+      objectsDeleted += await this.deleteVersions(bucket);
+      for (;;) {
+        const uploads = await this.s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+        for (const u of uploads.Uploads ?? []) {
+          await this.s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! }));
+        }
+        if (!uploads.IsTruncated) break;
       }
       await this.s3.send(new DeleteBucketCommand({ Bucket: bucket }));
     } catch (err) {
@@ -182,6 +187,19 @@ export class RgwStorage implements StorageProvider {
       throw se;
     }
     return { removed: true, objectsDeleted };
+  }
+
+  /** Older versions and delete markers (a bucket that ever had versioning on keeps them after its objects go). */
+  private async deleteVersions(bucket: string): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const page = await this.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }));
+      const all = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].map((v) => ({ Key: v.Key!, VersionId: v.VersionId }));
+      if (all.length === 0) return deleted;
+      const out = await this.s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: all, Quiet: true } }));
+      if (out.Errors?.length) throw new StorageError('denied', 'delete versions', `${out.Errors.length} versions were not deleted: ${out.Errors[0].Code ?? 'refused'}`, 403, out.Errors[0].Code);
+      deleted += (page.Versions ?? []).length;
+    }
   }
 
   // ---- identities ----------------------------------------------------------
@@ -218,6 +236,29 @@ export class RgwStorage implements StorageProvider {
     const user_policy = await this.deleteUserPolicy(uid, POLICY_NAME);
     const user = await this.deleteUser(uid);
     return { user, user_policy };
+  }
+
+  async setIdentitySuspended(uid: string, suspended: boolean): Promise<'suspended' | 'active' | 'absent'> {
+    const user = await this.getUser(uid);
+    if (!user) return 'absent';
+    if (Boolean(user.suspended) !== suspended) {
+      const res = await this.admin.call('POST', 'user', { uid, suspended }, suspended ? 'suspend identity' : 'reinstate identity');
+      if (res === null) return 'absent';
+    }
+    return suspended ? 'suspended' : 'active';
+  }
+
+  async listIdentities(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    let marker: string | undefined;
+    do {
+      const page = await this.admin.call<{ keys?: string[]; truncated?: boolean; marker?: string }>(
+        'GET', 'metadata/user', { 'max-entries': 1000, ...(marker ? { marker } : {}) }, 'list identities',
+      );
+      out.push(...(page?.keys ?? []).filter((uid) => uid.startsWith(prefix)));
+      marker = page?.truncated ? page.marker : undefined;
+    } while (marker);
+    return out;
   }
 
   /**
@@ -330,17 +371,23 @@ export class RgwStorage implements StorageProvider {
   }
 
   async deleteRole(roleName: string): Promise<StepResult> {
-    try {
-      await this.iam.send(new DeleteRolePolicyCommand({ RoleName: roleName, PolicyName: POLICY_NAME }));
-    } catch (err) {
-      const se = toStorageError('delete role policy', err);
-      if (se.kind !== 'not_found') throw se;
-    }
+    await this.revokeRoleSessions(roleName);
     try {
       await this.iam.send(new DeleteRoleCommand({ RoleName: roleName }));
       return 'deleted';
     } catch (err) {
       const se = toStorageError('delete role', err);
+      if (se.kind === 'not_found') return 'absent';
+      throw se;
+    }
+  }
+
+  async revokeRoleSessions(roleName: string): Promise<StepResult> {
+    try {
+      await this.iam.send(new DeleteRolePolicyCommand({ RoleName: roleName, PolicyName: POLICY_NAME }));
+      return 'deleted';
+    } catch (err) {
+      const se = toStorageError('revoke role sessions', err);
       if (se.kind === 'not_found') return 'absent';
       throw se;
     }

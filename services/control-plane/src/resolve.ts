@@ -2,7 +2,7 @@ import type { Db } from '@floe/db';
 import { conflict, HttpError, notFound } from '@floe/http';
 import type { AccessContext } from './access/context';
 import { reachableProjects, type ProjectRow } from './store/projects';
-import { tombstoneFor, visibleWarehouses, type VisibleWarehouse } from './store/warehouses';
+import { tombstonesFor, visibleWarehouses, type TombstoneRecord, type VisibleWarehouse } from './store/warehouses';
 
 // The global rule: wherever a project_id or warehouse_id is expected, the
 // user's chosen name is accepted too. An unknown value is 404 naming both
@@ -48,21 +48,37 @@ export function requireReady(w: { name: string; status: string }): void {
 
 /** A catalog being deleted or deleted answers with its tombstone, to those who could see it. */
 async function refuseTombstone(db: Db, ctx: AccessContext, id: string): Promise<void> {
-  const t = await tombstoneFor(db, ctx, id);
+  const [t] = await tombstonesFor(db, ctx, id);
   if (!t) return;
   const deleting = t.status === 'deleting';
-  throw notFound(deleting ? 'warehouse_deleting' : 'warehouse_deleted', `warehouse ${t.name} ${deleting ? 'is being deleted' : 'was deleted'}`, {
+  throw notFound(deleting ? 'warehouse_deleting' : 'warehouse_deleted', `warehouse ${t.name} ${deleting ? 'is being deleted' : 'was deleted'}`, tombstoneView(t));
+}
+
+/** The spec's tombstone fields (GET /v1/warehouses/{id} of a deleted catalog), and while it can be restored, until when. */
+export function tombstoneView(t: TombstoneRecord) {
+  const s = t.tombstone;
+  return {
     warehouse_id: t.id,
     name: t.name,
+    project_id: t.projectId,
     state: t.status,
-    requested_at: t.deletedAt ? t.deletedAt.toISOString() : null,
-    completed_at: null,
-    tables_dropped: null,
-    bytes_at_deletion: null,
-    grants_removed: null,
-    usage_samples_removed: null,
-    storage: { step: deleting ? 'queued' : 'done' },
-    storage_complete: !deleting,
-    tables_refused: null,
-  });
+    requested_at: t.requestedAt ? t.requestedAt.toISOString() : null,
+    completed_at: s?.completed_at ?? null,
+    tables_dropped: s?.tables_dropped ?? null,
+    bytes_at_deletion: s?.bytes_at_deletion ?? null,
+    grants_removed: s?.grants_removed ?? null,
+    usage_samples_removed: s?.usage_samples_removed ?? null,
+    storage: { step: t.teardownStep ?? (t.status === 'deleted' ? 'done' : 'queued'), ...(s?.storage ?? {}) },
+    // A row deleted before tombstones were kept says only that it is gone.
+    storage_complete: s ? s.storage_complete : t.status === 'deleted',
+    tables_refused: s?.tables_refused ?? null,
+    teardown_after: t.teardownAfter ? t.teardownAfter.toISOString() : null,
+    restorable_until: isRestorable(t) ? t.teardownAfter!.toISOString() : null,
+  };
+}
+
+/** Restore works while teardown has not begun and the grace period lasts. */
+export function isRestorable(t: Pick<TombstoneRecord, 'status' | 'teardownStep' | 'teardownAfter'>): boolean {
+  return t.status === 'deleting' && (t.teardownStep === 'queued' || t.teardownStep === 'restoring')
+    && t.teardownAfter !== null && t.teardownAfter.getTime() > Date.now();
 }

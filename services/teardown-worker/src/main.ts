@@ -5,12 +5,12 @@ import { startUploaderExpiry } from './uploader-expiry';
 import { startWorkers } from './workers';
 
 // The teardown worker: provisioning retries, credential retirement after a
-// rotate, uploader expiry, the erasure of organisations left without members, and (later)
-// warehouse teardown. BullMQ consumers plus a tiny health
+// rotate, uploader expiry, the erasure of organisations left without members,
+// and catalog teardown after a deletion's grace period. BullMQ consumers plus a tiny health
 // server; any number may run, jobs are idempotent and keyed by their subject.
 const { config, logger, deps } = teardownWorker.start();
 const { workers, producers } = startWorkers(deps);
-const erasure = startOrgErasure(deps);
+const erasure = startOrgErasure(deps, producers);
 erasure.catch((err) => logger.error('the organisation erasure scheduler could not be set up', { err: (err as Error).message }));
 const expiry = startUploaderExpiry(deps);
 expiry.catch((err) => logger.error('the uploader expiry scheduler could not be set up', { err: (err as Error).message }));

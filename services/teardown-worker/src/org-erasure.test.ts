@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createLogger } from '@floe/http';
 import { applyMigrations, dropDatabase, ensureDatabase, prismaOver, type PrismaClient } from '@floe/db';
+import { beginDeletion } from '@floe/db/warehouse-deletion';
 import { eraseAbandonedOrganizations } from './org-erasure';
 
 // Against the real Postgres: a throwaway database with the real migrations.
@@ -40,17 +41,27 @@ async function org(status: string, opts: { member?: boolean; warehouse?: string 
 
 const exists = async (id: string) => (await pool.query(`SELECT 1 FROM organizations WHERE id = $1`, [id])).rowCount === 1;
 
-test('erases organisations marked deleting with no member and no live catalog, with their projects; leaves the rest', async () => {
+// The catalog's deletion as far as the database goes (its storage and queue steps are the e2e tests').
+const deleteCatalog = async (id: string) => {
+  await beginDeletion(prisma, id, { graceSeconds: 60, reason: 'org_erasure', actor: { principalId: null, kind: null, requestId: null, ip: null } });
+};
+
+test('erases organisations marked deleting with no member and no live catalog, with their projects; deletes the catalogs of the rest first', async () => {
   const gone = await org('deleting');
   const catalogDeleted = await org('deleting', { warehouse: 'deleted' });
   const hasCatalog = await org('deleting', { warehouse: 'ready' });
   const rejoined = await org('deleting', { member: true });
   const active = await org('active');
-  const erased = await eraseAbandonedOrganizations({ prisma, logger });
+  const erased = await eraseAbandonedOrganizations({ prisma, logger, deleteCatalog });
   expect(erased.sort()).toEqual([gone, catalogDeleted].sort());
+  // The abandoned organisation's catalog is being deleted (the member's organisation keeps its own).
+  expect((await pool.query(`SELECT status, tombstone->>'reason' AS reason FROM warehouses WHERE org_id = $1`, [hasCatalog])).rows).toEqual([{ status: 'deleting', reason: 'org_erasure' }]);
   expect(await exists(gone)).toBe(false);
   expect((await pool.query(`SELECT 1 FROM projects WHERE org_id = $1`, [gone])).rowCount).toBe(0);
   for (const kept of [hasCatalog, rejoined, active]) expect(await exists(kept)).toBe(true);
   // A second pass finds nothing more.
-  expect(await eraseAbandonedOrganizations({ prisma, logger })).toEqual([]);
+  expect(await eraseAbandonedOrganizations({ prisma, logger, deleteCatalog })).toEqual([]);
+  // Once its teardown has ended, the organisation goes too.
+  await pool.query(`UPDATE warehouses SET status = 'deleted' WHERE org_id = $1`, [hasCatalog]);
+  expect(await eraseAbandonedOrganizations({ prisma, logger, deleteCatalog })).toEqual([hasCatalog]);
 });

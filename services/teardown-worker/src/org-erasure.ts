@@ -1,17 +1,33 @@
 import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
+import { beginDeletion } from '@floe/db/warehouse-deletion';
 import type { Logger } from '@floe/http';
-import { ORG_ERASURE_EVERY_MS, ORG_ERASURE_JOB_OPTIONS, ORG_ERASURE_QUEUE, ORG_ERASURE_SCHEDULER } from '@floe/queues';
+import { ORG_ERASURE_EVERY_MS, ORG_ERASURE_JOB_OPTIONS, ORG_ERASURE_QUEUE, ORG_ERASURE_SCHEDULER, queueTeardown, type Producers } from '@floe/queues';
+import { sealWarehouseStorage, type StorageProvider } from '@floe/storage';
 import type { WorkerDeps } from './deps';
-import { eraseOrganization, erasableOrganizations } from './store/organizations';
+import { catalogsOfAbandonedOrganizations, eraseOrganization, erasableOrganizations } from './store/organizations';
 
 // The `org-erasure` job: organisations that DELETE /v1/me left without
 // members are erased — their projects and their own row — once they hold no
-// catalog (a catalog is erased by catalog deletion's teardown, which comes
-// with a later issue; until then an organisation with a catalog waits).
+// catalog. Their catalogs are deleted first, through the same path as
+// DELETE /v1/warehouses/{id} (packages/db warehouse-deletion.ts, the storage
+// sealed, teardown queued after the grace period); a later pass erases the
+// organisation once every teardown has ended.
 
-/** One pass: erases what it can; the ids erased. */
-export async function eraseAbandonedOrganizations(d: { prisma: PrismaClient; logger: Logger }): Promise<string[]> {
+export interface CatalogDeletionDeps {
+  prisma: PrismaClient;
+  logger: Logger;
+  storage: StorageProvider;
+  redis: Redis;
+  config: { redisPrefix: string; teardown: { graceSeconds: number } };
+  producers: Producers;
+}
+
+/** One pass: deletes the catalogs of abandoned organisations, erases the organisations that hold none; the ids erased. */
+export async function eraseAbandonedOrganizations(d: { prisma: PrismaClient; logger: Logger; deleteCatalog: (warehouseId: string) => Promise<void> }): Promise<string[]> {
+  for (const id of await catalogsOfAbandonedOrganizations(d.prisma)) await d.deleteCatalog(id);
   const erased: string[] = [];
   for (const id of await erasableOrganizations(d.prisma)) {
     if (await eraseOrganization(d.prisma, id)) erased.push(id);
@@ -20,10 +36,24 @@ export async function eraseAbandonedOrganizations(d: { prisma: PrismaClient; log
   return erased;
 }
 
+/** DELETE /v1/warehouses/{id}'s path, without a caller. */
+export async function deleteAbandonedCatalog(d: CatalogDeletionDeps, warehouseId: string): Promise<void> {
+  const begun = await beginDeletion(d.prisma, warehouseId, {
+    graceSeconds: d.config.teardown.graceSeconds, reason: 'org_erasure', actor: { principalId: null, kind: null, requestId: null, ip: null },
+  });
+  if (begun.outcome !== 'deleting') return;
+  await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+  await queueTeardown(d.producers, begun.warehouse);
+  await sealWarehouseStorage(d.storage, begun.warehouse).catch((err) => {
+    d.logger.warn('an erased organisation\'s catalog could not be sealed at once; teardown removes it', { warehouse_id: warehouseId, err: (err as Error).message });
+  });
+  d.logger.info('catalog of an organisation left without members deleted', { warehouse_id: warehouseId });
+}
+
 /** Upserts the cluster's hourly scheduler and consumes its passes. */
-export async function startOrgErasure(d: WorkerDeps): Promise<{ passes: Queue; worker: Worker }> {
+export async function startOrgErasure(d: WorkerDeps, producers: Producers): Promise<{ passes: Queue; worker: Worker }> {
   const passes = new Queue(ORG_ERASURE_QUEUE, { connection: d.connection, prefix: d.prefix });
-  const worker = new Worker(ORG_ERASURE_QUEUE, () => eraseAbandonedOrganizations(d), { connection: d.connection, prefix: d.prefix, concurrency: 1 });
+  const worker = new Worker(ORG_ERASURE_QUEUE, () => eraseAbandonedOrganizations({ ...d, deleteCatalog: (id) => deleteAbandonedCatalog({ ...d, producers }, id) }), { connection: d.connection, prefix: d.prefix, concurrency: 1 });
   await passes.upsertJobScheduler(ORG_ERASURE_SCHEDULER, { every: ORG_ERASURE_EVERY_MS }, { name: 'pass', opts: ORG_ERASURE_JOB_OPTIONS });
   return { passes, worker };
 }

@@ -37,12 +37,18 @@ export async function dropWithPurge(
   });
 }
 
-/** Claims the oldest purge nobody is working on; null when there is none. */
+/**
+ * Claims the oldest purge nobody is working on; null when there is none. A
+ * catalog being deleted is skipped: its identity is suspended, and within the
+ * grace period it may be restored (its purges then go on); once torn down,
+ * its purges are finished as refused (its buckets went with it).
+ */
 export async function claimPurge(db: SqlClient): Promise<PurgeJob | null> {
   const { rows } = await db.query<{ id: string; warehouse_id: string; location: string; table_ident: string | null; requested_by: string | null }>(
     `UPDATE catalog_purges SET claimed_at = now()
       WHERE id = (SELECT id FROM catalog_purges
                    WHERE done_at IS NULL AND (claimed_at IS NULL OR claimed_at < now() - interval '5 minutes')
+                     AND NOT EXISTS (SELECT 1 FROM warehouses w WHERE w.id = catalog_purges.warehouse_id AND w.status = 'deleting')
                    ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING id, warehouse_id, location, table_ident, requested_by`,
   );

@@ -34,7 +34,7 @@ export async function requireLevel(db: Db, w: VisibleWarehouse, needed: Level, w
 }
 
 /** Whether the caller is an admin of the warehouse's organisation; outside an organisation the project's owner is its admin. */
-export function isWarehouseAdmin(ctx: AccessContext, w: VisibleWarehouse): boolean {
+export function isWarehouseAdmin(ctx: AccessContext, w: { orgId: string | null; projectOwner: string | null }): boolean {
   const m = membershipIn(ctx, w.orgId);
   return m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@floe/db';
 import { conflict } from '@floe/http';
 import { ExpireUploaderJob, expireUploaderJobId, Producers, QUEUES, UPLOADER_EXPIRY_JOB_OPTIONS } from '@floe/queues';
-import type { PolicyDocument, StorageProvider, UploaderRevocation } from '@floe/storage';
+import { uploaderUidPrefix, type PolicyDocument, type StorageProvider, type UploaderRevocation } from '@floe/storage';
 import {
   activeUploaderNamed, countActiveUploaders, insertUploader, lockUploader, lockUploaderCreation, markRevoked, type UploaderRecord,
 } from '../store/uploaders';
@@ -43,7 +43,7 @@ export interface CreatedUploader {
 }
 
 /** Storage-facing id: `u-<warehouse uuid>-<8 hex>`. */
-const iamUserFor = (warehouseId: string) => `u-${warehouseId}-${randomBytes(4).toString('hex')}`;
+const iamUserFor = (warehouseId: string) => `${uploaderUidPrefix(warehouseId)}${randomBytes(4).toString('hex')}`;
 
 const LOCK_WAIT = { maxWait: 15_000, timeout: 30_000 };
 

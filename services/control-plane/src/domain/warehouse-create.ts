@@ -9,13 +9,14 @@ import type { AccessContext } from '../access/context';
 import type { ProjectRow } from '../store/projects';
 import { scopeStoredBytes } from '../store/usage';
 import {
-  countedInProject, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
+  countedInProject, deletedOwnerOfBucket, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
 } from '../store/warehouse-creation';
 import { warehouseById, type WarehouseRecord } from '../store/warehouses';
 import { isValidCatalogName, suggestCatalogName } from './catalog-names';
 import type { CatalogSecrets } from './catalog-credentials';
 import { effectiveLimits } from '@floe/db/limits';
 import { probeStorage, provisionStorage, roleNameOf, storageUidOf } from './provisioning';
+import { storageStep } from './storage-step';
 
 // POST /v1/warehouses (and onboarding's `lake`). The order of steps:
 //   1. validate the name and derive the buckets (nothing written);
@@ -74,6 +75,8 @@ export async function createWarehouse(
       field: 'name', max_name_length: buckets.maxNameLength, bucket_would_be: buckets.bucketWouldBe,
     });
   }
+
+  await refuseLeftoverBucket(d, buckets.table, buckets.blob);
 
   // claim
   const claim = input.requestId;
@@ -177,6 +180,25 @@ async function claimCreation(
       });
     }
     throw err;
+  }
+}
+
+/**
+ * 409 `bucket_leftover_from_deletion`: a deleted catalog had these buckets
+ * and one of them is still on the store (its teardown could not remove it, or
+ * it came back). Creating would adopt a bucket with another catalog's objects.
+ */
+async function refuseLeftoverBucket(d: Pick<CreateWarehouseDeps, 'prisma' | 'storage'>, table: string, blob: string): Promise<void> {
+  const owner = await deletedOwnerOfBucket(d.prisma, table);
+  if (!owner) return;
+  const left = await storageStep(async () => {
+    for (const bucket of [table, blob]) if (await d.storage.bucketExists(bucket)) return bucket;
+    return null;
+  });
+  if (left) {
+    throw conflict('bucket_leftover_from_deletion', `the bucket ${left} of a deleted catalog is still on the store`, {
+      bucket: left, deleted_warehouse_id: owner.id, remedy: 'choose another name, or ask the operator to remove the leftover bucket',
+    });
   }
 }
 

@@ -7,12 +7,15 @@ import { nsName } from '../domain/catalog-tables';
 import { formatInfo } from '../domain/formats';
 import { refuseOverQuota } from '../domain/quota';
 import { keysToRemove, propertiesToSet } from '../domain/table-properties';
+import { dropNamespace, dropTable } from '../domain/table-delete';
 import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables';
 import { requireReady, resolveWarehouse } from '../resolve';
 import type { VisibleWarehouse } from '../store/warehouses';
 
 // Spec: Tables, credentials, connection — the routes that act on tables
-// through the Iceberg REST catalog as the warehouse's own identity.
+// through the Iceberg REST catalog as the warehouse's own identity. DELETE
+// /v1/table and DELETE /v1/namespace are in the error index only; their
+// shapes (warehouse_id, namespace, name in the body or the query) are in docs/api.md.
 
 type Json = Record<string, any>;
 
@@ -43,6 +46,14 @@ const TableRef = z.object({
   namespace: z.string().min(1),
   name: z.string().min(1),
 });
+
+const NamespaceRef = z.object({ warehouse_id: z.string().min(1), namespace: z.string().min(1) });
+
+/** A DELETE's reference: from the body, or the query (clients that send no body on DELETE). */
+const deleteRef = (req: Request): Json => {
+  const src = { ...(req.query as Json), ...((req.body && typeof req.body === 'object' && !Array.isArray(req.body)) ? req.body as Json : {}) };
+  return { ...src, warehouse_id: str(src.warehouse_id) ?? str(src.warehouse) ?? src.warehouse_id };
+};
 
 
 export function mountTables(app: Express, d: ControlPlaneDeps): void {
@@ -107,6 +118,18 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       const info = formatInfo(view.format_version === 3 ? 3 : 2);
       res.json({ ...view, warehouse: w.name, warehouse_id: w.id, writers: info.writers, readers: info.readers, note: info.note, ...(view.format_version === 3 ? { warnings: v3Warnings() } : {}) });
     }],
+    delete: [...d.authed, async (req, res) => {
+      const ref = parse(TableRef, deleteRef(req));
+      const w = await warehouseOf(req, ref);
+      await requireLevel(d.prisma, w, 'write', 'deleting a table');
+      const { tableUuid, location } = await dropTable(d, w, ref.namespace, ref.name);
+      const table = `${ref.namespace}.${ref.name}`;
+      await writeAudit(d.db, req, { action: 'table.delete', orgId: w.orgId, targetType: 'table', targetId: tableUuid, data: { warehouse_id: w.id, table, location } });
+      res.json({
+        table, namespace: ref.namespace, name: ref.name, warehouse: w.name, warehouse_id: w.id, table_uuid: tableUuid, location, dropped: true,
+        purge: { status: 'queued', note: 'The catalog deletes the files under the table\'s location within seconds, only those no other table or view holds.' },
+      });
+    }],
     patch: [...d.authed, async (req, res) => {
       const body = (req.body ?? {}) as Json;
       const ref = parse(TableRef, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
@@ -134,6 +157,17 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
         removed: remove,
         metadata_location: after['metadata-location'],
       });
+    }],
+  });
+
+  route(app, '/v1/namespace', {
+    delete: [...d.authed, async (req, res) => {
+      const ref = parse(NamespaceRef, deleteRef(req));
+      const w = await warehouseOf(req, ref);
+      await requireLevel(d.prisma, w, 'write', 'deleting a namespace');
+      await dropNamespace(d, w, ref.namespace);
+      await writeAudit(d.db, req, { action: 'namespace.delete', orgId: w.orgId, targetType: 'namespace', targetId: `${w.id}/${ref.namespace}`, data: { warehouse_id: w.id, namespace: ref.namespace } });
+      res.json({ warehouse: w.name, warehouse_id: w.id, namespace: ref.namespace, dropped: true });
     }],
   });
 

@@ -9,7 +9,6 @@ import type { ControlPlaneDeps } from '../deps';
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
-  ['/v1/warehouses/:warehouse_id/restore', ['post'], 'warehouse restore'],
   ['/v1/warehouses/:warehouse_id/agents-md', ['put'], 'agents-md'],
   ['/v1/usage', ['get'], 'usage'],
   ['/v1/admin/plans', ['get'], 'operator routes'],
@@ -19,7 +18,6 @@ const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?
   ['/v1/object', ['get'], 'object read'],
   ['/v1/indexes', ['post'], 'indexes'],
   ['/v1/indexes/:index_id', ['get', 'delete'], 'indexes'],
-  ['/v1/namespace', ['delete'], 'namespace deletion'],
 ];
 
 export const UNBUILT_CONTROL_PLANE_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what, auth]) => ({ path, methods, what, auth: auth ?? 'caller' }));

@@ -1,15 +1,19 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { badRequest, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
-import { requireAdmin, requireLevel, requireRecentSignIn } from '../access/require';
+import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
+import { isWarehouseAdmin, requireAdmin, requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
 import { publishWarehouse, unpublishWarehouse } from '../domain/publishing';
+import { RESTORE_NOTE, restoreWarehouse } from '../domain/warehouse-restore';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';
+import { placementOfWarehouse } from '../domain/warehouses';
 import { resolveWarehouse } from '../resolve';
-import { PUBLIC_NOTE, iso } from '../responses';
+import { tombstonesFor, visibleWarehouses, warehouseById } from '../store/warehouses';
+import { PUBLIC_NOTE, iso, warehouseGetRow } from '../responses';
 
-// Spec: POST /v1/warehouses/{id}/rotate, POST|DELETE …/public, POST …/measure.
+// Spec: POST /v1/warehouses/{id}/rotate, POST|DELETE …/public, POST …/measure;
+// POST …/restore (in the error index only; Floe's shape is in docs/api.md).
 
 const Confirm = z.object({ confirm: z.string().optional() });
 
@@ -40,6 +44,48 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
           : null,
         rotated_at: r.rotatedAt.toISOString(),
         note: ROTATE_NOTE,
+      });
+    }],
+  });
+
+  route(app, '/v1/warehouses/:warehouse_id/restore', {
+    post: [...d.authed, async (req, res) => {
+      // resolve: a catalog being deleted, by id or name
+      const ctx = req.access!;
+      const asked = String(req.params.warehouse_id);
+      const found = await tombstonesFor(d.prisma, ctx, asked, true);
+      if (found.length === 0) {
+        const live = await visibleWarehouses(d.prisma, ctx, { idOrName: asked });
+        if (live.length) throw conflict('not_deleted', `catalog ${live[0].name} is not deleted; there is nothing to restore`, { warehouse_id: live[0].id });
+        throw notFound('warehouse_not_found', `no deleted warehouse with id or name ${JSON.stringify(asked)}`, { remedy: 'pass the warehouse_id the deletion answered' });
+      }
+      if (found.length > 1 && found[0].id !== asked) {
+        throw conflict('ambiguous_name', `${found.length} deleted catalogs are named ${asked}; use a warehouse_id`, {
+          candidates: found.map((t) => ({ warehouse_id: t.id, name: t.name, project_id: t.projectId, requested_at: iso(t.requestedAt) })),
+        });
+      }
+      const t = found[0];
+      // authorize
+      if (!isWarehouseAdmin(ctx, t)) throw forbidden('forbidden', 'restoring a catalog is for an admin of the organisation', { needed: 'admin' });
+      // act
+      const w = (await warehouseById(d.prisma, t.id, ctx.principalId))!;
+      const r = await restoreWarehouse({ ...d, redisPrefix: d.config.redisPrefix }, t, w);
+      await writeAudit(d.db, req, {
+        action: 'warehouse.restore', orgId: t.orgId, targetType: 'warehouse', targetId: t.id,
+        data: { name: t.name, grants_restored: r.grantsRestored, new_client_id: r.pair.rw.client_id, new_client_id_ro: r.pair.ro.client_id, previous_client_ids: r.previousClientIds },
+      });
+      // answer: the catalog's row as GET answers it, and the new pair once
+      const [fresh] = await visibleWarehouses(d.prisma, ctx, { idOrName: t.id });
+      res.json({
+        ...warehouseGetRow(d.config, fresh, await placementOfWarehouse(d, fresh)),
+        restored: true,
+        restored_at: r.restoredAt.toISOString(),
+        deleted_at: iso(t.requestedAt),
+        grants_restored: r.grantsRestored,
+        catalog_credential: r.pair.rw,
+        catalog_credential_ro: r.pair.ro,
+        previous_client_ids: r.previousClientIds,
+        note: RESTORE_NOTE,
       });
     }],
   });

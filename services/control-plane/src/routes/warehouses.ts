@@ -1,16 +1,19 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { badRequest, idempotent, notImplemented, parse, route, writeAudit } from '@floe/http';
+import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
+import { requireAdmin } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { formatInfo } from '../domain/formats';
 import { createWarehouse } from '../domain/warehouse-create';
+import { DELETE_NOTE, deleteInProgress, deleteWarehouse } from '../domain/warehouse-delete';
 import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses';
 import { resolveProject, resolveWarehouse } from '../resolve';
 import { createdWarehouseAnswer, warehouseGetRow, warehouseListRow } from '../responses';
 
-// Spec: Warehouses (catalogs) — create, list, get, patch.
+// Spec: Warehouses (catalogs) — create, list, get, patch, delete.
 
 const FormatVersion = z.unknown().optional();
+const Confirm = z.object({ confirm: z.string().optional() });
 
 const CreateWarehouse = z.object({
   project_id: z.string().min(1),
@@ -55,8 +58,45 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
       const w = await resolveWarehouse(d.prisma, req.access!, String(req.params.warehouse_id));
       res.json(warehouseGetRow(d.config, w, await placementOfWarehouse(d, w)));
     }],
-    // Deletion and teardown come with a later issue; the caller is authenticated first, as on every caller route.
-    delete: [...d.authed, () => { throw notImplemented('warehouse deletion'); }],
+    delete: [...d.authed, async (req, res) => {
+      // validate, authorize
+      const ctx = req.access!;
+      const asked = String(req.params.warehouse_id);
+      const w = await resolveWarehouse(d.prisma, ctx, asked).catch((err) => {
+        throw err instanceof HttpError && err.code === 'warehouse_deleting' ? deleteInProgress(String(err.extras.warehouse_id)) : err;
+      });
+      requireAdmin(ctx, w, 'deleting a catalog');
+      const body = parse(Confirm, req.body ?? {});
+      if (body.confirm !== w.name) {
+        throw badRequest('confirmation_required', `deleting a catalog cannot be undone after its grace period; confirm with its name: {"confirm": "${w.name}"}`, { confirm_with: w.name, field: 'confirm' });
+      }
+      // act (audited inside the deletion's transaction)
+      const { warehouse: gone, warning } = await deleteWarehouse(
+        { ...d, redisPrefix: d.config.redisPrefix, graceSeconds: d.config.teardown.graceSeconds }, w.id,
+        { principalId: ctx.principalId, kind: ctx.kind, requestId: req.requestId, ip: req.ip ?? null },
+      );
+      // answer
+      const t = gone.tombstone;
+      res.status(202).json({
+        status: 'deleting',
+        warehouse_id: gone.id,
+        name: gone.name,
+        project_id: gone.projectId,
+        bytes_at_deletion: t.bytes_at_deletion,
+        measured_at: t.measured_at,
+        grants_removed: t.grants_removed,
+        usage_samples_removed: t.usage_samples_removed,
+        tables_dropped: null,
+        storage: null,
+        storage_complete: null,
+        requested_at: gone.requestedAt.toISOString(),
+        restorable_until: gone.teardownAfter.toISOString(),
+        restore: `/v1/warehouses/${gone.id}/restore`,
+        poll: `/v1/warehouses/${gone.id}`,
+        note: DELETE_NOTE,
+        ...(warning ? { warning } : {}),
+      });
+    }],
     patch: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.prisma, ctx, String(req.params.warehouse_id));

@@ -164,3 +164,12 @@ export async function deviceSinksInScope(prisma: PrismaClient, warehouseId: stri
   });
   return { current, orgId: mine.orgId };
 }
+
+/** Live (not deleted) sinks that append to one table, or to any table of one namespace (`tableName` null). */
+export function liveSinksOn(prisma: PrismaClient, t: { warehouseId: string; namespace: string; tableName: string | null }) {
+  return prisma.sink.findMany({
+    where: { warehouseId: t.warehouseId, namespace: t.namespace, state: { not: 'deleted' }, ...(t.tableName === null ? {} : { tableName: t.tableName }) },
+    select: { id: true, name: true, namespace: true, tableName: true, state: true },
+    orderBy: { createdAt: 'asc' },
+  });
+}

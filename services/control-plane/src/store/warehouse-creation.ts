@@ -45,6 +45,17 @@ export async function nameHolder(
   return r ? { id: r.id, status: r.status, tableBucket: r.table_bucket, blobBucket: r.blob_bucket, claimHeld: r.claim_held } : null;
 }
 
+/** A torn-down catalog that had this table bucket (its row released the name), while no other row holds it now; null when none did. */
+export async function deletedOwnerOfBucket(db: Db, tableBucket: string): Promise<{ id: string; tableBucket: string; blobBucket: string } | null> {
+  // Raw: the bucket names a torn-down catalog had are in its tombstone (JSON).
+  const rows = await db.$queryRaw<Array<{ id: string; table_bucket: string; blob_bucket: string }>>`
+    SELECT id, tombstone->'buckets'->>'table' AS table_bucket, tombstone->'buckets'->>'blob' AS blob_bucket FROM warehouses
+     WHERE status = 'deleted' AND tombstone->'buckets'->>'table' = ${tableBucket}
+       AND NOT EXISTS (SELECT 1 FROM warehouses l WHERE l.table_bucket = ${tableBucket})
+     ORDER BY deleted_at DESC LIMIT 1`;
+  return rows[0] ? { id: rows[0].id, tableBucket: rows[0].table_bucket, blobBucket: rows[0].blob_bucket } : null;
+}
+
 /** Warehouses that count against a project's limit, leaving out one row (the creating row being taken over). */
 export function countedInProject(db: Db, projectId: string, except: string | null = null): Promise<number> {
   return db.warehouse.count({

@@ -1,4 +1,5 @@
 import { Prisma, type Db } from '@floe/db';
+import { tombstoneOf, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
 import { accessOf, type Access, type Level } from '../access/levels';
 import { membershipIn, type AccessContext } from '../access/context';
 
@@ -130,15 +131,37 @@ export async function warehouseById(db: Db, id: string, principalId = ''): Promi
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-/** A warehouse being deleted or deleted, by id, if the caller's organisations or owned projects held it. */
-export async function tombstoneFor(db: Db, ctx: AccessContext, id: string): Promise<{ id: string; name: string; status: string; deletedAt: Date | null } | null> {
+export interface TombstoneRecord {
+  id: string;
+  name: string;
+  status: 'deleting' | 'deleted';
+  projectId: string | null;
+  orgId: string | null;
+  projectOwner: string | null;
+  requestedAt: Date | null;
+  teardownAfter: Date | null;
+  teardownStep: TeardownStep | null;
+  tombstone: Tombstone | null;
+}
+
+/** A warehouse being deleted or deleted, by id (or, with `byName`, by name among the deleting ones), if the caller's organisations or owned projects held it. */
+export async function tombstonesFor(db: Db, ctx: AccessContext, idOrName: string, byName = false): Promise<TombstoneRecord[]> {
   const orgIds = ctx.memberships.map((m) => m.orgId);
   // Raw: the owner test reaches through the project (no relation declared).
-  const rows = await db.$queryRaw<Array<{ id: string; name: string; status: string; deleted_at: Date | null }>>`
-    SELECT w.id, w.name, w.status, w.deleted_at FROM warehouses w JOIN projects p ON p.id = w.project_id
-     WHERE w.id = ${id} AND w.status IN ('deleting', 'deleted')
-       AND (w.org_id = ANY(${orgIds}::text[]) OR (w.org_id IS NULL AND p.owner_id = ${ctx.principalId}))`;
-  return rows[0] ? { id: rows[0].id, name: rows[0].name, status: rows[0].status, deletedAt: rows[0].deleted_at } : null;
+  const rows = await db.$queryRaw<Array<{
+    id: string; name: string; status: 'deleting' | 'deleted'; project_id: string | null; org_id: string | null; owner_id: string | null;
+    deleted_at: Date | null; teardown_after: Date | null; teardown_step: TeardownStep | null; tombstone: unknown;
+  }>>`
+    SELECT w.id, w.name, w.status, w.project_id, w.org_id, p.owner_id, w.deleted_at, w.teardown_after, w.teardown_step, w.tombstone
+      FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
+     WHERE (w.id = ${idOrName} ${byName ? Prisma.sql`OR (w.name = ${idOrName} AND w.status = 'deleting')` : Prisma.empty})
+       AND w.status IN ('deleting', 'deleted')
+       AND (w.org_id = ANY(${orgIds}::text[]) OR (w.org_id IS NULL AND p.owner_id = ${ctx.principalId}))
+     ORDER BY (w.id = ${idOrName}) DESC, w.deleted_at DESC`;
+  return rows.map((r) => ({
+    id: r.id, name: r.name, status: r.status, projectId: r.project_id, orgId: r.org_id, projectOwner: r.owner_id,
+    requestedAt: r.deleted_at, teardownAfter: r.teardown_after, teardownStep: r.teardown_step, tombstone: tombstoneOf(r.tombstone),
+  }));
 }
 
 /** Sets the catalog's default format version. */

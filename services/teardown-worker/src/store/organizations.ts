@@ -14,6 +14,17 @@ export async function erasableOrganizations(prisma: PrismaClient): Promise<strin
   return rows.map((r) => r.id);
 }
 
+/** Live catalogs of organisations marked `deleting` that no one has joined since: erasure deletes them first. */
+export async function catalogsOfAbandonedOrganizations(prisma: PrismaClient): Promise<string[]> {
+  // Raw: "no member" is an anti-join (no relations declared).
+  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
+    SELECT w.id FROM warehouses w JOIN organizations o ON o.id = w.org_id
+     WHERE o.status = 'deleting' AND w.status IN ('provisioning', 'ready')
+       AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = o.id)
+     ORDER BY w.created_at LIMIT 100`;
+  return rows.map((r) => r.id);
+}
+
 /** Erases one organisation's own rows (its projects, then it), if it is still erasable. */
 export async function eraseOrganization(prisma: PrismaClient, orgId: string): Promise<boolean> {
   return prisma.$transaction(async (tx) => {

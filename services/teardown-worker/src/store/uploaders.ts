@@ -42,3 +42,9 @@ export async function expireIfDue<T>(prisma: PrismaClient, id: string, removeIde
 export async function orgOfWarehouse(db: Db, warehouseId: string): Promise<string | null> {
   return (await db.warehouse.findUnique({ where: { id: warehouseId }, select: { orgId: true } }))?.orgId ?? null;
 }
+
+/** A torn-down catalog's uploaders that were still active are revoked (their identities went with the catalog); how many. */
+export async function revokeUploadersOf(db: Db, warehouseId: string): Promise<number> {
+  const { count } = await db.uploader.updateMany({ where: { warehouseId, status: 'active' }, data: { status: 'revoked', revokedAt: new Date() } });
+  return count;
+}

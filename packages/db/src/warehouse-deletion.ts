@@ -1,0 +1,137 @@
+import type { Prisma, PrismaClient } from './generated/client';
+
+// A catalog's deletion as the database records it: the one transaction that
+// takes it out of every caller's view (DELETE /v1/warehouses/{id} in the
+// control plane, and the erasure of an organisation left without members in
+// the teardown worker), and the tombstone's shape that teardown fills in and
+// GET /v1/warehouses/{id} answers with. A subpath export: importing it does
+// not load the Prisma client.
+//
+// In one transaction, under the warehouse row's lock: status `deleting`,
+// grants moved to `held_warehouse_grants` (restore moves them back), usage
+// samples removed, the public mark cleared, `warehouse.delete` audited. Of
+// twenty concurrent deletions one does this; the others wait for the lock and
+// find the catalog `deleting`.
+
+export type TeardownStep = 'queued' | 'restoring' | 'tables' | 'storage' | 'done';
+
+/** What GET /v1/warehouses/{id} answers about a deleted catalog (null fields: not reached yet). */
+export interface Tombstone {
+  /** The status restore brings back. */
+  previous_status: 'ready' | 'provisioning';
+  was_public: boolean;
+  reason: 'request' | 'org_erasure';
+  bytes_at_deletion: number | null;
+  measured_at: string | null;
+  grants_removed: number;
+  usage_samples_removed: number;
+  tables_dropped: number | null;
+  /** Tables whose files teardown did not purge (their location was not inside the catalog's own bucket). */
+  tables_refused: number | null;
+  /** The storage steps done so far, by name (`deleted`, `absent`, or a count). */
+  storage: Record<string, unknown> | null;
+  storage_complete: boolean | null;
+  completed_at: string | null;
+  /** The buckets the catalog had: the row's own columns are released once they are removed. */
+  buckets: { table: string; blob: string };
+}
+
+export interface DeletedWarehouse {
+  id: string;
+  name: string;
+  projectId: string | null;
+  orgId: string | null;
+  tableBucket: string;
+  blobBucket: string;
+  storageUid: string;
+  storageRoUid: string;
+  roleName: string;
+  requestedAt: Date;
+  teardownAfter: Date;
+  tombstone: Tombstone;
+}
+
+export type BeginDeletion =
+  | { outcome: 'deleting'; warehouse: DeletedWarehouse }
+  | { outcome: 'in_progress' | 'deleted' | 'gone' };
+
+export interface DeletionActor {
+  principalId: string | null;
+  kind: string | null;
+  requestId: string | null;
+  ip: string | null;
+}
+
+/** Status `deleting` and everything that goes with it, in one transaction; the outcome says who did it. */
+export async function beginDeletion(
+  prisma: PrismaClient, warehouseId: string, o: { graceSeconds: number; reason: Tombstone['reason']; actor: DeletionActor },
+): Promise<BeginDeletion> {
+  return prisma.$transaction(async (tx) => {
+    // Raw: the row lock serializes concurrent deletions (and a restore).
+    const locked = await tx.$queryRaw<Array<{ status: string }>>`SELECT status FROM warehouses WHERE id = ${warehouseId} FOR UPDATE`;
+    const status = locked[0]?.status;
+    if (status === 'deleting') return { outcome: 'in_progress' as const };
+    if (status === 'deleted') return { outcome: 'deleted' as const };
+    if (status !== 'ready' && status !== 'provisioning') return { outcome: 'gone' as const };
+    const w = await tx.warehouse.findUniqueOrThrow({ where: { id: warehouseId } });
+
+    const sample = await tx.usageSample.findFirst({ where: { warehouseId }, orderBy: { measuredAt: 'desc' } });
+    const grantsRemoved = await holdGrants(tx, warehouseId);
+    const { count: samplesRemoved } = await tx.usageSample.deleteMany({ where: { warehouseId } });
+    const tombstone: Tombstone = {
+      previous_status: status,
+      was_public: w.publicSince !== null,
+      reason: o.reason,
+      bytes_at_deletion: sample ? Number(sample.tableBytes + sample.blobBytes) : null,
+      measured_at: sample ? sample.measuredAt.toISOString() : null,
+      grants_removed: grantsRemoved,
+      usage_samples_removed: samplesRemoved,
+      tables_dropped: null,
+      tables_refused: null,
+      storage: null,
+      storage_complete: null,
+      completed_at: null,
+      buckets: { table: w.tableBucket, blob: w.blobBucket },
+    };
+    // Raw: the times are the database's clock, as every lease and deadline of this row.
+    const [times] = await tx.$queryRaw<Array<{ deleted_at: Date; teardown_after: Date }>>`
+      UPDATE warehouses SET status = 'deleting', deleted_at = now(), deleted_by = ${o.actor.principalId},
+             teardown_after = now() + make_interval(secs => ${o.graceSeconds}), teardown_step = 'queued',
+             public_since = NULL, public_by = NULL, tombstone = ${JSON.stringify(tombstone)}::jsonb
+       WHERE id = ${warehouseId} RETURNING deleted_at, teardown_after`;
+    await tx.auditEvent.create({
+      data: {
+        action: 'warehouse.delete', actorId: o.actor.principalId, actorKind: o.actor.kind, orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
+        requestId: o.actor.requestId, ip: o.actor.ip,
+        data: {
+          name: w.name, project_id: w.projectId, reason: o.reason, grants_removed: grantsRemoved, usage_samples_removed: samplesRemoved,
+          bytes_at_deletion: tombstone.bytes_at_deletion, was_public: tombstone.was_public, teardown_after: times.teardown_after.toISOString(),
+        },
+      },
+    });
+    return {
+      outcome: 'deleting' as const,
+      warehouse: {
+        id: w.id, name: w.name, projectId: w.projectId, orgId: w.orgId, tableBucket: w.tableBucket, blobBucket: w.blobBucket,
+        storageUid: w.storageUid, storageRoUid: w.storageRoUid, roleName: w.roleName,
+        requestedAt: times.deleted_at, teardownAfter: times.teardown_after, tombstone,
+      },
+    };
+  }, { maxWait: 10_000, timeout: 15_000 });
+}
+
+/** Moves the catalog's grants out of force into the holding table; how many. */
+async function holdGrants(tx: Prisma.TransactionClient, warehouseId: string): Promise<number> {
+  // Raw: one INSERT … SELECT moves every row (Prisma has no such statement).
+  await tx.$executeRaw`
+    INSERT INTO held_warehouse_grants (warehouse_id, principal_id, level, granted_by, granted_at)
+    SELECT warehouse_id, principal_id, level, granted_by, granted_at FROM warehouse_grants WHERE warehouse_id = ${warehouseId}
+    ON CONFLICT (warehouse_id, principal_id) DO UPDATE SET level = EXCLUDED.level, granted_by = EXCLUDED.granted_by, granted_at = EXCLUDED.granted_at, held_at = now()`;
+  const { count } = await tx.warehouseGrant.deleteMany({ where: { warehouseId } });
+  return count;
+}
+
+/** The tombstone of a row, or null when the row has none (a live catalog). */
+export function tombstoneOf(json: unknown): Tombstone | null {
+  return json && typeof json === 'object' && !Array.isArray(json) ? (json as Tombstone) : null;
+}

@@ -1,0 +1,63 @@
+import { Prisma, type Db } from '@floe/db';
+
+// The rows restore changes. Restore runs in two transactions around the
+// storage steps: the first claims the catalog (`teardown_step` queued →
+// restoring, under the row's lock, so teardown can no longer begin), the
+// second brings it back (grants out of the holding table, status as before
+// the deletion, the tombstone cleared). A restore that fails between them
+// hands the claim back (restoring → queued).
+
+type Tx = Prisma.TransactionClient;
+
+export interface RestoreClaim {
+  status: string | null;
+  teardownStep: string | null;
+  /** The grace period has not ended (on the database's clock). */
+  withinGrace: boolean;
+}
+
+/** Locks the warehouse row and reads where its deletion stands. */
+export async function lockForRestore(tx: Tx, warehouseId: string): Promise<RestoreClaim> {
+  // Raw: the row lock, and the grace tested on the database's clock.
+  const rows = await tx.$queryRaw<Array<{ status: string; teardown_step: string | null; within: boolean }>>`
+    SELECT status, teardown_step, COALESCE(teardown_after > now(), false) AS within FROM warehouses WHERE id = ${warehouseId} FOR UPDATE`;
+  const r = rows[0];
+  return { status: r?.status ?? null, teardownStep: r?.teardown_step ?? null, withinGrace: r?.within ?? false };
+}
+
+/** A live catalog that took the name meanwhile, in the same scope (organisation, or an owner's projects outside any). */
+export async function liveNamesake(tx: Tx, w: { id: string; name: string; orgId: string | null; ownerId: string | null }): Promise<{ id: string } | null> {
+  // Raw: the owner scope reaches through the project (no relation declared).
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT w.id FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
+     WHERE w.name = ${w.name} AND w.id <> ${w.id} AND w.status IN ('creating', 'provisioning', 'ready')
+       AND ${w.orgId ? Prisma.sql`w.org_id = ${w.orgId}` : Prisma.sql`w.org_id IS NULL AND p.owner_id = ${w.ownerId}`}
+     LIMIT 1`;
+  return rows[0] ?? null;
+}
+
+export async function setTeardownStep(db: Db, warehouseId: string, from: string, to: string): Promise<boolean> {
+  const { count } = await db.warehouse.updateMany({ where: { id: warehouseId, status: 'deleting', teardownStep: from }, data: { teardownStep: to } });
+  return count === 1;
+}
+
+/** The held grants back in force (for principals still in the organisation); how many. */
+export async function releaseHeldGrants(tx: Tx, warehouseId: string, orgId: string | null): Promise<number> {
+  // Raw: one INSERT … SELECT moves every row; a principal who left the organisation meanwhile gets nothing back.
+  const n = await tx.$executeRaw`
+    INSERT INTO warehouse_grants (warehouse_id, principal_id, level, granted_by, granted_at)
+    SELECT h.warehouse_id, h.principal_id, h.level, h.granted_by, h.granted_at FROM held_warehouse_grants h
+     WHERE h.warehouse_id = ${warehouseId}
+       ${orgId ? Prisma.sql`AND EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = ${orgId} AND m.principal_id = h.principal_id)` : Prisma.empty}
+    ON CONFLICT (warehouse_id, principal_id) DO NOTHING`;
+  await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId } });
+  return n;
+}
+
+/** Status as before the deletion; every deletion field cleared. */
+export async function markRestored(tx: Tx, warehouseId: string, status: 'ready' | 'provisioning'): Promise<void> {
+  await tx.warehouse.update({
+    where: { id: warehouseId },
+    data: { status, deletedAt: null, deletedBy: null, teardownAfter: null, teardownStep: null, tombstone: Prisma.DbNull },
+  });
+}
