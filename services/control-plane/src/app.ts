@@ -9,6 +9,7 @@ import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
 import { mountInvitations } from './routes/invitations';
 import { mountLifecycle } from './routes/lifecycle';
+import { mountOperator } from './routes/operator';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
@@ -60,6 +61,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountInternalSinks(app, d);
       mountInternalLifecycle(app, d);
       mountAudit(app, d);
+      mountOperator(app, d);
       mountUnbuilt(app, d);
     },
   });
