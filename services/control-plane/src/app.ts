@@ -24,6 +24,7 @@ import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
 import { mountUploaders } from './routes/uploaders';
+import { mountUsage } from './routes/usage';
 import { mountWarehouseActions } from './routes/warehouse-actions';
 import { mountWarehouses } from './routes/warehouses';
 
@@ -62,6 +63,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountInternalLifecycle(app, d);
       mountAudit(app, d);
       mountOperator(app, d);
+      mountUsage(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -14,14 +14,6 @@ export function requireOperator(ctx: AccessContext): void {
   if (ctx.kind !== 'operator') throw forbidden('forbidden', 'the operator routes are for the deployment\'s operator only', { needed: 'operator' });
 }
 
-/** `limit` of the audit route: default 100, 1..1000, else 400 `invalid_value`. */
-export function auditLimitOf(raw: unknown): number {
-  if (raw === undefined) return 100;
-  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw badRequest('invalid_value', 'limit is a whole number from 1 to 1000', { field: 'limit', min: 1, max: 1000 });
-  return n;
-}
-
 export function plansView() {
   return {
     plans: Object.fromEntries(PLAN_NAMES.map((p) => [p, { name: p, limits: PLANS[p] }])),

@@ -2,7 +2,8 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { auditLimitOf, changeView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg } from '../domain/operator-limits';
+import { parseLimit } from '../domain/audit-query';
+import { changeView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg } from '../domain/operator-limits';
 import { limitsChanges } from '../store/org-limits';
 
 // Spec: Operator routes (not public by default: the gateway routes them only
@@ -56,7 +57,8 @@ export function mountOperator(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/admin/orgs/:org_id/limits/audit', {
     get: [...d.authed, async (req, res) => {
       requireOperator(req.access!);
-      const limit = auditLimitOf(req.query.limit);
+      // The audit route's rule: default 100, 1..1000.
+      const limit = parseLimit(typeof req.query.limit === 'string' ? req.query.limit : req.query.limit === undefined ? undefined : 'invalid');
       const org = await resolveOrg(d.prisma, String(req.params.org_id));
       const changes = await limitsChanges(d.prisma, org.id, limit);
       res.json({ org_id: org.id, handle: org.handle, changes: changes.map(changeView), count: changes.length, limit });
