@@ -3,7 +3,10 @@ import { startPrivateStack } from '../../scripts/lib/private-stack';
 // The end-to-end project runs against a private stack; workers find it via FLOE_E2E_STATE.
 export default async function setup(): Promise<void> {
   process.stdout.write('\n[e2e] starting a private stack\n');
-  // A deleted catalog stays restorable for 10 s here (a day by default), so the deletion tests can both restore and see a teardown.
-  const { stateFile } = await startPrivateStack('e2e', { FLOE_SIGNER_CACHE_SECONDS: '1', FLOE_LOG_LEVEL: 'info', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '10' });
+  // A deleted catalog stays restorable for 10 s here (a day by default), so the deletion tests can both restore and see a teardown;
+  // the operator routes are public here (off by default) so their tests reach them through the gateway.
+  const { stateFile } = await startPrivateStack('e2e', {
+    FLOE_SIGNER_CACHE_SECONDS: '1', FLOE_LOG_LEVEL: 'info', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '10', FLOE_ADMIN_ROUTES_PUBLIC: 'true',
+  });
   process.env.FLOE_E2E_STATE = stateFile;
 }

@@ -23,7 +23,7 @@ export interface NewPrincipal {
 }
 
 let counter = 0;
-export async function newPrincipal(kind: 'human' | 'agent' = 'human'): Promise<NewPrincipal> {
+export async function newPrincipal(kind: 'human' | 'agent' | 'operator' = 'human'): Promise<NewPrincipal> {
   counter += 1;
   const email = kind === 'human' ? `person${counter}.${process.pid}.${Date.now()}@example.com` : undefined;
   const res = await identity()

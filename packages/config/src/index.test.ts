@@ -14,6 +14,9 @@ describe('loadConfig', () => {
     expect(c.bodyLimitBytes).toBe(1_000_000);
     expect(c.listenHost).toBe('127.0.0.1');
     expect(c.trustProxy).toEqual([]);
+    expect(c.adminRoutesPublic).toBe(false);
+    expect(loadConfig({ FLOE_ADMIN_ROUTES_PUBLIC: 'true' }).adminRoutesPublic).toBe(true);
+    expect(() => loadConfig({ FLOE_ADMIN_ROUTES_PUBLIC: 'yes' })).toThrow(/FLOE_ADMIN_ROUTES_PUBLIC/);
   });
 
   test('FLOE_TRUST_PROXY: a list of addresses or CIDRs, none by default; "true" and hop counts are refused', () => {

@@ -93,6 +93,10 @@ const EnvSchema = z.object({
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
   FLOE_SINKS: z.enum(['on', 'off']).default('on'),
+  // Whether the public gateway routes the operator routes (/v1/admin/*). Off by default ("not public by
+  // default"): the gateway answers 404 as for an unknown route, and operators reach the control plane's
+  // own port. The control plane refuses everyone but an operator principal either way.
+  FLOE_ADMIN_ROUTES_PUBLIC: z.enum(['true', 'false']).default('false'),
   // How often the roller asks which sinks are due.
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
   // Fault tests only: the roller process exits at this stage of a roll.
@@ -143,6 +147,8 @@ export interface FloeConfig {
   /** Outgoing mail: the SMTP server (null: logged, `delivery: log`), the sender, and the development mail server when the stack runs one. */
   mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
+  /** FLOE_ADMIN_ROUTES_PUBLIC: the gateway routes /v1/admin/* (default false: 404 there). */
+  adminRoutesPublic: boolean;
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
   teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
@@ -212,6 +218,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     loginAttemptsPerHour: e.FLOE_LOGIN_ATTEMPTS_PER_HOUR,
     deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
     sinksEnabled: e.FLOE_SINKS === 'on',
+    adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,

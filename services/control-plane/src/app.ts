@@ -9,6 +9,7 @@ import { mountGrants } from './routes/grants';
 import { mountOnboarding } from './routes/onboarding';
 import { mountInvitations } from './routes/invitations';
 import { mountLifecycle } from './routes/lifecycle';
+import { mountOperator } from './routes/operator';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
@@ -23,6 +24,7 @@ import { mountSinks } from './routes/sinks';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
 import { mountUploaders } from './routes/uploaders';
+import { mountUsage } from './routes/usage';
 import { mountWarehouseActions } from './routes/warehouse-actions';
 import { mountWarehouses } from './routes/warehouses';
 
@@ -60,6 +62,8 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountInternalSinks(app, d);
       mountInternalLifecycle(app, d);
       mountAudit(app, d);
+      mountOperator(app, d);
+      mountUsage(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -3,13 +3,14 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { clientAddressFor, createApp, gatewayProofKey, HttpError, type ErrorCode, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
-import { isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
+import { isAdminPath, isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
 
 const SEND_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**
  * The public {base_url}: request ids, the body limit, and routing of each path
- * to its service. Internal routes are never reachable through it.
+ * to its service. Internal routes are never reachable through it; the
+ * operator routes only when FLOE_ADMIN_ROUTES_PUBLIC is on.
  */
 export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
   // Services believe the address the gateway forwards only with this proof.
@@ -33,7 +34,10 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
       app.get('/livez', (_req, res) => { res.json({ ok: true, service: 'gateway' }); });
 
       app.use((req, _res, next) => {
-        if (isInternalPath(req.path)) return next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`));
+        // Internal routes never; the operator routes only where the deployment made them public (spec: "not public by default").
+        if (isInternalPath(req.path) || (isAdminPath(req.path) && !config.adminRoutesPublic)) {
+          return next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`));
+        }
         next();
       });
 

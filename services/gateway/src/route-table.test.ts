@@ -1,4 +1,4 @@
-import { isInternalPath, upstreamFor } from './route-table';
+import { isAdminPath, isInternalPath, upstreamFor } from './route-table';
 
 test.each([
   ['/healthz', 'identity'],
@@ -24,6 +24,13 @@ test('internal paths are recognised by whole segment', () => {
   expect(isInternalPath('/internal')).toBe(true);
   expect(isInternalPath('/internal/principals')).toBe(true);
   expect(isInternalPath('/internals')).toBe(false);
+});
+
+test('operator paths are recognised by whole segment', () => {
+  expect(isAdminPath('/v1/admin')).toBe(true);
+  expect(isAdminPath('/v1/admin/orgs/acme/limits')).toBe(true);
+  expect(isAdminPath('/v1/administer')).toBe(false);
+  expect(isAdminPath('/v1/usage')).toBe(false);
 });
 
 test('the send route goes to the ingest gateway; the other sink routes to the control plane', () => {

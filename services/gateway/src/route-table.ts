@@ -62,6 +62,11 @@ export function upstreamFor(path: string, method = 'GET'): Upstream | null {
   return null;
 }
 
+/** The operator routes: routed only when the deployment switches them on (FLOE_ADMIN_ROUTES_PUBLIC). */
+export function isAdminPath(path: string): boolean {
+  return path === '/v1/admin' || path.startsWith('/v1/admin/');
+}
+
 export function isInternalPath(path: string): boolean {
   return path === '/internal' || path.startsWith('/internal/');
 }

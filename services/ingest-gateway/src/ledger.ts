@@ -1,6 +1,7 @@
 import { effectiveLimits } from '@floe/db/limits';
 import { scopeStoredBytes } from '@floe/db/usage';
-import { HttpError, quotaExceeded, quotaScopeOf } from '@floe/http';
+import type { Request } from 'express';
+import { HttpError, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
 import { batchKey } from '@floe/ingest';
 import { StorageError } from '@floe/storage';
 import type { IngestDeps } from './deps';
@@ -65,13 +66,20 @@ export function duplicateView(batchId: string, b: BatchRow) {
   };
 }
 
-/** 409 quota_exceeded once the scope's stored bytes reach the storage limit: nothing is accepted. */
-export async function requireStorageHeadroom(d: IngestDeps, sink: IntakeSink): Promise<void> {
+/**
+ * 409 quota_exceeded once the scope's stored bytes reach the storage limit:
+ * nothing is accepted, and the refusal is one `quota.reject` audit event (as
+ * the control plane's refusals are; the caller is the sink's key, not a principal).
+ */
+export async function requireStorageHeadroom(d: IngestDeps, req: Request, sink: IntakeSink, via: 'send' | 'device'): Promise<void> {
   const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
   const limit = (await effectiveLimits(d.db, sink.org_id)).limits.storage_bytes;
-  if (stored >= limit) {
-    throw quotaExceeded('the storage limit is reached; nothing was accepted', { current: stored, limit_value: limit, scope: quotaScopeOf(sink.org_id) });
-  }
+  if (stored < limit) return;
+  await writeAudit(d.db, req, {
+    action: 'quota.reject', actorKind: via === 'send' ? 'send_key' : 'device_token', orgId: sink.org_id, targetType: 'warehouse', targetId: sink.warehouse_id,
+    data: { operation: via === 'send' ? 'sink.send' : 'sink.device_post', sink_id: sink.id, current: stored, limit_value: limit },
+  });
+  throw quotaExceeded('the storage limit is reached; nothing was accepted', { current: stored, limit_value: limit, scope: quotaScopeOf(sink.org_id) });
 }
 
 export interface NewBatch {

@@ -10,10 +10,6 @@ const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
   ['/v1/orgs/:org_id/domains/:domain/verify', ['post'], 'domain claims'],
   ['/v1/warehouses/:warehouse_id/agents-md', ['put'], 'agents-md'],
-  ['/v1/usage', ['get'], 'usage'],
-  ['/v1/admin/plans', ['get'], 'operator routes'],
-  ['/v1/admin/orgs/:org_id/limits', ['get', 'patch'], 'operator routes'],
-  ['/v1/admin/orgs/:org_id/limits/audit', ['get'], 'operator routes'],
   ['/v1/query', ['post'], 'server-side query'],
   ['/v1/object', ['get'], 'object read'],
   ['/v1/indexes', ['post'], 'indexes'],

@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '@floe/db';
+import { Prisma, type Db, type PrismaClient } from '@floe/db';
 import { StoredDeviceOptions, type DeviceOptions } from '@floe/ingest';
 
 // Sink rows with their batch counters, as the sink routes report them, and
@@ -153,16 +153,20 @@ export async function deviceSinksInScope(prisma: PrismaClient, warehouseId: stri
   const mine = await prisma.warehouse.findUnique({ where: { id: warehouseId }, select: { orgId: true, projectId: true } });
   const project = mine?.projectId ? await prisma.project.findUnique({ where: { id: mine.projectId }, select: { ownerId: true } }) : null;
   if (!mine || !project) return { current: 0, orgId: mine?.orgId ?? null };
-  const projectIds = mine.orgId ? undefined
-    : (await prisma.project.findMany({ where: { ownerId: project.ownerId }, select: { id: true } })).map((p) => p.id);
+  return { current: await deviceSinksOf(prisma, mine.orgId, project.ownerId), orgId: mine.orgId };
+}
+
+/** Sinks that take device posts in a quota scope: an organisation, or an owner's projects outside any. */
+export async function deviceSinksOf(prisma: Db, orgId: string | null, ownerId: string): Promise<number> {
+  const projectIds = orgId ? undefined
+    : (await prisma.project.findMany({ where: { ownerId, orgId: null }, select: { id: true } })).map((p) => p.id);
   const warehouses = await prisma.warehouse.findMany({
-    where: mine.orgId ? { orgId: mine.orgId, projectId: { not: null } } : { orgId: null, projectId: { in: projectIds } },
+    where: orgId ? { orgId, projectId: { not: null } } : { orgId: null, projectId: { in: projectIds } },
     select: { id: true },
   });
-  const current = await prisma.sink.count({
+  return prisma.sink.count({
     where: { warehouseId: { in: warehouses.map((w) => w.id) }, state: { not: 'deleted' }, deviceTokenHash: { not: null } },
   });
-  return { current, orgId: mine.orgId };
 }
 
 /** Live (not deleted) sinks that append to one table, or to any table of one namespace (`tableName` null). */

@@ -34,3 +34,71 @@ export async function insertOnDemandSample(db: Db, warehouseId: string, m: { tab
   });
   return row.measuredAt;
 }
+
+/** A catalog's last footprint of one UTC day, and that day's traffic once the metering worker counts it (null until then). */
+export interface DailyUsageRow {
+  warehouseId: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  measuredAt: Date;
+  tableBytes: number;
+  blobBytes: number;
+  objects: number;
+  blobObjects: number;
+  requests: number | null;
+  bytesIn: number | null;
+  bytesOut: number | null;
+}
+
+/**
+ * The last sample of each UTC day from `since` on, per catalog: the one
+ * reading GET /v1/usage's history makes. Traffic (requests, bytes in and out)
+ * is null: `usage_samples` carries no traffic counters yet; when the metering
+ * worker adds them, they are read here.
+ */
+export async function dailyUsage(db: Db, warehouseIds: string[], since: Date): Promise<DailyUsageRow[]> {
+  if (!warehouseIds.length) return [];
+  // Raw: DISTINCT ON picks the last sample of each (catalog, UTC day).
+  const rows = await db.$queryRaw<Array<{ warehouse_id: string; day: string; measured_at: Date; table_bytes: bigint; blob_bytes: bigint; objects: bigint; blob_objects: bigint }>>`
+    SELECT DISTINCT ON (warehouse_id, day) warehouse_id, day, measured_at, table_bytes, blob_bytes, objects, blob_objects
+      FROM (SELECT u.*, to_char(u.measured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM usage_samples u
+             WHERE u.warehouse_id = ANY(${warehouseIds}::text[]) AND u.measured_at >= ${since}) s
+     ORDER BY warehouse_id, day, measured_at DESC, id DESC`;
+  return rows.map((r) => ({
+    warehouseId: r.warehouse_id, day: r.day, measuredAt: r.measured_at,
+    tableBytes: Number(r.table_bytes), blobBytes: Number(r.blob_bytes), objects: Number(r.objects), blobObjects: Number(r.blob_objects),
+    requests: null, bytesIn: null, bytesOut: null,
+  }));
+}
+
+/** Sink intake (`ingest_bytes`) per catalog per UTC day from `since` on. */
+export async function dailyIngest(db: Db, warehouseIds: string[], since: Date): Promise<Array<{ warehouseId: string; day: string; ingestBytes: number }>> {
+  if (!warehouseIds.length) return [];
+  const rows = await db.ingestUsage.groupBy({
+    by: ['warehouseId', 'day'],
+    where: { warehouseId: { in: warehouseIds }, day: { gte: since } },
+    _sum: { ingestBytes: true },
+  });
+  return rows.map((r) => ({ warehouseId: r.warehouseId, day: r.day.toISOString().slice(0, 10), ingestBytes: Number(r._sum.ingestBytes ?? 0) }));
+}
+
+/** The scope's stored objects and the oldest of its catalogs' latest samples (how fresh a scope-wide figure is). */
+export async function scopeSampleSummary(db: Db, orgId: string | null, ownerId: string): Promise<{ objects: number; oldestMeasuredAt: Date | null; metered: number; live: number }> {
+  // Raw: the latest sample of each warehouse is a LATERAL join, as in scopeStoredBytes.
+  const rows = await db.$queryRaw<Array<{ objects: bigint | null; oldest: Date | null; metered: bigint; live: bigint }>>`
+    SELECT sum(s.objects + s.blob_objects) AS objects, min(s.measured_at) AS oldest, count(s.measured_at) AS metered, count(*) AS live
+      FROM warehouses w JOIN projects p ON p.id = w.project_id
+      LEFT JOIN LATERAL (SELECT objects, blob_objects, measured_at FROM usage_samples u WHERE u.warehouse_id = w.id ORDER BY measured_at DESC LIMIT 1) s ON true
+     WHERE w.status IN ('provisioning', 'ready')
+       AND ${orgId ? Prisma.sql`w.org_id = ${orgId}` : Prisma.sql`w.org_id IS NULL AND p.owner_id = ${ownerId}`}`;
+  const r = rows[0];
+  return { objects: Number(r?.objects ?? 0), oldestMeasuredAt: r?.oldest ?? null, metered: Number(r?.metered ?? 0), live: Number(r?.live ?? 0) };
+}
+
+/** Projects of the scope, with their catalogs counted as the catalogs-per-project limit counts them (a row being created included). */
+export async function scopeProjects(db: Db, orgId: string | null, ownerId: string): Promise<Array<{ id: string; name: string; catalogs: number }>> {
+  const projects = await db.project.findMany({ where: orgId ? { orgId } : { orgId: null, ownerId }, select: { id: true, name: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const counts = await db.warehouse.groupBy({ by: ['projectId'], where: { projectId: { in: projects.map((p) => p.id) }, status: { in: ['creating', 'provisioning', 'ready'] } }, _count: { _all: true } });
+  const by = new Map(counts.map((c) => [c.projectId, c._count._all]));
+  return projects.map((p) => ({ ...p, catalogs: by.get(p.id) ?? 0 }));
+}

@@ -40,7 +40,7 @@ export function mountSend(app: Express, d: IngestDeps): void {
       if (batch.count === 0) throw badRequest('empty_batch', 'the array has no elements');
 
       const reasons = batch.others.map(({ index, got }) => ({ index, reason: 'not an object', got }));
-      await requireStorageHeadroom(d, sink);
+      await requireStorageHeadroom(d, req, sink, 'send');
       const saved = await recordBatch(d, sink, { batchId, ndjson: batch.ndjson, accepted: batch.objects, rejected: reasons.length, intakeBytes: body.length, via: 'send' });
       if (saved.duplicate) {
         res.status(200).json(duplicateView(batchId, saved.row));

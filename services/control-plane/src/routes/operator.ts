@@ -1,0 +1,67 @@
+import type { Express } from 'express';
+import { z } from 'zod';
+import { parse, route, writeAudit } from '@floe/http';
+import type { ControlPlaneDeps } from '../deps';
+import { parseLimit } from '../domain/audit-query';
+import { changeView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg } from '../domain/operator-limits';
+import { limitsChanges } from '../store/org-limits';
+
+// Spec: Operator routes (not public by default: the gateway routes them only
+// with FLOE_ADMIN_ROUTES_PUBLIC). Every one refuses all but the operator, 403.
+
+const Patch = z.object({
+  plan: z.string().optional(),
+  overrides: z.record(z.string(), z.number().nullable()).optional(),
+  note: z.string().max(2000).nullable().optional(),
+}).strict();
+
+export function mountOperator(app: Express, d: ControlPlaneDeps): void {
+  route(app, '/v1/admin/plans', {
+    get: [...d.authed, (req, res) => {
+      requireOperator(req.access!);
+      res.json(plansView());
+    }],
+  });
+
+  route(app, '/v1/admin/orgs/:org_id/limits', {
+    get: [...d.authed, async (req, res) => {
+      requireOperator(req.access!);
+      res.json(await orgLimitsView(d.prisma, await resolveOrg(d.prisma, String(req.params.org_id))));
+    }],
+    patch: [...d.authed, async (req, res) => {
+      // validate, authorize
+      requireOperator(req.access!);
+      const body = parse(Patch, req.body ?? {});
+      const org = await resolveOrg(d.prisma, String(req.params.org_id));
+      // act
+      const r = await patchOrgLimits(d, req.access!.principalId, org, body);
+      // audit
+      await writeAudit(d.db, req, {
+        action: 'org.limits.update', orgId: org.id, targetType: 'org', targetId: org.id,
+        data: {
+          change_id: String(r.change.id), plan: r.plan, previous_plan: r.previousPlan, overrides: r.overrides, previous_overrides: r.previousOverrides,
+          note: r.note, changed: r.changed, bucket_quotas: r.quotas && { limit_value: r.quotas.limit_value, set: r.quotas.set.length, errors: r.quotas.errors.length },
+        },
+      });
+      // answer
+      res.json({
+        ...(await orgLimitsView(d.prisma, org)),
+        change: changeView(r.change),
+        changed: r.changed,
+        bucket_quotas: r.quotas,
+        note_on_enforcement: 'A changed storage limit re-sets the hard quota of every live bucket of the organisation now; read-only flips follow the hourly enforcement pass.',
+      });
+    }],
+  });
+
+  route(app, '/v1/admin/orgs/:org_id/limits/audit', {
+    get: [...d.authed, async (req, res) => {
+      requireOperator(req.access!);
+      // The audit route's rule: default 100, 1..1000.
+      const limit = parseLimit(typeof req.query.limit === 'string' ? req.query.limit : req.query.limit === undefined ? undefined : 'invalid');
+      const org = await resolveOrg(d.prisma, String(req.params.org_id));
+      const changes = await limitsChanges(d.prisma, org.id, limit);
+      res.json({ org_id: org.id, handle: org.handle, changes: changes.map(changeView), count: changes.length, limit });
+    }],
+  });
+}
