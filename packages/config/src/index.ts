@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   FLOE_S3_PORT: port(7480),
   FLOE_TEARDOWN_HEALTH_PORT: port(8093),
   FLOE_ROLLER_HEALTH_PORT: port(8091),
+  FLOE_METERING_HEALTH_PORT: port(8092),
   // The development mail server's SMTP and web (inbox and REST API) ports.
   FLOE_MAIL_SMTP_PORT: port(1025),
   FLOE_MAIL_WEB_PORT: port(1080),
@@ -95,6 +96,10 @@ const EnvSchema = z.object({
   FLOE_SINKS: z.enum(['on', 'off']).default('on'),
   // How often the roller asks which sinks are due.
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
+  // The metering worker's sweep over every live catalog (spec: hourly), and how long after its
+  // creation a catalog's first sample is taken (spec: about 120 s). A test stack shortens both.
+  FLOE_METERING_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
+  FLOE_METERING_FIRST_SAMPLE_SECONDS: z.coerce.number().int().min(0).default(120),
   // Fault tests only: the roller process exits at this stage of a roll.
   FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit', 'before_mark']).optional(),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
@@ -114,7 +119,7 @@ export interface FloeConfig {
   region: string;
   provider: string;
   ports: {
-    gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number;
+    gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
     mailSmtp: number; mailWeb: number;
   };
   baseUrl: string;
@@ -139,6 +144,8 @@ export interface FloeConfig {
   /** Outgoing mail: the SMTP server (null: logged, `delivery: log`), the sender, and the development mail server when the stack runs one. */
   mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
+  /** The metering worker's sweep interval and the delay of a new catalog's first sample, in seconds. */
+  metering: { sweepSeconds: number; firstSampleSeconds: number };
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   listenHost: string;
   /** FLOE_TRUST_PROXY: addresses or CIDRs of the proxies whose X-Forwarded-For is read; empty for none. */
@@ -175,6 +182,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       catalog: e.FLOE_CATALOG_PORT,
       s3: e.FLOE_S3_PORT,
       teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
+      meteringHealth: e.FLOE_METERING_HEALTH_PORT,
       rollerHealth: e.FLOE_ROLLER_HEALTH_PORT,
       mailSmtp: e.FLOE_MAIL_SMTP_PORT,
       mailWeb: e.FLOE_MAIL_WEB_PORT,
@@ -206,6 +214,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     loginAttemptsPerHour: e.FLOE_LOGIN_ATTEMPTS_PER_HOUR,
     deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
     sinksEnabled: e.FLOE_SINKS === 'on',
+    metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
     trustProxy: e.FLOE_TRUST_PROXY,

@@ -4,11 +4,13 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
+import { METERING_QUEUE } from './metering';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
 
 export * from './catalog-purge';
+export * from './metering';
 export * from './org-erasure';
 export * from './sink-roll';
 export * from './uploader-expiry';
@@ -17,7 +19,7 @@ export const QUEUES = {
   provisioning: 'provisioning',
   credentials: 'credentials',
   teardown: 'teardown',
-  metering: 'metering',
+  metering: METERING_QUEUE,
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
   catalogPurge: CATALOG_PURGE_QUEUE,

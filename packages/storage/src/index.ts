@@ -8,3 +8,4 @@ export * from './rgw-provider';
 export * from './bucket-names';
 export * from './object-client';
 export * from './s3-location';
+export * from './usage-log';
