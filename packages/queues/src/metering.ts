@@ -15,7 +15,20 @@ export const METERING_SWEEP_SCHEDULER = 'metering-sweep';
 export const MeasureSource = z.enum(['sweep', 'creation']);
 export type MeasureSource = z.infer<typeof MeasureSource>;
 
-export const MeasureJob = z.object({ warehouse_id: z.string().min(1), source: MeasureSource, slot: z.number().int().nonnegative().optional() });
+/** A catalog's traffic in one UTC hour (both buckets), from RGW's usage log. */
+export const TrafficHour = z.object({
+  hour: z.iso.datetime(), requests: z.number().int().nonnegative(), bytes_in: z.number().int().nonnegative(), bytes_out: z.number().int().nonnegative(),
+});
+export type TrafficHour = z.infer<typeof TrafficHour>;
+
+/**
+ * Measure one catalog. A sweep's job carries the catalog's traffic hours
+ * (the fan-out reads the usage log once for every bucket; null when it did
+ * not answer); a creation job has none and reads its own buckets' log.
+ */
+export const MeasureJob = z.object({
+  warehouse_id: z.string().min(1), source: MeasureSource, slot: z.number().int().nonnegative().optional(), traffic: z.array(TrafficHour).nullable().optional(),
+});
 export type MeasureJob = z.infer<typeof MeasureJob>;
 
 /**
@@ -39,9 +52,6 @@ export const MEASURE_JOB_OPTIONS = { removeOnComplete: 1000, removeOnFail: 1000,
 export const SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
 
 const BucketFigures = z.object({ bytes: z.number().int().nonnegative(), objects: z.number().int().nonnegative() });
-const TrafficHour = z.object({
-  hour: z.iso.datetime(), requests: z.number().int().nonnegative(), bytes_in: z.number().int().nonnegative(), bytes_out: z.number().int().nonnegative(),
-});
 
 /**
  * POST /internal/usage: the worker's hourly footprint report of one catalog.
