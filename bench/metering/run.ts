@@ -14,9 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Queue } from 'bullmq';
 import pg from 'pg';
-import { Agent, request, setGlobalDispatcher } from 'undici';
+import { Agent, setGlobalDispatcher } from 'undici';
 import { METERING_QUEUE, queueConnection, queuePrefix } from '@floe/queues';
-import { cephInfo, ensureCeph } from '../../scripts/lib/ceph';
+import { stackApi, useLocalCeph } from '../lib/stack-api';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 
 setGlobalDispatcher(new Agent({ keepAliveTimeout: 30_000, connections: 16 }));
@@ -30,11 +30,7 @@ const now = () => performance.now();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
-await ensureCeph();
-const ceph = cephInfo()!;
-Object.assign(process.env, {
-  FLOE_S3_URL: ceph.endpoint, FLOE_S3_REGION: ceph.region, FLOE_S3_ADMIN_ACCESS_KEY: ceph.accessKey, FLOE_S3_ADMIN_SECRET_KEY: ceph.secretKey,
-});
+const ceph = await useLocalCeph();
 const { orgAdminKey } = await import('../../tests/support/stack-org');
 const { adminStorage } = await import('../../tests/support/store');
 const store = adminStorage();
@@ -46,13 +42,7 @@ const { state, stateFile } = await startPrivateStack('bench-metering', {
 const pool = new pg.Pool({ connectionString: state.database_url, max: 4 });
 const queue = new Queue(METERING_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: queuePrefix(state.redis_prefix) });
 try {
-  const admin = { Authorization: `Bearer ${await orgAdminKey(state, 'bench')}`, 'Content-Type': 'application/json' };
-  const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const r = await request(`${state.base_url}${path}`, { method, headers: admin, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await r.body.json()) as any;
-    if (r.statusCode >= 300) throw new Error(`${method} ${path}: ${r.statusCode} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const api = stackApi(state, await orgAdminKey(state, 'bench'));
   const project = await api('POST', '/v1/projects', { name: 'bench' });
 
   // the full catalogs, through the API; objects by many small PUTs in parallel
