@@ -55,7 +55,17 @@ try {
     let next = 0;
     await Promise.all(Array.from({ length: PUT_PARALLEL }, async () => {
       for (let k = next++; k < BIG_OBJECTS; k = next++) {
-        await s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: `data/${String(k).padStart(7, '0')}.bin`, Body: 'x' }));
+        const put = () => s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: `data/${String(k).padStart(7, '0')}.bin`, Body: 'x' }));
+        // The store is shared with other runs: a PUT dropped under load is sent again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await put();
+            break;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+            await new Promise((r) => setTimeout(r, 200 * attempt));
+          }
+        }
       }
     }));
     say(`${w.bucket}: ${BIG_OBJECTS} objects written in ${((now() - t0) / 1000).toFixed(1)} s`);
