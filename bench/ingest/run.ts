@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Agent, request, setGlobalDispatcher } from 'undici';
-import { cephInfo, ensureCeph } from '../../scripts/lib/ceph';
+import { stackApi, useLocalCeph } from '../lib/stack-api';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import { stopPid } from '../../scripts/lib/processes';
 
@@ -68,11 +68,7 @@ function cpuSecondsOf(pid: number): number | null {
   }
 }
 
-await ensureCeph();
-const ceph = cephInfo()!;
-Object.assign(process.env, {
-  FLOE_S3_URL: ceph.endpoint, FLOE_S3_REGION: ceph.region, FLOE_S3_ADMIN_ACCESS_KEY: ceph.accessKey, FLOE_S3_ADMIN_SECRET_KEY: ceph.secretKey,
-});
+await useLocalCeph();
 const { orgAdminKey } = await import('../../tests/support/stack-org');
 const { adminStorage } = await import('../../tests/support/store');
 
@@ -83,13 +79,7 @@ let warehouse: { warehouse_id: string; bucket: string; blob_bucket: string } | u
 try {
   // The roll is measured in this process; the stack's own roller must not take the batches first.
   await stopPid(state.services['roller-worker'].pid);
-  const admin = { Authorization: `Bearer ${await orgAdminKey(state, 'bench')}`, 'Content-Type': 'application/json' };
-  const api = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const r = await request(`${state.base_url}${path}`, { method, headers: admin, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await r.body.json()) as any;
-    if (r.statusCode >= 300) throw new Error(`${method} ${path}: ${r.statusCode} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const api = stackApi(state, await orgAdminKey(state, 'bench'));
   const project = await api('POST', '/v1/projects', { name: 'bench' });
   const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name: 'bench_ingest' });
   warehouse = w;

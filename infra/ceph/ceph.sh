@@ -27,6 +27,7 @@ ADMIN_CAPS="users=*;buckets=*;metadata=*;usage=*;roles=*;user-policy=*"
 # IAM (roles, user policies) and STS are served by RGW's S3 frontend only when
 # "iam" and "sts" are enabled next to "s3"; "admin" is the admin ops API.
 RGW_APIS="s3, admin, sts, iam"
+USAGE_TICK=5                      # seconds between usage-log flushes
 PACKAGES=(ceph-mon ceph-mgr ceph-osd radosgw ceph-common)
 
 CONF="$DIR/ceph.conf"
@@ -345,6 +346,11 @@ rgw sts key = $STS_KEY
 rgw s3 auth use sts = true
 rgw bucket quota ttl = 0
 rgw override bucket index max shards = 1
+# The usage log: per bucket and hour, requests and bytes in/out (counters only,
+# no object keys), read by the metering worker through the admin usage API.
+# Flushed every few seconds so a test sees its own traffic.
+rgw enable usage log = true
+rgw usage log tick interval = $USAGE_TICK
 $lc_line
 EOF
   mv -f "$CONF.tmp" "$CONF"
@@ -512,6 +518,22 @@ rgw_settings_differ() {
   [[ "$port" != "$S3_PORT" || "$lc" != "$LC_INTERVAL" ]]
 }
 
+# The usage log is switched on in ceph.conf; a radosgw started before that
+# (by an older copy of this script) takes it at run time through its admin
+# socket, so a shared gateway never needs a restart for it.
+ensure_usage_log() {
+  local asok="$RUN/client.rgw.gw.asok"
+  [[ -S "$asok" ]] || return 0
+  if ! timeout 20 ceph --admin-daemon "$asok" config get rgw_enable_usage_log 2>/dev/null | grep -q '"true"'; then
+    timeout 20 ceph --admin-daemon "$asok" config set rgw_usage_log_tick_interval "$USAGE_TICK" >/dev/null 2>&1 || true
+    if timeout 20 ceph --admin-daemon "$asok" config set rgw_enable_usage_log true >/dev/null 2>&1; then
+      say "switched on the usage log of the running radosgw"
+    else
+      say "could not switch on the usage log of the running radosgw (traffic stays unmetered until it restarts)"
+    fi
+  fi
+}
+
 # ---------------------------------------------------------------- admin user
 ensure_admin_user() {
   local info out parsed
@@ -663,6 +685,7 @@ cmd_start() {
   else
     wait_rgw
   fi
+  ensure_usage_log
   ensure_admin_user
   verify_s3
   if ((fresh)); then

@@ -18,6 +18,7 @@ export const DEPLOYABLES: Deployable[] = [
   { name: 'control-plane', entry: 'services/control-plane/src/main.ts', port: (c) => c.ports.controlPlane, health: '/healthz' },
   { name: 'ingest-gateway', entry: 'services/ingest-gateway/src/main.ts', port: (c) => c.ports.ingest, health: '/healthz' },
   { name: 'roller-worker', entry: 'services/roller-worker/src/main.ts', port: (c) => c.ports.rollerHealth, health: '/healthz' },
+  { name: 'metering-worker', entry: 'services/metering-worker/src/main.ts', port: (c) => c.ports.meteringHealth, health: '/healthz' },
   { name: 'teardown-worker', entry: 'services/teardown-worker/src/main.ts', port: (c) => c.ports.teardownHealth, health: '/healthz' },
   // The gateway's /healthz is answered through identity, so it passes only when routing works end to end.
   { name: 'gateway', entry: 'services/gateway/src/main.ts', port: (c) => c.ports.gateway, health: '/healthz' },

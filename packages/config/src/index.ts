@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   FLOE_S3_PORT: port(7480),
   FLOE_TEARDOWN_HEALTH_PORT: port(8093),
   FLOE_ROLLER_HEALTH_PORT: port(8091),
+  FLOE_METERING_HEALTH_PORT: port(8092),
   // The development mail server's SMTP and web (inbox and REST API) ports.
   FLOE_MAIL_SMTP_PORT: port(1025),
   FLOE_MAIL_WEB_PORT: port(1080),
@@ -99,6 +100,10 @@ const EnvSchema = z.object({
   FLOE_ADMIN_ROUTES_PUBLIC: z.enum(['true', 'false']).default('false'),
   // How often the roller asks which sinks are due.
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
+  // The metering worker's sweep over every live catalog (spec: hourly), and how long after its
+  // creation a catalog's first sample is taken (spec: about 120 s). A test stack shortens both.
+  FLOE_METERING_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
+  FLOE_METERING_FIRST_SAMPLE_SECONDS: z.coerce.number().int().min(0).default(120),
   // Fault tests only: the roller process exits at this stage of a roll.
   FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit', 'before_mark']).optional(),
   // Soft delete: how long a deleted catalog can be restored before teardown removes its tables and storage (a day).
@@ -122,7 +127,7 @@ export interface FloeConfig {
   region: string;
   provider: string;
   ports: {
-    gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number;
+    gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
     mailSmtp: number; mailWeb: number;
   };
   baseUrl: string;
@@ -149,6 +154,8 @@ export interface FloeConfig {
   sinksEnabled: boolean;
   /** FLOE_ADMIN_ROUTES_PUBLIC: the gateway routes /v1/admin/* (default false: 404 there). */
   adminRoutesPublic: boolean;
+  /** The metering worker's sweep interval and the delay of a new catalog's first sample, in seconds. */
+  metering: { sweepSeconds: number; firstSampleSeconds: number };
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
   teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
@@ -187,6 +194,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       catalog: e.FLOE_CATALOG_PORT,
       s3: e.FLOE_S3_PORT,
       teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
+      meteringHealth: e.FLOE_METERING_HEALTH_PORT,
       rollerHealth: e.FLOE_ROLLER_HEALTH_PORT,
       mailSmtp: e.FLOE_MAIL_SMTP_PORT,
       mailWeb: e.FLOE_MAIL_WEB_PORT,
@@ -219,6 +227,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
     sinksEnabled: e.FLOE_SINKS === 'on',
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
+    metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,

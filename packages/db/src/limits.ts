@@ -75,3 +75,10 @@ export async function effectiveLimits(db: Queryable, orgId: string | null): Prom
   const overrides = overridesOf(row?.overrides);
   return { plan, overrides, limits: applyOverrides(plan, overrides), note: row?.note ?? null };
 }
+
+/**
+ * Whether a scope's stored bytes are over its storage limit: at the limit
+ * counts as over, as for creation's refusal (nothing more fits). Over, the
+ * enforcement pass turns the scope's buckets read-only; under, it lifts them.
+ */
+export const overStorageLimit = (storedBytes: number, limitBytes: number): boolean => storedBytes >= limitBytes;

@@ -22,3 +22,61 @@ export async function scopeStoredBytes(db: Queryable, orgId: string | null, owne
   const rows = 'query' in db ? (await db.query(text, [orgId ?? ownerId])).rows : await db.$queryRawUnsafe<Array<{ bytes: unknown }>>(text, orgId ?? ownerId);
   return Number(rows[0]?.bytes ?? 0);
 }
+
+/** A catalog's traffic in one UTC hour or day, both buckets together. */
+export interface TrafficCounters {
+  requests: number;
+  bytes_in: number;
+  bytes_out: number;
+}
+
+export interface TrafficDay extends TrafficCounters {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+}
+
+/** Hourly counters summed per UTC day, oldest day first. */
+export function trafficByDay(hours: Array<TrafficCounters & { hour: Date }>): TrafficDay[] {
+  const days = new Map<string, TrafficDay>();
+  for (const h of hours) {
+    const day = h.hour.toISOString().slice(0, 10);
+    const d = days.get(day) ?? { day, requests: 0, bytes_in: 0, bytes_out: 0 };
+    d.requests += h.requests;
+    d.bytes_in += h.bytes_in;
+    d.bytes_out += h.bytes_out;
+    days.set(day, d);
+  }
+  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+}
+
+export const TRAFFIC_PENDING_NOTE = 'traffic is shown once two consecutive hourly samples carry the store\'s request counters';
+
+/**
+ * Spec (Usage and audit): `traffic` is null until two consecutive hourly
+ * samples carry counters. `latest` are the catalog's newest worker samples
+ * (sweep or creation; on-demand listings carry no counters), newest first.
+ */
+export function trafficShown(latest: Array<{ trafficCounted: boolean }>): boolean {
+  return latest.length >= 2 && latest[0].trafficCounted && latest[1].trafficCounted;
+}
+
+/**
+ * For GET /v1/usage: a catalog's traffic per UTC day over the last `days`
+ * days (today included), or null with `traffic_note` until two consecutive
+ * worker samples carry counters.
+ */
+export async function warehouseTraffic(db: Queryable, warehouseId: string, days: number): Promise<{ traffic: TrafficDay[] | null; traffic_note: string | null }> {
+  const run = async (text: string, values: unknown[]) => ('query' in db ? (await db.query(text, values)).rows : await db.$queryRawUnsafe<Array<Record<string, any>>>(text, ...values));
+  const latest = await run(
+    `SELECT traffic_counted FROM usage_samples WHERE warehouse_id = $1 AND source IN ('sweep', 'creation') ORDER BY measured_at DESC LIMIT 2`, [warehouseId],
+  );
+  if (!trafficShown(latest.map((r) => ({ trafficCounted: Boolean(r.traffic_counted) })))) return { traffic: null, traffic_note: TRAFFIC_PENDING_NOTE };
+  const since = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - (days - 1) * 86_400_000);
+  const hours = await run(
+    `SELECT hour, requests, bytes_in, bytes_out FROM usage_traffic_hours WHERE warehouse_id = $1 AND hour >= $2 ORDER BY hour`, [warehouseId, since],
+  );
+  return {
+    traffic: trafficByDay(hours.map((h) => ({ hour: new Date(h.hour), requests: Number(h.requests), bytes_in: Number(h.bytes_in), bytes_out: Number(h.bytes_out) }))),
+    traffic_note: null,
+  };
+}

@@ -4,12 +4,14 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
+import { METERING_QUEUE } from './metering';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
 import { TEARDOWN_QUEUE } from './teardown';
 
 export * from './catalog-purge';
+export * from './metering';
 export * from './org-erasure';
 export * from './sink-roll';
 export * from './uploader-expiry';
@@ -19,7 +21,7 @@ export const QUEUES = {
   provisioning: 'provisioning',
   credentials: 'credentials',
   teardown: TEARDOWN_QUEUE,
-  metering: 'metering',
+  metering: METERING_QUEUE,
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
   catalogPurge: CATALOG_PURGE_QUEUE,

@@ -9,3 +9,4 @@ export * from './bucket-names';
 export * from './object-client';
 export * from './s3-location';
 export * from './warehouse-seal';
+export * from './usage-log';

@@ -3,6 +3,7 @@ import type { StoreCredentials } from './clients';
 import type { LifecycleRule, LifecycleRuleView } from './lifecycle';
 import type { ObjectClient } from './object-client';
 import type { PolicyDocument } from './policies';
+import type { HourTraffic } from './usage-log';
 
 // Everything Floe asks of its object store. Every operation is idempotent, so
 // a retried job does no harm: creating what exists returns it, removing what
@@ -153,6 +154,10 @@ export interface StorageProvider {
   /** Lists up to `pageCap` pages (50 of 1,000 by default); beyond that `partial` and `bytes` is a lower bound. */
   measureByListing(bucket: string, pageCap?: number, pageSize?: number): Promise<BucketMeasure>;
   bucketStats(bucket: string): Promise<{ bytes: number; objects: number }>;
+  /** One admin call per bucket (the sweep's measure): RGW's own counters of bytes and objects, never a listing, and the bucket's quota. */
+  bucketReport(bucket: string): Promise<{ bytes: number; objects: number; quota: { enabled: boolean; maxBytes: number | null } }>;
+  /** RGW's usage log of the buckets' owner from `since` on (one admin call; `bucket` narrows it): counters per bucket per UTC hour. */
+  bucketTraffic(since: Date, bucket?: string): Promise<Map<string, HourTraffic[]>>;
 
   /** As the tenant: PUT then DELETE an empty object in each bucket. */
   probe(as: StoreCredentials, buckets: string[]): Promise<ProbeResult>;

@@ -18,6 +18,7 @@ import { ObjectClient } from './object-client';
 import { iamClient, s3Client, stsClient, type StoreCredentials, type StoreEndpoint } from './clients';
 import { StorageError, toStorageError } from './errors';
 import { fromS3Rule, toS3Rule, type LifecycleRule } from './lifecycle';
+import { trafficPerBucket, usageTime, type HourTraffic } from './usage-log';
 import {
   compact, identityPolicy, PUBLIC_READ_SID, publicReadStatement, roleTrustPolicy, rolePermissionPolicy,
   sessionPolicy, uploaderPolicy,
@@ -480,13 +481,7 @@ export class RgwStorage implements StorageProvider {
   }
 
   async getBucketQuota(bucket: string): Promise<{ enabled: boolean; maxBytes: number | null }> {
-    const info = await this.admin.call<{ bucket_quota?: { enabled: boolean; max_size: number; max_size_kb: number } }>(
-      'GET', 'bucket', { bucket }, 'read bucket quota',
-    );
-    if (!info) throw new StorageError('not_found', 'read bucket quota', `no bucket ${bucket}`, 404);
-    const q = info.bucket_quota;
-    if (!q?.enabled || q.max_size < 0) return { enabled: Boolean(q?.enabled), maxBytes: null };
-    return { enabled: true, maxBytes: q.max_size };
+    return (await this.bucketReport(bucket)).quota;
   }
 
   async freezeBucket(bucket: string): Promise<{ maxBytes: number }> {
@@ -555,12 +550,26 @@ export class RgwStorage implements StorageProvider {
   }
 
   async bucketStats(bucket: string): Promise<{ bytes: number; objects: number }> {
-    const info = await this.admin.call<{ usage?: Record<string, { size?: number; num_objects?: number }> }>(
+    const { bytes, objects } = await this.bucketReport(bucket);
+    return { bytes, objects };
+  }
+
+  async bucketReport(bucket: string): Promise<{ bytes: number; objects: number; quota: { enabled: boolean; maxBytes: number | null } }> {
+    const info = await this.admin.call<{ usage?: Record<string, { size?: number; num_objects?: number }>; bucket_quota?: { enabled?: boolean; max_size?: number } }>(
       'GET', 'bucket', { stats: true, bucket }, 'bucket stats',
     );
     if (!info) throw new StorageError('not_found', 'bucket stats', `no bucket ${bucket}`, 404);
     const main = info.usage?.['rgw.main'];
-    return { bytes: main?.size ?? 0, objects: main?.num_objects ?? 0 };
+    const q = info.bucket_quota;
+    const quota = q?.enabled && (q.max_size ?? -1) >= 0 ? { enabled: true, maxBytes: q.max_size! } : { enabled: Boolean(q?.enabled), maxBytes: null };
+    return { bytes: main?.size ?? 0, objects: main?.num_objects ?? 0, quota };
+  }
+
+  async bucketTraffic(since: Date, bucket?: string): Promise<Map<string, HourTraffic[]>> {
+    const answer = await this.admin.call<Parameters<typeof trafficPerBucket>[0]>('GET', 'usage', {
+      uid: this.adminUid, start: usageTime(since), 'show-entries': true, 'show-summary': false, ...(bucket ? { bucket } : {}),
+    }, 'read usage log');
+    return trafficPerBucket(answer);
   }
 
   // ---- probe ---------------------------------------------------------------

@@ -17,6 +17,7 @@ import { mountInternalAgents } from './routes/internal-agents';
 import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalLifecycle } from './routes/internal-lifecycle';
 import { mountInternalSinks } from './routes/internal-sinks';
+import { mountInternalUsage } from './routes/internal-usage';
 import { mountProjects } from './routes/projects';
 import { mountPublicCatalogs } from './routes/public-catalogs';
 import { mountSinkDevice } from './routes/sink-device';
@@ -61,6 +62,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountInternalDevice(app, d);
       mountInternalSinks(app, d);
       mountInternalLifecycle(app, d);
+      mountInternalUsage(app, d);
       mountAudit(app, d);
       mountOperator(app, d);
       mountUsage(app, d);

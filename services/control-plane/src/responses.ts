@@ -68,7 +68,7 @@ export function storedOf(w: WarehouseRecord) {
     blob_objects: u.blobObjects,
     complete: u.complete,
     measured_at: iso(u.measuredAt),
-    stale_after: iso(new Date(new Date(u.measuredAt).getTime() + STALE_AFTER_MS)),
+    stale_after: iso(u.staleAfter ?? new Date(new Date(u.measuredAt).getTime() + STALE_AFTER_MS)),
     source: u.source,
     unmetered: false,
     measuring: false,

@@ -3,7 +3,10 @@ import type { Pool } from 'pg';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
-import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type Producers } from '@floe/queues';
+import type { FloeConfig } from '@floe/config';
+import {
+  creationMeasureJobId, MEASURE_JOB_OPTIONS, PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type MeasureJob, type Producers,
+} from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
 import type { ProjectRow } from '../store/projects';
@@ -26,7 +29,9 @@ import { storageStep } from './storage-step';
 //      was released (a failed attempt) or ran out (a creator that died);
 //   3. only the claimant makes the storage and the catalog credentials
 //      (every step idempotent), renewing its lease between steps;
-//   4. probe the storage, then end `creating` while still holding the claim.
+//   4. probe the storage, then end `creating` while still holding the claim;
+//   5. queue the first usage sample (the metering worker, about 120 s later).
+// Both buckets carry a hard quota at the scope's storage limit from step 3 on.
 // Concurrent creates of one name therefore make the storage once and answer
 // one 201; the others are 409 `creation_in_progress` while the claim stands
 // and `already_exists` after. A failed attempt releases its claim, so the
@@ -43,6 +48,7 @@ export interface CreateWarehouseDeps {
   secrets: CatalogSecrets;
   queues: Producers;
   logger: Logger;
+  config: Pick<FloeConfig, 'metering'>;
 }
 
 export interface CreateWarehouseInput {
@@ -85,6 +91,8 @@ export async function createWarehouse(
   // make the storage, as the claimant only
   try {
     await provisionStorage(d.storage, d.prisma, d.keyring, { id, name, tableBucket, blobBucket });
+    const { limits } = await effectiveLimits(d.prisma, project.orgId);
+    for (const bucket of [tableBucket, blobBucket]) await d.storage.setBucketQuota(bucket, limits.storage_bytes);
     if (!(await renewClaim(d.prisma, id, claim, CREATION_LEASE_SECONDS))) throw creationInProgress(name);
     await d.secrets.issuePair(d.prisma, id, id);
   } catch (err) {
@@ -106,6 +114,7 @@ export async function createWarehouse(
     const until = new Date(Date.now() + PROVISIONING_WINDOW_SECONDS * 1000).toISOString();
     await d.queues.add(QUEUES.provisioning, 'probe', { warehouse_id: id, until }, { jobId: `provision-${id}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
   }
+  await queueFirstSample(d, id);
   return { warehouse: (await warehouseById(d.prisma, id, ctx.principalId))!, status, probe };
 }
 
@@ -200,6 +209,14 @@ async function refuseLeftoverBucket(d: Pick<CreateWarehouseDeps, 'prisma' | 'sto
       bucket: left, deleted_warehouse_id: owner.id, remedy: 'choose another name, or ask the operator to remove the leftover bucket',
     });
   }
+}
+
+/** Step 5. A lost job costs only the early sample: the sweep measures every live catalog within its interval. */
+async function queueFirstSample(d: Pick<CreateWarehouseDeps, 'queues' | 'logger' | 'config'>, warehouseId: string): Promise<void> {
+  const job: MeasureJob = { warehouse_id: warehouseId, source: 'creation' };
+  await d.queues.add(QUEUES.metering, 'measure', job, {
+    ...MEASURE_JOB_OPTIONS, jobId: creationMeasureJobId(warehouseId), delay: d.config.metering.firstSampleSeconds * 1000,
+  }).catch((err: Error) => d.logger.warn('the first usage sample could not be queued', { warehouse_id: warehouseId, err: err.message }));
 }
 
 function creationInProgress(name: string): HttpError {

@@ -1,4 +1,5 @@
 import { Prisma, type Db } from '@floe/db';
+import type { UsageReport } from '@floe/queues';
 import type { BucketMeasure } from '@floe/storage';
 
 // Usage samples: the latest per warehouse answers "how much is stored" for
@@ -101,4 +102,34 @@ export async function scopeProjects(db: Db, orgId: string | null, ownerId: strin
   const counts = await db.warehouse.groupBy({ by: ['projectId'], where: { projectId: { in: projects.map((p) => p.id) }, status: { in: ['creating', 'provisioning', 'ready'] } }, _count: { _all: true } });
   const by = new Map(counts.map((c) => [c.projectId, c._count._all]));
   return projects.map((p) => ({ ...p, catalogs: by.get(p.id) ?? 0 }));
+}
+
+/** The quota scope of a live warehouse (provisioning or ready); null when it is gone or being deleted. */
+export async function liveWarehouseScope(db: Db, warehouseId: string): Promise<{ orgId: string | null; ownerId: string } | null> {
+  // Raw: the owner comes from the project; the schema declares no relations.
+  const rows = await db.$queryRaw<Array<{ org_id: string | null; owner_id: string }>>`
+    SELECT w.org_id, p.owner_id FROM warehouses w JOIN projects p ON p.id = w.project_id
+     WHERE w.id = ${warehouseId} AND w.status IN ('provisioning', 'ready')`;
+  return rows[0] ? { orgId: rows[0].org_id, ownerId: rows[0].owner_id } : null;
+}
+
+/** Stores the metering worker's report: the sample, and its traffic hours rewritten with the log's totals so far. One transaction. */
+export async function insertReportedSample(db: Db, r: UsageReport): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.usageSample.create({
+      data: {
+        warehouseId: r.warehouse_id, source: r.source, measuredAt: new Date(r.measured_at), staleAfter: new Date(r.stale_after),
+        tableBytes: BigInt(r.table.bytes), blobBytes: BigInt(r.blob?.bytes ?? 0), objects: BigInt(r.table.objects), blobObjects: BigInt(r.blob?.objects ?? 0),
+        complete: r.complete, trafficCounted: r.traffic !== null,
+      },
+    });
+    for (const h of r.traffic ?? []) {
+      const counters = { requests: BigInt(h.requests), bytesIn: BigInt(h.bytes_in), bytesOut: BigInt(h.bytes_out), updatedAt: new Date() };
+      await tx.usageTrafficHour.upsert({
+        where: { warehouseId_hour: { warehouseId: r.warehouse_id, hour: new Date(h.hour) } },
+        create: { warehouseId: r.warehouse_id, hour: new Date(h.hour), ...counters },
+        update: counters,
+      });
+    }
+  });
 }

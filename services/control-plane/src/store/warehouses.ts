@@ -17,6 +17,8 @@ export interface UsageSampleRow {
   objects: number;
   blobObjects: number;
   complete: boolean;
+  /** Null on samples older than the metering worker (readers add two hours). */
+  staleAfter: Date | null;
 }
 
 export interface WarehouseRecord {
@@ -51,7 +53,7 @@ interface WarehouseSqlRow {
   table_bucket: string; blob_bucket: string; default_format_version: number; status: WarehouseStatus; storage_uid: string; storage_ro_uid: string;
   role_name: string; role_arn: string | null; created_by: string | null; created_at: Date; deleted_at: Date | null;
   provision_until: Date | null; public_since: Date | null; public_by: string | null; grant_level: Level | null;
-  s_measured_at: Date | null; s_source: string; s_table_bytes: bigint; s_blob_bytes: bigint; s_objects: bigint; s_blob_objects: bigint; s_complete: boolean;
+  s_measured_at: Date | null; s_source: string; s_table_bytes: bigint; s_blob_bytes: bigint; s_objects: bigint; s_blob_objects: bigint; s_complete: boolean; s_stale_after: Date | null;
 }
 
 // Raw: one round trip joins the project, organisation, the caller's grant and
@@ -62,7 +64,7 @@ const select = (principalId: string) => Prisma.sql`
          w.role_name, w.role_arn, w.created_by, w.created_at, w.deleted_at,
          w.provision_until, w.public_since, w.public_by, g.level AS grant_level,
          s.measured_at AS s_measured_at, s.source AS s_source, s.table_bytes AS s_table_bytes, s.blob_bytes AS s_blob_bytes,
-         s.objects AS s_objects, s.blob_objects AS s_blob_objects, s.complete AS s_complete
+         s.objects AS s_objects, s.blob_objects AS s_blob_objects, s.complete AS s_complete, s.stale_after AS s_stale_after
     FROM warehouses w
     JOIN projects p ON p.id = w.project_id
     LEFT JOIN organizations o ON o.id = w.org_id
@@ -102,6 +104,7 @@ function toRecord(r: WarehouseSqlRow): WarehouseRecord {
           objects: Number(r.s_objects),
           blobObjects: Number(r.s_blob_objects),
           complete: r.s_complete,
+          staleAfter: r.s_stale_after,
         }
       : null,
   };

@@ -1,0 +1,145 @@
+// bench/metering: what one metering sweep costs, in one run on one private
+// stack, beside the floor it stands on.
+//   - one sweep over BENCH_CATALOGS catalogs (default 1,000: all empty but
+//     BENCH_BIG of them, default 1, holding BENCH_BIG_OBJECTS objects each,
+//     default 50,000), per catalog: from queuing the sweep job to the last
+//     catalog's sample written by the control plane (the stack's own metering worker)
+//   - one RGW admin bucket-stats call (the floor), on an empty bucket and on a
+//     full one: its cost does not grow with objects, nor then does the sweep's
+//   - POST /v1/warehouses/{id}/measure (a listing, 50 pages) on the full bucket
+// Target: a sweep costs under 3x the bucket-stats floor per catalog.
+// The empty catalogs are rows and buckets made directly (their identities are
+// not needed to be measured); the stack removes every bucket when it stops.
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Queue } from 'bullmq';
+import pg from 'pg';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { METERING_QUEUE, queueConnection, queuePrefix } from '@floe/queues';
+import { stackApi, useLocalCeph } from '../lib/stack-api';
+import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
+
+setGlobalDispatcher(new Agent({ keepAliveTimeout: 30_000, connections: 16 }));
+
+const CATALOGS = Number(process.env.BENCH_CATALOGS ?? 1000);
+const BIG = Number(process.env.BENCH_BIG ?? 1);
+const BIG_OBJECTS = Number(process.env.BENCH_BIG_OBJECTS ?? 50_000);
+const PUT_PARALLEL = 64;
+
+const now = () => performance.now();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const say = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+
+const ceph = await useLocalCeph();
+const { orgAdminKey } = await import('../../tests/support/stack-org');
+const { adminStorage } = await import('../../tests/support/store');
+const store = adminStorage();
+
+// The stack's own scheduler stays out of the way: the bench queues the one sweep it times.
+const { state, stateFile } = await startPrivateStack('bench-metering', {
+  FLOE_LOG_LEVEL: 'warn', FLOE_METERING_SWEEP_SECONDS: '86400', FLOE_METERING_FIRST_SAMPLE_SECONDS: '86400',
+});
+const pool = new pg.Pool({ connectionString: state.database_url, max: 4 });
+const queue = new Queue(METERING_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: queuePrefix(state.redis_prefix) });
+try {
+  const api = stackApi(state, await orgAdminKey(state, 'bench'));
+  const project = await api('POST', '/v1/projects', { name: 'bench' });
+
+  // the full catalogs, through the API; objects by many small PUTs in parallel
+  const s3 = new S3Client({ endpoint: ceph.endpoint, region: ceph.region, forcePathStyle: true, credentials: { accessKeyId: ceph.accessKey, secretAccessKey: ceph.secretKey } });
+  const big: Array<{ warehouse_id: string; bucket: string }> = [];
+  for (let i = 0; i < BIG; i++) {
+    const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name: `bench_big_${i}` });
+    big.push(w);
+    const t0 = now();
+    let next = 0;
+    await Promise.all(Array.from({ length: PUT_PARALLEL }, async () => {
+      for (let k = next++; k < BIG_OBJECTS; k = next++) {
+        const put = () => s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: `data/${String(k).padStart(7, '0')}.bin`, Body: 'x' }));
+        // The store is shared with other runs: a PUT dropped under load is sent again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await put();
+            break;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+            await new Promise((r) => setTimeout(r, 200 * attempt));
+          }
+        }
+      }
+    }));
+    say(`${w.bucket}: ${BIG_OBJECTS} objects written in ${((now() - t0) / 1000).toFixed(1)} s`);
+  }
+
+  // the empty catalogs: rows in the stack's database and their two buckets
+  const t1 = now();
+  const { rows: [p] } = await pool.query(`SELECT org_id FROM projects WHERE id = $1`, [project.project_id]);
+  let made = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (made < CATALOGS - BIG) {
+      made++;
+      const id = randomUUID();
+      const table = `bench-${id}`;
+      await store.ensureBucket(table);
+      await store.ensureBucket(`${table}-b`);
+      await pool.query(
+        `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key,
+           storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name)
+         VALUES ($1, $2, $3, $4, $5, $6, 'ready', '', '', '', '', '', '', '')`, [id, `e_${id.slice(0, 8)}`, project.project_id, p.org_id, table, `${table}-b`]);
+    }
+  }));
+  const { rows: [{ n }] } = await pool.query(`SELECT count(*)::int AS n FROM warehouses WHERE status = 'ready'`);
+  say(`${n} live catalogs (${n - BIG} empty made in ${((now() - t1) / 1000).toFixed(1)} s)`);
+
+  // the floor: one admin bucket-stats call, on an empty bucket and on a full one
+  const statsMs = async (bucket: string) => {
+    const xs: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t = now();
+      await store.bucketStats(bucket);
+      xs.push(now() - t);
+    }
+    return median(xs);
+  };
+  const { rows: [empty] } = await pool.query(`SELECT table_bucket FROM warehouses WHERE table_bucket LIKE 'bench-%' LIMIT 1`);
+  const floorEmpty = await statsMs(empty.table_bucket);
+  const floorFull = big.length ? await statsMs(big[0].bucket) : floorEmpty;
+
+  // one sweep, timed from queuing it to the last catalog's sample
+  const t2 = now();
+  await queue.add('sweep', {}, { jobId: `bench-sweep-${Date.now()}` });
+  let samples = 0;
+  while (samples < n) {
+    await new Promise((r) => setTimeout(r, 100));
+    samples = (await pool.query(`SELECT count(DISTINCT warehouse_id)::int AS c FROM usage_samples WHERE source = 'sweep'`)).rows[0].c;
+    if (now() - t2 > 30 * 60_000) throw new Error(`the sweep did not finish in 30 minutes (${samples} of ${n})`);
+  }
+  const sweepMs = now() - t2;
+  const perCatalog = sweepMs / n;
+  const bigSample = big.length
+    ? (await pool.query(`SELECT objects FROM usage_samples WHERE warehouse_id = $1 AND source = 'sweep'`, [big[0].warehouse_id])).rows[0].objects
+    : null;
+
+  // the listing measure on the full bucket (50 pages)
+  let measureMs: number | null = null;
+  if (big.length) {
+    const t3 = now();
+    const m = await api('POST', `/v1/warehouses/${big[0].warehouse_id}/measure`, {});
+    measureMs = now() - t3;
+    say(`measure answered objects=${m.stored?.objects ?? m.objects ?? JSON.stringify(m).slice(0, 120)}`);
+  }
+
+  process.stdout.write([
+    '',
+    `metering sweep over ${n} catalogs (${n - BIG} empty, ${BIG} with ${BIG_OBJECTS} objects; the sweep's sample of the full one: ${bigSample} objects)`,
+    `  one sweep                         ${(sweepMs / 1000).toFixed(2)} s   = ${perCatalog.toFixed(2)} ms per catalog (2 buckets, a report, the enforcement check)`,
+    `  admin bucket-stats call (floor)   ${floorEmpty.toFixed(2)} ms on an empty bucket, ${floorFull.toFixed(2)} ms on one with ${BIG_OBJECTS} objects`,
+    `  sweep per catalog / floor         ${(perCatalog / floorEmpty).toFixed(2)}x   (target < 3x)`,
+    measureMs === null ? '' : `  POST …/measure (listing, 50 pages) on the ${BIG_OBJECTS}-object bucket   ${measureMs.toFixed(0)} ms = ${(measureMs / floorFull).toFixed(0)}x one bucket-stats call, ${(measureMs / perCatalog).toFixed(0)}x a sweep's cost per catalog`,
+    '',
+  ].join('\n'));
+} finally {
+  await queue.close();
+  await pool.end();
+  await stopPrivateStack(stateFile);
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+// The `metering` queue (docs/architecture.md): one idempotent `measure` job
+// per catalog — fanned out by the cluster's `sweep` scheduler every
+// FLOE_METERING_SWEEP_SECONDS, or queued delayed by the control plane when it
+// creates a catalog (the first sample, FLOE_METERING_FIRST_SAMPLE_SECONDS
+// later). Consumed by the metering worker; any number of replicas may run.
+
+export const METERING_QUEUE = 'metering';
+
+/** The one scheduler of the sweep, whichever metering worker upserts it. */
+export const METERING_SWEEP_SCHEDULER = 'metering-sweep';
+
+/** Which path queued a measurement; the sample records it (`on_demand` is the control plane's own measure route). */
+export const MeasureSource = z.enum(['sweep', 'creation']);
+export type MeasureSource = z.infer<typeof MeasureSource>;
+
+/** A catalog's traffic in one UTC hour (both buckets), from RGW's usage log. */
+export const TrafficHour = z.object({
+  hour: z.iso.datetime(), requests: z.number().int().nonnegative(), bytes_in: z.number().int().nonnegative(), bytes_out: z.number().int().nonnegative(),
+});
+export type TrafficHour = z.infer<typeof TrafficHour>;
+
+/**
+ * Measure one catalog. A sweep's job carries the catalog's traffic hours
+ * (the fan-out reads the usage log once for every bucket; null when it did
+ * not answer); a creation job has none and reads its own buckets' log.
+ */
+export const MeasureJob = z.object({
+  warehouse_id: z.string().min(1), source: MeasureSource, slot: z.number().int().nonnegative().optional(), traffic: z.array(TrafficHour).nullable().optional(),
+});
+export type MeasureJob = z.infer<typeof MeasureJob>;
+
+/**
+ * The sweep slot a scheduled job belongs to: its due time in whole
+ * intervals. Rounded, not floored, so a job due a few ms early or late keeps
+ * its slot; two replicas fanning out one tick compute the same slot.
+ */
+export function sweepSlot(dueAtMs: number, everySeconds: number): number {
+  return Math.round(dueAtMs / (everySeconds * 1000));
+}
+
+/** One measurement per catalog per sweep slot: a retried fan-out, or a second replica's, adds nothing. */
+export const sweepMeasureJobId = (warehouseId: string, slot: number): string => `sweep-${slot}-${warehouseId}`;
+
+/** One first sample per catalog: a retried create queues nothing twice. */
+export const creationMeasureJobId = (warehouseId: string): string => `creation-${warehouseId}`;
+
+export const MEASURE_JOB_OPTIONS = { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
+
+/** A sweep that failed is not retried: the next one comes within its interval. */
+export const SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
+
+const BucketFigures = z.object({ bytes: z.number().int().nonnegative(), objects: z.number().int().nonnegative() });
+
+/**
+ * POST /internal/usage: the worker's hourly footprint report of one catalog.
+ * The control plane writes it as the catalog's newest sample (it is the one
+ * writer of `usage_samples` and `usage_traffic_hours`) and answers the
+ * scope's stored bytes against its storage limit; the worker enforces.
+ */
+export const UsageReport = z.object({
+  warehouse_id: z.string().min(1),
+  source: MeasureSource,
+  measured_at: z.iso.datetime(),
+  stale_after: z.iso.datetime(),
+  table: BucketFigures,
+  /** Null when the blob bucket does not exist (counted as empty). */
+  blob: BucketFigures.nullable(),
+  complete: z.boolean(),
+  /** The usage log's counters of both buckets per UTC hour read for this report; null when the log did not answer. */
+  traffic: z.array(TrafficHour).max(48).nullable(),
+});
+export type UsageReport = z.infer<typeof UsageReport>;
+
+/** The control plane's answer to a report. */
+export interface UsageReportAnswer {
+  warehouse_id: string;
+  /** False when the catalog is gone or deleting: nothing recorded, nothing to enforce. */
+  recorded: boolean;
+  scope: { kind: 'organization' | 'project'; org_id: string | null; owner_id: string } | null;
+  stored_bytes: number;
+  limit_value: number;
+  over: boolean;
+}
