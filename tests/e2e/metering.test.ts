@@ -98,12 +98,23 @@ test('traffic is null with a note until two consecutive worker samples carry cou
   expect(t.traffic_note).toBeNull();
   const today = new Date().toISOString().slice(0, 10);
   expect(t.traffic!.map((d) => d.day)).toContain(today);
+  // The usage route shows the same counters, per UTC day and in the window's totals.
+  const usage = await gateway().get('/v1/usage').query({ days: 2 }).set(bearer(admin.api_key));
+  expect(usage.status).toBe(200);
+  const mine = usage.body.warehouses.find((x: { warehouse_id: string }) => x.warehouse_id === w.warehouse_id);
+  const todayRow = mine.days.find((d: { day: string }) => d.day === today);
+  expect(todayRow.requests).toBeGreaterThan(0);
+  expect(todayRow.bytes_in).toBeGreaterThan(0);
+  expect(mine.traffic).toEqual({ requests: expect.any(Number), bytes_in: expect.any(Number), bytes_out: expect.any(Number) });
+  expect(mine.traffic_note).toBeUndefined();
 
   // A catalog with fewer than two worker samples shows none.
   const fresh = await newWarehouse(admin.api_key, w.project_id, `unsampled_${Date.now().toString(36)}`);
   const none = await warehouseTraffic(db(), fresh.warehouse_id, 7);
   expect(none.traffic).toBeNull();
   expect(none.traffic_note).toMatch(/two consecutive hourly samples/);
+  const freshUsage = (await gateway().get('/v1/usage').set(bearer(admin.api_key))).body.warehouses.find((x: { warehouse_id: string }) => x.warehouse_id === fresh.warehouse_id);
+  expect(freshUsage).toMatchObject({ traffic: null, traffic_note: expect.any(String) });
 }, 90_000);
 
 test('over the organisation\'s storage limit the pass freezes the buckets (PUT refused by the store, GET works); back under it lifts them', async () => {

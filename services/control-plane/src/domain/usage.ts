@@ -5,7 +5,7 @@ import type { AccessContext } from '../access/context';
 import { atLeast } from '../access/levels';
 import { resolveProject } from '../resolve';
 import { deviceSinksOf } from '../store/sinks';
-import { dailyIngest, dailyUsage, publicTierBytes, scopeProjects, scopeSampleSummary, scopeStoredBytes, type DailyUsageRow } from '../store/usage';
+import { dailyIngest, dailyUsage, publicTierBytes, scopeProjects, scopeSampleSummary, scopeStoredBytes, warehouseTraffic, type DailyUsageRow, type TrafficDay } from '../store/usage';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { SAMPLE_STALE_AFTER_MS } from './measuring';
 import { chosenMembership } from './projects';
@@ -62,7 +62,9 @@ export async function usageOf(db: Db, ctx: AccessContext, q: { project_id?: unkn
   const window = windowDays(days);
   const since = new Date(`${window[0]}T00:00:00.000Z`);
   const ids = visible.map((w) => w.id);
-  const [history, ingest] = await Promise.all([dailyUsage(db, ids, since), dailyIngest(db, ids, since)]);
+  const [history, ingest, traffic] = await Promise.all([
+    dailyUsage(db, ids, since), dailyIngest(db, ids, since), Promise.all(visible.map((w) => warehouseTraffic(db, w.id, days))),
+  ]);
 
   return {
     scope: orgId ? 'organization' : 'project',
@@ -81,14 +83,17 @@ export async function usageOf(db: Db, ctx: AccessContext, q: { project_id?: unkn
       objects: { ...limitRow('objects', limits.objects, summary.objects), over_limit: summary.objects > limits.objects, ...measured },
       device_sinks: limitRow('device_sinks', limits.device_sinks, deviceSinks),
     },
-    warehouses: visible.map((w) => catalogUsage(w, window, history.filter((h) => h.warehouseId === w.id), ingest.filter((i) => i.warehouseId === w.id))),
-    traffic_note: TRAFFIC_NOTE,
+    warehouses: visible.map((w, i) => catalogUsage(w, window, history.filter((h) => h.warehouseId === w.id), ingest.filter((x) => x.warehouseId === w.id), traffic[i].traffic)),
+    ...(traffic.some((t) => t.traffic === null) ? { traffic_note: TRAFFIC_NOTE } : {}),
     note: 'Storage is metered hourly; every storage figure carries measured_at and stale_after. Scope-wide figures count every catalog of the scope; the per-catalog rows list the catalogs you can see.',
   };
 }
 
-function catalogUsage(w: VisibleWarehouse, window: string[], history: DailyUsageRow[], ingest: Array<{ day: string; ingestBytes: number }>) {
+/** One catalog's rows; `trafficDays` null until the metering worker's two latest samples carry counters (then a day without traffic is 0). */
+function catalogUsage(w: VisibleWarehouse, window: string[], history: DailyUsageRow[], ingest: Array<{ day: string; ingestBytes: number }>, trafficDays: TrafficDay[] | null) {
   const byDay = new Map(history.map((h) => [h.day, h]));
+  const trafficByDay = new Map((trafficDays ?? []).map((t) => [t.day, t]));
+  const counted = (day: string, k: 'requests' | 'bytes_in' | 'bytes_out') => (trafficDays ? trafficByDay.get(day)?.[k] ?? 0 : null);
   const ingestByDay = new Map(ingest.map((i) => [i.day, i.ingestBytes]));
   const rows = window.map((day) => {
     const h = byDay.get(day);
@@ -96,7 +101,7 @@ function catalogUsage(w: VisibleWarehouse, window: string[], history: DailyUsage
       day,
       measured_at: iso(h?.measuredAt ?? null), stale_after: staleAfter(h?.measuredAt ?? null),
       table_bytes: h?.tableBytes ?? null, blob_bytes: h?.blobBytes ?? null, bytes: h ? h.tableBytes + h.blobBytes : null, objects: h ? h.objects + h.blobObjects : null,
-      requests: h?.requests ?? null, bytes_in: h?.bytesIn ?? null, bytes_out: h?.bytesOut ?? null,
+      requests: counted(day, 'requests'), bytes_in: counted(day, 'bytes_in'), bytes_out: counted(day, 'bytes_out'),
       ingest_bytes: ingestByDay.get(day) ?? 0,
     };
   });
@@ -104,7 +109,7 @@ function catalogUsage(w: VisibleWarehouse, window: string[], history: DailyUsage
   const first = known[0];
   const last = known[known.length - 1];
   const change = first && last ? last.bytes! - first.bytes! : null;
-  const traffic = rows.some((r) => r.requests !== null);
+  const traffic = trafficDays !== null;
   const sum = (k: 'requests' | 'bytes_in' | 'bytes_out') => (traffic ? rows.reduce((a, r) => a + (r[k] ?? 0), 0) : null);
   const u = w.usage;
   return {

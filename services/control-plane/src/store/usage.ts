@@ -6,7 +6,7 @@ import type { BucketMeasure } from '@floe/storage';
 // quotas and the public tier.
 
 // One query for both clients: the ingest gateway's hot path runs it over pg, this service over Prisma.
-export { scopeStoredBytes } from '@floe/db/usage';
+export { scopeStoredBytes, warehouseTraffic, type TrafficDay } from '@floe/db/usage';
 
 /**
  * Bytes already in the public tier of the scope (organisation, or an owner's
@@ -36,7 +36,7 @@ export async function insertOnDemandSample(db: Db, warehouseId: string, m: { tab
   return row.measuredAt;
 }
 
-/** A catalog's last footprint of one UTC day, and that day's traffic once the metering worker counts it (null until then). */
+/** A catalog's last footprint of one UTC day (its traffic: `warehouseTraffic`, from the metering worker's hourly counters). */
 export interface DailyUsageRow {
   warehouseId: string;
   /** `YYYY-MM-DD`, UTC. */
@@ -46,17 +46,9 @@ export interface DailyUsageRow {
   blobBytes: number;
   objects: number;
   blobObjects: number;
-  requests: number | null;
-  bytesIn: number | null;
-  bytesOut: number | null;
 }
 
-/**
- * The last sample of each UTC day from `since` on, per catalog: the one
- * reading GET /v1/usage's history makes. Traffic (requests, bytes in and out)
- * is null: `usage_samples` carries no traffic counters yet; when the metering
- * worker adds them, they are read here.
- */
+/** The last sample of each UTC day from `since` on, per catalog: GET /v1/usage's footprint history. */
 export async function dailyUsage(db: Db, warehouseIds: string[], since: Date): Promise<DailyUsageRow[]> {
   if (!warehouseIds.length) return [];
   // Raw: DISTINCT ON picks the last sample of each (catalog, UTC day).
@@ -68,7 +60,6 @@ export async function dailyUsage(db: Db, warehouseIds: string[], since: Date): P
   return rows.map((r) => ({
     warehouseId: r.warehouse_id, day: r.day, measuredAt: r.measured_at,
     tableBytes: Number(r.table_bytes), blobBytes: Number(r.blob_bytes), objects: Number(r.objects), blobObjects: Number(r.blob_objects),
-    requests: null, bytesIn: null, bytesOut: null,
   }));
 }
 
