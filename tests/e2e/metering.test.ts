@@ -85,6 +85,11 @@ test('data written with vended credentials shows in the next sweep\'s sample', a
   // RGW's own counters, not a listing, and they agree with one.
   expect(s.table_bytes).toBe(listed.bytes);
   expect(s.objects).toBe(listed.objects);
+  // The usage route shows the same footprint, with when it was measured and until when it holds.
+  const usage = await gateway().get('/v1/usage').set(bearer(admin.api_key));
+  const mine = usage.body.warehouses.find((x: { warehouse_id: string }) => x.warehouse_id === w.warehouse_id);
+  expect(mine).toMatchObject({ unmetered: false, footprint: { table: { bytes: expect.any(Number) }, source: 'sweep', measured_at: expect.any(String), stale_after: expect.any(String) } });
+  expect(mine.footprint.table.bytes).toBeGreaterThanOrEqual(listed.bytes);
 }, 90_000);
 
 test('traffic is null with a note until two consecutive worker samples carry counters, then counts the writes per UTC day', async () => {

@@ -1,3 +1,4 @@
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { adminStorage } from '../support/store';
 import { bearer, expectError, gateway, newMember, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
@@ -140,6 +141,19 @@ test('quota journey: below the footprint every write path answers 409 quota_exce
   expect(measured.status).toBe(200);
   const footprint = measured.body.bytes as number;
   expect(footprint).toBeGreaterThan(0);
+  // A storage session vended before the limit changes, with one object written through it.
+  const vended = (await gateway().post('/v1/credentials').set(bearer(admin.api_key)).send({ warehouse_id: w.name, namespace: 'events', name: 'clicks' }).expect(200)).body;
+  const s3 = new S3Client({
+    endpoint: vended.endpoint, region: vended.region, forcePathStyle: true,
+    credentials: { accessKeyId: vended.credentials.access_key_id, secretAccessKey: vended.credentials.secret_access_key, sessionToken: vended.credentials.session_token },
+  });
+  const probe = `${vended.prefix}data/journey-${uniq()}.bin`;
+  await s3.send(new PutObjectCommand({ Bucket: vended.bucket, Key: probe, Body: Buffer.alloc(1024, 1) }));
+  const readOnly = async () => (await sql<{ read_only_since: Date | null }>(`SELECT read_only_since FROM warehouses WHERE id = $1`, [w.warehouse_id]))[0].read_only_since;
+  const until = async (what: string, probeFn: () => Promise<boolean>) => {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) if (await probeFn()) return;
+    throw new Error(`${what} did not happen within 60 s`);
+  };
 
   // The operator lowers the storage limit below it.
   const lowered = await patch(org.org_id, { overrides: { storage_bytes: footprint - 1 }, note: 'journey: lower' });
@@ -158,11 +172,20 @@ test('quota journey: below the footprint every write path answers 409 quota_exce
   expect((await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(admin.api_key))).status).toBe(200);
   expect((await gateway().get('/v1/usage').set(bearer(admin.api_key))).body.limits.storage_bytes).toMatchObject({ value: footprint - 1, current: footprint, headroom: 0, over_limit: true });
 
-  // Raising it lifts every refusal.
+  // The next enforcement pass (the metering sweep) freezes the buckets: the store refuses the session's PUT, GETs work.
+  await until('the enforcement pass freezing the catalog', async () => (await readOnly()) !== null);
+  const refused = await s3.send(new PutObjectCommand({ Bucket: vended.bucket, Key: `${probe}.2`, Body: Buffer.alloc(1024, 2) })).then(() => null, (e: { $metadata?: { httpStatusCode?: number } }) => e);
+  expect(refused?.$metadata?.httpStatusCode).toBe(403);
+  expect((await (await s3.send(new GetObjectCommand({ Bucket: vended.bucket, Key: probe }))).Body!.transformToByteArray()).length).toBe(1024);
+
+  // Raising it lifts every refusal, and the next pass lifts the freeze.
   const raised = await patch(org.org_id, { overrides: { storage_bytes: null }, note: 'journey: raise' });
-  expect(raised.body.bucket_quotas.set.length).toBe(2);
-  expect((await adminStorage().getBucketQuota(w.blob_bucket)).maxBytes).toBe(FREE_STORAGE);
+  // Frozen buckets keep their freeze until the pass lifts it (spec: read-only flips follow the enforcement pass).
+  expect(raised.body.bucket_quotas.set).toEqual([]);
   expect((await gateway().post('/v1/credentials').set(bearer(admin.api_key)).send({ warehouse_id: w.name, namespace: 'events', name: 'clicks' })).status).toBe(200);
+  await until('the enforcement pass lifting the freeze', async () => (await readOnly()) === null);
+  expect((await adminStorage().getBucketQuota(w.blob_bucket)).maxBytes).toBe(FREE_STORAGE);
+  await s3.send(new PutObjectCommand({ Bucket: vended.bucket, Key: `${probe}.3`, Body: Buffer.alloc(1024, 3) }));
   expect((await gateway().post('/v1/tables').set(bearer(admin.api_key)).send({ warehouse_id: w.name, namespace: 'events', name: 'more', schema: sinkTestSchema })).status).toBe(201);
   expect((await send('b-2')).status).toBe(202);
   expect((await devicePost('{"id":2}')).status).toBe(202);
