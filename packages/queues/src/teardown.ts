@@ -1,5 +1,4 @@
 import type { JobsOptions } from 'bullmq';
-import type { Producers } from './index';
 import { z } from 'zod';
 
 // Catalog teardown: one job per deleted catalog, queued by its deletion and
@@ -25,7 +24,10 @@ export const TEARDOWN_JOB_OPTIONS: JobsOptions = {
 };
 
 /** Queues a catalog's teardown, due when its grace period ends (`teardownAfter`). */
-export async function queueTeardown(producers: Producers, w: { id: string; teardownAfter: Date }): Promise<void> {
+/** What queueing needs of the Producers (index.ts), named here so this module does not import the index that re-exports it. */
+type TeardownProducer = { add(name: typeof TEARDOWN_QUEUE, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<void> };
+
+export async function queueTeardown(producers: TeardownProducer, w: { id: string; teardownAfter: Date }): Promise<void> {
   await producers.add(TEARDOWN_QUEUE, 'teardown', { warehouse_id: w.id } satisfies TeardownJob, {
     ...TEARDOWN_JOB_OPTIONS, jobId: teardownJobId(w.id), delay: Math.max(0, w.teardownAfter.getTime() - Date.now()),
   });
