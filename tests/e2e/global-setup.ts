@@ -5,10 +5,12 @@ export default async function setup(): Promise<void> {
   process.stdout.write('\n[e2e] starting a private stack\n');
   // A deleted catalog stays restorable for 10 s here (a day by default), so the deletion tests can both restore and see a teardown;
   // the operator routes are public here (off by default) so their tests reach them through the gateway;
-  // the metering sweep (hourly) and a new catalog's first sample (120 s) are shortened for tests/e2e/metering.test.ts.
+  // the metering sweep (hourly) and a new catalog's first sample (120 s) are shortened for tests/e2e/metering.test.ts;
+  // identity fetches OAuth client metadata documents from 127.0.0.77 (any port) past its private-address guard, where
+  // tests/e2e/oauth-authorize.test.ts serves them (off by default, refused in production).
   const { stateFile } = await startPrivateStack('e2e', {
     FLOE_SIGNER_CACHE_SECONDS: '1', FLOE_LOG_LEVEL: 'info', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '10', FLOE_ADMIN_ROUTES_PUBLIC: 'true',
-    FLOE_METERING_SWEEP_SECONDS: '20', FLOE_METERING_FIRST_SAMPLE_SECONDS: '4',
+    FLOE_METERING_SWEEP_SECONDS: '20', FLOE_METERING_FIRST_SAMPLE_SECONDS: '4', FLOE_OAUTH_METADATA_ALLOW_HOSTS: '127.0.0.77',
   });
   process.env.FLOE_E2E_STATE = stateFile;
 }

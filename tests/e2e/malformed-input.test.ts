@@ -495,7 +495,7 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
   });
 
   test('routes the spec leaves open to anyone still answer 501 without a credential', async () => {
-    for (const [method, path] of [['POST', '/oauth/token'], ['POST', '/oauth/register']]) {
+    for (const [method, path] of [['POST', '/oauth/token'], ['POST', '/oauth/revoke']]) {
       envelope(await anon(method, path), 501, 'not_implemented');
     }
     // Built since: the public connection answers without a credential.

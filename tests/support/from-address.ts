@@ -7,7 +7,7 @@ import http from 'node:http';
 export interface AddressedAnswer {
   status: number;
   headers: http.IncomingHttpHeaders;
-  /** The body parsed as JSON; null when empty. */
+  /** The body parsed as JSON (a JSON content type); otherwise its text; null when empty. */
   body: any;
 }
 
@@ -19,7 +19,7 @@ export function requestFrom(
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => { text += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (/json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text) : null }));
     });
     req.on('error', reject);
     req.end(init.body);

@@ -92,6 +92,15 @@ const EnvSchema = z.object({
   FLOE_DEVICE_STARTS_PER_HOUR: z.coerce.number().int().min(1).default(60),
   // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
+  /** The OAuth authorization server's deprecated dynamic registration (POST /oauth/register); off: 403 access_denied. */
+  FLOE_OAUTH_DYNAMIC_REGISTRATION: z.enum(['on', 'off']).default('on'),
+  /**
+   * Development stacks only: hosts (`host` for any port, or `host:port`) whose client metadata documents
+   * identity fetches over http and past the private-address guard. Refused in production.
+   */
+  FLOE_OAUTH_METADATA_ALLOW_HOSTS: z.string().default(''),
+  /** The MCP tool server's URL: the one OAuth `resource` the authorization server accepts (default {base_url}/mcp). */
+  FLOE_MCP_URL: url.optional(),
   // Ingest sinks switched on or off for the whole deployment (off: the sink routes answer 404 not_found).
   FLOE_SINKS: z.enum(['on', 'off']).default('on'),
   // Whether the public gateway routes the operator routes (/v1/admin/*). Off by default ("not public by
@@ -152,6 +161,8 @@ export interface FloeConfig {
   /** Outgoing mail: the SMTP server (null: logged, `delivery: log`), the sender, and the development mail server when the stack runs one. */
   mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
+  /** The OAuth authorization server for remote tool hosts: dynamic registration on or off, the dev-only metadata hosts, the resource. */
+  oauth: { dynamicRegistration: boolean; metadataAllowHosts: string[]; mcpUrl: string };
   /** FLOE_ADMIN_ROUTES_PUBLIC: the gateway routes /v1/admin/* (default false: 404 there). */
   adminRoutesPublic: boolean;
   /** The metering worker's sweep interval and the delay of a new catalog's first sample, in seconds. */
@@ -182,6 +193,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
   }
   const e = parsed.data;
   const local = (p: number) => `http://${e.FLOE_HOST}:${p}`;
+  const baseUrl = trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT));
+  const metadataAllowHosts = e.FLOE_OAUTH_METADATA_ALLOW_HOSTS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (metadataAllowHosts.length && e.FLOE_ENV === 'production') {
+    throw new ConfigError('invalid environment:\n  FLOE_OAUTH_METADATA_ALLOW_HOSTS: lets client metadata past the private-address guard; development stacks only');
+  }
   return {
     env: e.FLOE_ENV,
     region: e.FLOE_REGION,
@@ -199,7 +215,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       mailSmtp: e.FLOE_MAIL_SMTP_PORT,
       mailWeb: e.FLOE_MAIL_WEB_PORT,
     },
-    baseUrl: trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT)),
+    baseUrl,
     catalogUrl: trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
     s3Url: trimSlash(e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
     ingestUrl: trimSlash(e.FLOE_INGEST_URL ?? local(e.FLOE_INGEST_PORT)),
@@ -226,6 +242,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     loginAttemptsPerHour: e.FLOE_LOGIN_ATTEMPTS_PER_HOUR,
     deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
     sinksEnabled: e.FLOE_SINKS === 'on',
+    oauth: { dynamicRegistration: e.FLOE_OAUTH_DYNAMIC_REGISTRATION === 'on', metadataAllowHosts, mcpUrl: trimSlash(e.FLOE_MCP_URL ?? `${baseUrl}/mcp`) },
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },

@@ -7,6 +7,8 @@ import { mountCatalogTokens } from './routes/catalog-tokens';
 import { mountDevice } from './routes/device';
 import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
+import { mountOAuth } from './routes/oauth';
+import { mountOAuthConsent } from './routes/oauth-consent';
 import { mountSignup } from './routes/signup';
 import { mountTokens } from './routes/tokens';
 import { mountUnbuilt } from './routes/unbuilt';
@@ -26,6 +28,8 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountSignup(app, d);
       mountAuth(app, d);
       mountDevice(app, d);
+      mountOAuth(app, d);
+      mountOAuthConsent(app, d);
       mountUnbuilt(app, d);
     },
   });

@@ -4,6 +4,8 @@ import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { DevCodes, STARTS_PER_HOUR } from './domain/email-codes';
 import { LoginFailures } from './domain/login';
+import { AUTHORIZE_PER_HOUR } from './domain/oauth-authorize';
+import { REGISTRATIONS_PER_HOUR } from './domain/oauth-register';
 import { Mailer } from './mail/mailer';
 import { SigningKeys } from './signing/signing-keys';
 
@@ -23,6 +25,9 @@ export interface IdentityDeps extends RedisDeps {
   loginFailures: LoginFailures;
   /** Device authorisation starts per caller address (60 an hour). */
   deviceStarts: AttemptLimit;
+  /** OAuth authorization requests (120 an hour) and dynamic registrations (20 an hour) per caller address. */
+  authorizeAttempts: AttemptLimit;
+  registrations: AttemptLimit;
 }
 
 export const identity = deployable<IdentityDeps>({
@@ -42,6 +47,8 @@ export const identity = deployable<IdentityDeps>({
       loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, config.loginAttemptsPerHour, 3600),
       loginFailures: new LoginFailures(redis, config.redisPrefix),
       deviceStarts: new AttemptLimit(redis, `${config.redisPrefix}rl:device-starts:`, config.deviceStartsPerHour, 3600),
+      authorizeAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:oauth-authorize:`, AUTHORIZE_PER_HOUR, 3600),
+      registrations: new AttemptLimit(redis, `${config.redisPrefix}rl:oauth-register:`, REGISTRATIONS_PER_HOUR, 3600),
     };
   },
   // Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.

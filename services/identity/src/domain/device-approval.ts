@@ -22,7 +22,7 @@ export interface DeviceApprovalDeps {
 const RANK: Record<DeviceLevel | 'none', number> = { none: 0, read: 1, write: 2 };
 
 /** The lower of the asked level and the one held; null when nothing is held. */
-const capped = (asked: DeviceLevel, held: DeviceLevel | 'none'): DeviceLevel | null => (held === 'none' ? null : RANK[held] < RANK[asked] ? held : asked);
+export const capped = (asked: DeviceLevel, held: DeviceLevel | 'none'): DeviceLevel | null => (held === 'none' ? null : RANK[held] < RANK[asked] ? held : asked);
 
 function requirePerson(caller: Caller): void {
   if (caller.kind !== 'human') throw forbidden('forbidden', 'deciding a device login is a person\'s act; a token cannot do it');

@@ -10,12 +10,8 @@ import type { IdentityDeps } from '../deps';
 // answer 501 to anyone.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/.well-known/oauth-authorization-server', ['get'], 'the OAuth authorization server', NONE],
-  ['/oauth/authorize', ['get'], 'the OAuth authorization server', NONE],
   ['/oauth/token', ['post'], 'the OAuth authorization server', NONE],
   ['/oauth/revoke', ['post'], 'the OAuth authorization server', NONE],
-  ['/oauth/register', ['post'], 'the OAuth authorization server', NONE],
-  ['/v1/oauth/authorize/pending', ['get'], 'the OAuth consent flow'],
   ['/v1/oauth/authorize/decision', ['post'], 'the OAuth consent flow'],
 ];
 

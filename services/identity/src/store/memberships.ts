@@ -20,3 +20,12 @@ export async function firstOrganizationOf(db: Db, principalId: string): Promise<
      WHERE m.principal_id = ${principalId} AND o.status = 'active' ORDER BY m.created_at, m.org_id LIMIT 1`;
   return rows[0] ?? null;
 }
+
+/** Every active organisation of the person, oldest membership first. */
+export async function organizationsOf(db: Db, principalId: string): Promise<SessionOrganization[]> {
+  // Raw: joins organisations (no relation declared).
+  return db.$queryRaw<SessionOrganization[]>`
+    SELECT o.id AS org_id, o.name, o.handle, m.role, m.joined_via
+      FROM memberships m JOIN organizations o ON o.id = m.org_id
+     WHERE m.principal_id = ${principalId} AND o.status = 'active' ORDER BY m.created_at, m.org_id`;
+}
