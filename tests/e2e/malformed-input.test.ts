@@ -495,9 +495,12 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
   });
 
   test('routes the spec leaves open to anyone still answer 501 without a credential', async () => {
-    for (const [method, path] of [['POST', '/oauth/token'], ['POST', '/oauth/revoke']]) {
+    for (const [method, path] of [['POST', '/oauth/revoke']]) {
       envelope(await anon(method, path), 501, 'not_implemented');
     }
+    // Built since: the token endpoint refuses an empty body in the flat OAuth form.
+    const token = await anon('POST', '/oauth/token');
+    expect([token.status, token.body]).toEqual([400, { error: 'invalid_request', error_description: expect.any(String) }]);
     // Built since: the public connection answers without a credential.
     envelope(await anon('GET', '/v1/public/some-handle/some-catalog/connection'), 404, 'public_catalog_not_found');
   });

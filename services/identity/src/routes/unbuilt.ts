@@ -10,7 +10,6 @@ import type { IdentityDeps } from '../deps';
 // answer 501 to anyone.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/oauth/token', ['post'], 'the OAuth authorization server', NONE],
   ['/oauth/revoke', ['post'], 'the OAuth authorization server', NONE],
 ];
 
