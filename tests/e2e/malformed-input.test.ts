@@ -478,7 +478,7 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
       // Built: the same refusals without a credential of this surface; with the key, an answer of their own.
       ['GET', '/v1/auth/sessions'], ['POST', '/v1/auth/password/change'], ['GET', '/v1/terms'],
     ];
-    const built = new Set(['/v1/usage', '/v1/admin/plans', `/v1/warehouses/${t.warehouseId}`, `/v1/warehouses/${t.warehouseId}/uploaders`, '/v1/auth/sessions', '/v1/auth/password/change', '/v1/terms', '/v1/me', '/v1/orgs', '/v1/orgs/org_x/agents', '/v1/auth/device/pending?user_code=ABCD-EFGH']);
+    const built = new Set(['/v1/usage', '/v1/admin/plans', `/v1/warehouses/${t.warehouseId}`, `/v1/warehouses/${t.warehouseId}/uploaders`, '/v1/auth/sessions', '/v1/auth/password/change', '/v1/terms', '/v1/me', '/v1/orgs', '/v1/orgs/org_x/agents', '/v1/auth/device/pending?user_code=ABCD-EFGH', '/v1/oauth/authorize/decision']);
     const otherSurfaces = { catalog: `Bearer ${t.catalogToken}`, 'send key': `Bearer fsk_${'0'.repeat(16)}_${'a'.repeat(43)}`, 'catalog secret': `Bearer ${t.credential.client_secret}`, garbage: 'Bearer x' };
     for (const [method, path] of routes) {
       const none = await anon(method, path);
@@ -495,9 +495,12 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
   });
 
   test('routes the spec leaves open to anyone still answer 501 without a credential', async () => {
-    for (const [method, path] of [['POST', '/oauth/token'], ['POST', '/oauth/revoke']]) {
+    for (const [method, path] of [['POST', '/oauth/revoke']]) {
       envelope(await anon(method, path), 501, 'not_implemented');
     }
+    // Built since: the token endpoint refuses an empty body in the flat OAuth form.
+    const token = await anon('POST', '/oauth/token');
+    expect([token.status, token.body]).toEqual([400, { error: 'invalid_request', error_description: expect.any(String) }]);
     // Built since: the public connection answers without a credential.
     envelope(await anon('GET', '/v1/public/some-handle/some-catalog/connection'), 404, 'public_catalog_not_found');
   });

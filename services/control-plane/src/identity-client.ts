@@ -32,6 +32,13 @@ export interface CreatedPrincipal {
   key_id: string;
 }
 
+/** A principal made without a key (an OAuth token record: its access tokens are minted by identity, never an API key). */
+export interface KeylessPrincipal {
+  principal_id: string;
+  api_key: null;
+  key_id: null;
+}
+
 /** POST /internal/principals: a new person with a first API key. */
 export function createPrincipal(config: IdentityConfig, email: string, termsVersion: string): Promise<CreatedPrincipal> {
   return call(config, '/internal/principals', { kind: 'human', email, label: 'signup', terms_version: termsVersion });
@@ -40,6 +47,11 @@ export function createPrincipal(config: IdentityConfig, email: string, termsVers
 /** POST /internal/principals: an agent (its name the display name) with a first API key labelled `label`. */
 export function createAgentPrincipal(config: IdentityConfig, name: string, label: string): Promise<CreatedPrincipal> {
   return call(config, '/internal/principals', { kind: 'agent', display_name: name, label });
+}
+
+/** POST /internal/principals: an OAuth token record (kind `mcp`, its name the display name), with no API key at all. */
+export function createMcpPrincipal(config: IdentityConfig, name: string): Promise<KeylessPrincipal> {
+  return call(config, '/internal/principals', { kind: 'mcp', display_name: name, with_key: false });
 }
 
 /** Every key of the principal revoked and the principal suspended, at once (an agent's revocation). */

@@ -110,11 +110,18 @@ export interface CreatedAgent {
   agent_id: string;
   name: string;
   org_id: string;
+  role: 'admin' | 'member';
+  kind: 'agent' | 'mcp';
+  grants: Array<{ warehouse_id: string; name: string; level: DeviceLevel }>;
   api_key: string;
   key_id: string;
   label: string;
   connection: Record<string, unknown>;
+  reused: boolean;
 }
+
+/** An OAuth token record (kind mcp, no key): made, or the one `reuseAgentId` names with its grants and role replaced (`reused`). */
+export type McpRecord = Omit<CreatedAgent, 'api_key' | 'key_id'> & { api_key: null; key_id: null };
 
 /** An agent of the organisation with a first API key, made by `capBy` (the approver) and its grants capped again by their levels now (the control plane's POST /internal/agents). */
 export function createAgent(
@@ -123,5 +130,15 @@ export function createAgent(
 ): Promise<CreatedAgent> {
   return call(config, '/internal/agents', {
     org_id: a.orgId, name: a.name, label: a.label, cap_by: a.capBy, grants: a.grants, via: a.via,
+  });
+}
+
+/** The token record an allowed OAuth consent gives a client (the control plane's POST /internal/agents with kind mcp, via oauth). */
+export function createMcpRecord(
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
+  a: { orgId: string; name: string; capBy: string; role: 'admin' | 'member'; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; reuseAgentId?: string },
+): Promise<McpRecord> {
+  return call(config, '/internal/agents', {
+    org_id: a.orgId, name: a.name, label: 'oauth', cap_by: a.capBy, grants: a.grants, via: 'oauth', kind: 'mcp', role: a.role, reuse_agent_id: a.reuseAgentId,
   });
 }

@@ -2,9 +2,9 @@ import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { conflict, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
-import { createAgentPrincipal, revokePrincipal } from '../identity-client';
+import { createAgentPrincipal, createMcpPrincipal, revokePrincipal } from '../identity-client';
 import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../store/agents';
-import { addMembership, underOrganizationLock } from '../store/members';
+import { addMembership, setRole, underOrganizationLock } from '../store/members';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
 import { membershipFor } from './orgs';
 
@@ -33,8 +33,8 @@ export interface NewAgent {
   grants: AskedGrant[];
   /** The first key's label (device logins: the host). */
   label: string;
-  /** `agent` from the route, `device` from an approved device login. */
-  joinedVia: 'agent' | 'device';
+  /** `agent` from the route, `device` from an approved device login, `oauth` from an allowed OAuth consent (kind `mcp`, no key). */
+  joinedVia: 'agent' | 'device' | 'oauth';
 }
 
 export const insufficientRole = (m: OrgMembership, what: string) =>
@@ -71,10 +71,10 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   // act: identity makes the principal and its key; the membership and grants follow under the organisation's lock
   const live = () => agentsOf(d.prisma, m.orgId);
   const before = await live();
-  const name = a.joinedVia === 'device' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
+  const name = a.joinedVia !== 'agent' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
   const same = before.find((x) => x.name === name);
   if (same) throw nameTaken(name, same.agentId);
-  const created = await createAgentPrincipal(d.config, name, a.label);
+  const created = a.joinedVia === 'oauth' ? await createMcpPrincipal(d.config, name) : await createAgentPrincipal(d.config, name, a.label);
   try {
     await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
       const rival = (await agentsOf(tx, m.orgId, { idOrName: name })).find((x) => x.name === name);
@@ -89,6 +89,25 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   }
   const detail = await agentDetail(d.prisma, m.orgId, created.principal_id);
   return { ...detail, apiKey: created.api_key, keyId: created.key_id, label: a.label };
+}
+
+/**
+ * An allowed OAuth consent of a person who consented to this client before:
+ * the token record bound to them (kind `mcp`, live, still in the organisation)
+ * gets exactly the grants chosen now (capped by the person's levels) and the
+ * role asked. Null when that record is gone (revoked, left): make a new one.
+ */
+export async function replaceMcpGrants(d: AgentDeps, ctx: AccessContext, orgId: string, agentId: string, a: Pick<NewAgent, 'role' | 'grants'>): Promise<AgentDetail | null> {
+  const m = membershipFor(ctx, orgId);
+  if (a.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'an admin token');
+  const [record] = await agentsOf(d.prisma, m.orgId, { idOrName: agentId });
+  if (!record || record.agentId !== agentId || record.kind !== 'mcp' || record.status !== 'active') return null;
+  const grants = await grantsWithin(d.prisma, ctx, m, a.grants, 'cap');
+  await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
+    if (record.role !== a.role) await setRole(tx, m.orgId, agentId, a.role);
+    await replaceGrants(tx, m.orgId, agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
+  });
+  return agentDetail(d.prisma, m.orgId, agentId);
 }
 
 /** GET …/agents: the organisation's token records (any member reads them), revoked ones too when asked. */

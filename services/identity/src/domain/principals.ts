@@ -17,3 +17,8 @@ export async function createPrincipalWithKey(
   const principal = await insertPrincipal(db, { id: newPrincipalId(), kind: p.kind, email: p.email, displayName: p.displayName, termsVersion: p.termsVersion });
   return { principal, key: await issueApiKey(db, principal.principalId, p.label) };
 }
+
+/** POST /internal/principals with `with_key: false`: a principal with no key (an OAuth token record). */
+export function createPrincipal(db: Db, p: { kind: PrincipalKind; email: string | null; displayName: string | null }): Promise<PrincipalRecord> {
+  return insertPrincipal(db, { id: newPrincipalId(), kind: p.kind, email: p.email, displayName: p.displayName });
+}

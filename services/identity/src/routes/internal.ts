@@ -4,14 +4,16 @@ import { bumpCredentialEpoch } from '@floe/auth';
 import { notFound, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { ApiKeyLabel as Label } from '../domain/api-keys';
-import { createPrincipalWithKey } from '../domain/principals';
+import { createPrincipal, createPrincipalWithKey } from '../domain/principals';
 import { invitationMail } from '../mail/messages';
 import { iso, keyView } from '../responses';
 import { revokeApiKey } from '../store/api-keys';
 import { acceptTerms, credentialsOf, renamePrincipal, revokeKeysOf, suspendPrincipal } from '../store/principals';
 
 const CreatePrincipal = z.object({
-  kind: z.enum(['human', 'agent', 'operator']).default('human'),
+  kind: z.enum(['human', 'agent', 'mcp', 'operator']).default('human'),
+  /** False: no API key (an OAuth token record, kind mcp: identity mints its access tokens instead). */
+  with_key: z.boolean().default(true),
   email: z.string().trim().toLowerCase().email().max(320).optional(),
   display_name: z.string().trim().min(1).max(200).optional(),
   label: Label.default('first key'),
@@ -27,6 +29,14 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
   route(app, '/internal/principals', {
     post: async (req, res) => {
       const body = parse(CreatePrincipal, req.body);
+      if (!body.with_key) {
+        const principal = await createPrincipal(d.prisma, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null });
+        res.status(201).json({
+          principal_id: principal.principalId, kind: principal.kind, email: principal.email, display_name: principal.displayName,
+          status: principal.status, created_at: iso(principal.createdAt), api_key: null, key_id: null,
+        });
+        return;
+      }
       const { principal, key } = await createPrincipalWithKey(d.prisma, { kind: body.kind, email: body.email ?? null, displayName: body.display_name ?? null, label: body.label, termsVersion: body.terms_version });
       await writeAudit(d.db, req, {
         action: 'api_key.create', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: key.keyId,

@@ -10,9 +10,7 @@ import type { IdentityDeps } from '../deps';
 // answer 501 to anyone.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/oauth/token', ['post'], 'the OAuth authorization server', NONE],
   ['/oauth/revoke', ['post'], 'the OAuth authorization server', NONE],
-  ['/v1/oauth/authorize/decision', ['post'], 'the OAuth consent flow'],
 ];
 
 export const UNBUILT_IDENTITY_ROUTES: UnbuiltRoute[] = UNBUILT.map(([path, methods, what, auth]) => ({ path, methods, what, auth: auth ?? 'caller' }));

@@ -40,3 +40,18 @@ export async function oauthRequestById(db: Db, id: string): Promise<OAuthRequest
   });
   return r ? { ...r, client: r.client as unknown as ClientSnapshot, status: r.status as OAuthRequestRecord['status'] } : null;
 }
+
+/** Takes a pending, unexpired request for one decision: false when another decision (or the clock) got there first. */
+export async function claimOAuthRequest(db: Db, id: string, d: { decision: 'allowed' | 'denied'; decidedBy: string }): Promise<boolean> {
+  const now = new Date();
+  const r = await db.oAuthRequest.updateMany({
+    where: { id, status: 'pending', expiresAt: { gt: now } },
+    data: { status: 'decided', decision: d.decision, decidedBy: d.decidedBy, decidedAt: now },
+  });
+  return r.count === 1;
+}
+
+/** Gives a claimed request back (its token record could not be made): the person may decide again. */
+export async function releaseOAuthRequest(db: Db, id: string): Promise<void> {
+  await db.oAuthRequest.updateMany({ where: { id, status: 'decided' }, data: { status: 'pending', decision: null, decidedBy: null, decidedAt: null } });
+}

@@ -1,0 +1,131 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import type { FloeConfig } from '@floe/config';
+import type { PrismaClient } from '@floe/db';
+import { badRequest, forbidden, HttpError, writeAudit, type Caller, type SqlClient } from '@floe/http';
+import { createMcpRecord, deviceCatalogs, type DeviceLevel } from '../control-plane-client';
+import { bind, bindingOf, insertOAuthCode } from '../store/oauth-grants';
+import { claimOAuthRequest, releaseOAuthRequest, type OAuthRequestRecord } from '../store/oauth-requests';
+import { capped } from './device-approval';
+import { pendingRequest, requireLoginSession } from './oauth-consent';
+
+// Spec: POST /v1/oauth/authorize/decision — the person's answer to a consent
+// request, in a login session. A deny sends the client back with
+// `error=access_denied`. An allow gives the client a token record of kind
+// `mcp` (made by the control plane, with no API key: identity mints its access
+// tokens at POST /oauth/token), or the one bound to this person and client
+// with its grants replaced, then a single-use code valid 10 minutes (only its
+// SHA-256 kept). One decision per request however many arrive together: the
+// request is claimed by one conditional update before anything is made, and
+// given back when the record cannot be made.
+
+export const CODE_SECONDS = 600;
+
+export interface DecisionDeps {
+  prisma: PrismaClient;
+  db: SqlClient;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'baseUrl'>;
+}
+
+export type Decision =
+  | { requestId: string; allow: false }
+  | { requestId: string; allow: true; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; orgId?: string; role: 'member' | 'admin' };
+
+const RANK: Record<DeviceLevel | 'none', number> = { none: 0, read: 1, write: 2 };
+
+export const codeHash = (code: string) => createHash('sha256').update(code).digest('hex');
+
+/** The client's redirect URI with these parameters added (its own query kept). */
+function redirectWith(r: OAuthRequestRecord, params: Record<string, string>, iss: string): string {
+  const u = new URL(r.redirectUri);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  if (r.state !== null) u.searchParams.set('state', r.state);
+  u.searchParams.set('iss', iss);
+  return u.href;
+}
+
+/** The request was decided (or expired) between the read and the claim: judged again as it is now. */
+async function lostClaim(prisma: PrismaClient, id: string): Promise<never> {
+  await pendingRequest(prisma, id);
+  throw new HttpError(410, 'oauth_request_decided', 'this authorization request was decided already; the application must start again');
+}
+
+const tokenName = (r: OAuthRequestRecord, caller: Caller) =>
+  `${r.client.client_name ?? r.client.host ?? r.clientId} for ${caller.email ?? caller.principalId}`.slice(0, 100);
+
+export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: Caller, c: Decision) {
+  // authorize
+  requireLoginSession(caller);
+  const r = await pendingRequest(d.prisma, c.requestId);
+  const { redirect_uris: _uris, ...client } = r.client;
+  const scope = r.scope.split(' ');
+
+  if (!c.allow) {
+    if (!(await claimOAuthRequest(d.prisma, r.id, { decision: 'denied', decidedBy: caller.principalId }))) await lostClaim(d.prisma, r.id);
+    await writeAudit(d.db, req, { action: 'oauth.deny', targetType: 'oauth_request', targetId: r.id, data: { client_id: r.clientId } });
+    return {
+      allowed: false,
+      redirect_to: redirectWith(r, { error: 'access_denied', error_description: 'the person refused this application access' }, d.config.baseUrl),
+      client, scope, expires_in: null, token: null,
+      note: 'Refused: the application is told so; nothing was made.',
+    };
+  }
+
+  // validate: the catalogs chosen, each capped by the person's level (nothing held: refused), and the role
+  if (!c.grants.length) throw badRequest('invalid_value', 'choose at least one catalog, or refuse with "allow": false', { field: 'grants' });
+  const cat = await deviceCatalogs(d.config, {
+    principalId: caller.principalId, orgId: c.orgId, requested: c.grants.map((g) => ({ ref: g.warehouse_id, level: g.level })), requestedLevel: 'read', ensureCatalog: false,
+  });
+  const given = new Map<string, { warehouse_id: string; name: string; level: DeviceLevel; asked: DeviceLevel; held: DeviceLevel | 'none' }>();
+  for (const w of cat.requested) {
+    const level = capped(w.level, w.my_level);
+    if (!level) throw forbidden('forbidden', `you hold nothing on the catalog ${w.name}, so you cannot give it`, { warehouse_id: w.warehouse_id });
+    const before = given.get(w.warehouse_id);
+    if (!before || RANK[level] > RANK[before.level]) given.set(w.warehouse_id, { warehouse_id: w.warehouse_id, name: w.name, level, asked: w.level, held: w.my_level });
+  }
+  const org = cat.organization;
+  if (c.role === 'admin' && org.role !== 'admin') {
+    throw forbidden('insufficient_role', `an admin token is for an admin of ${org.handle} to give; you are a member`, { role: org.role, needed: 'admin' });
+  }
+
+  // act: one decision; the record made (or the bound one reused), then the code
+  if (!(await claimOAuthRequest(d.prisma, r.id, { decision: 'allowed', decidedBy: caller.principalId }))) await lostClaim(d.prisma, r.id);
+  let record;
+  try {
+    const bound = await bindingOf(d.prisma, caller.principalId, r.clientId);
+    record = await createMcpRecord(d.config, {
+      orgId: org.org_id, name: tokenName(r, caller), capBy: caller.principalId, role: c.role,
+      grants: [...given.values()].map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })),
+      reuseAgentId: bound && bound.orgId === org.org_id ? bound.agentId : undefined,
+    });
+    await bind(d.prisma, { personId: caller.principalId, clientId: r.clientId, agentId: record.agent_id, orgId: org.org_id });
+  } catch (err) {
+    await releaseOAuthRequest(d.prisma, r.id);
+    throw err;
+  }
+  const code = `oac_${randomBytes(32).toString('base64url')}`;
+  await insertOAuthCode(d.prisma, {
+    codeHash: codeHash(code), requestId: r.id, clientId: r.clientId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
+    resource: r.resource, scope: r.scope, agentId: record.agent_id, personId: caller.principalId, orgId: org.org_id,
+    expiresAt: new Date(Date.now() + CODE_SECONDS * 1000),
+  });
+  const cappedGrants = [...given.values()].filter((g) => g.level !== g.asked).map((g) => ({ warehouse_id: g.warehouse_id, name: g.name, asked: g.asked, level: g.level, my_level: g.held }));
+  await writeAudit(d.db, req, {
+    action: 'oauth.allow', orgId: org.org_id, targetType: 'oauth_request', targetId: r.id,
+    data: { client_id: r.clientId, agent_id: record.agent_id, reused: record.reused, role: record.role, grants: record.grants, scope: r.scope },
+  });
+  return {
+    allowed: true,
+    redirect_to: redirectWith(r, { code }, d.config.baseUrl),
+    client,
+    scope,
+    expires_in: CODE_SECONDS,
+    token: {
+      agent_id: record.agent_id, name: record.name, org_id: record.org_id, role: record.role, kind: 'mcp' as const,
+      grants: record.grants, capped: cappedGrants, reused: record.reused, connection: record.connection,
+    },
+    note: record.reused
+      ? `Allowed: the token record ${record.name} this application had holds exactly these catalogs now; the application exchanges the code (single use, ${CODE_SECONDS / 60} minutes).`
+      : `Allowed: the token record ${record.name} (listed with the organisation's agents; revoke it there) holds these catalogs; the application exchanges the code (single use, ${CODE_SECONDS / 60} minutes).`,
+  };
+}
