@@ -13,6 +13,9 @@ const uid = `t-${id}-oc`;
 const role = `w-${id}-oc`;
 let keys: IdentityKeys;
 
+/** A test against the real RGW: slower than jest's 5 s default when the whole suite loads the store. */
+const RGW_TEST_MS = 20_000;
+
 beforeAll(async () => {
   await store.ensureBucket(bucket);
   await store.ensureBucket(other);
@@ -35,7 +38,7 @@ describe('ObjectClient', () => {
     const got = await sdk.send(new GetObjectCommand({ Bucket: bucket, Key: 'ns/t/metadata/00001.metadata.json' }));
     expect(got.ContentType).toBe('application/json');
     expect(await got.Body!.transformToString('utf8')).toBe(text);
-  });
+  }, RGW_TEST_MS);
 
   test('keys needing escaping are signed and stored under their exact name', async () => {
     const oc = store.objectsAs(keys);
@@ -46,14 +49,14 @@ describe('ObjectClient', () => {
     expect(await got.Body!.transformToString()).toBe('odd');
     await sdk.send(new PutObjectCommand({ Bucket: bucket, Key: `${key}.sdk`, Body: 'from sdk' }));
     expect(await oc.getText(bucket, `${key}.sdk`)).toBe('from sdk');
-  });
+  }, RGW_TEST_MS);
 
   test('If-None-Match: * refuses to overwrite with a conflict and keeps the first body', async () => {
     const oc = store.objectsAs(keys);
     await oc.put(bucket, 'once.json', 'first', { ifNoneMatch: '*' });
     await expect(oc.put(bucket, 'once.json', 'second', { ifNoneMatch: '*' })).rejects.toMatchObject({ kind: 'conflict', status: 412 });
     expect(await oc.getText(bucket, 'once.json')).toBe('first');
-  });
+  }, RGW_TEST_MS);
 
   test('GET of an absent key is not_found; DELETE of it succeeds; DELETE removes', async () => {
     const oc = store.objectsAs(keys);
@@ -63,7 +66,7 @@ describe('ObjectClient', () => {
     await oc.delete(bucket, 'gone.json');
     const head = store.s3As(keys).send(new HeadObjectCommand({ Bucket: bucket, Key: 'gone.json' }));
     await expect(head).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
-  });
+  }, RGW_TEST_MS);
 
   test("another identity's bucket and a wrong secret are denied", async () => {
     await expect(store.objectsAs(keys).put(other, 'x.json', 'x')).rejects.toMatchObject({ kind: 'denied', status: 403 });
@@ -78,13 +81,13 @@ describe('ObjectClient', () => {
     await oc.put(bucket, 'ns/t/data/s.txt', 'session');
     expect(await oc.getText(bucket, 'ns/t/data/s.txt')).toBe('session');
     await expect(oc.put(bucket, 'ns/u/data/s.txt', 'x')).rejects.toMatchObject({ kind: 'denied' });
-  });
+  }, RGW_TEST_MS);
 
   test('an unreachable store is unavailable, not a crash', async () => {
     const { ObjectClient } = await import('./object-client');
     const dead = new ObjectClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1' }, keys);
     await expect(dead.getText(bucket, 'x')).rejects.toMatchObject({ kind: 'unavailable' });
-  });
+  }, RGW_TEST_MS);
 
   test('a bucket document reads back as stored; none is null; a missing bucket is not_found', async () => {
     expect(await store.getLifecycleXml(bucket)).toBeNull();
@@ -95,7 +98,7 @@ describe('ObjectClient', () => {
     await store.deleteLifecycle(bucket);
     expect(await store.getLifecycleXml(bucket)).toBeNull();
     await expect(store.getLifecycleXml(`${bucket}-absent`)).rejects.toMatchObject({ kind: 'not_found', storeCode: 'NoSuchBucket' });
-  });
+  }, RGW_TEST_MS);
 
   test('clients are reused per credential', () => {
     expect(store.objectsAs(keys)).toBe(store.objectsAs({ ...keys }));
