@@ -4,7 +4,8 @@ import { conflict, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
 import { createAgentPrincipal, createMcpPrincipal, revokePrincipal } from '../identity-client';
 import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../store/agents';
-import { addMembership, setRole, underOrganizationLock } from '../store/members';
+import { addMembership, creatorOf, isMember, setRole, underOrganizationLock } from '../store/members';
+import { activePrincipal } from '../store/memberships';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
 import { membershipFor } from './orgs';
 
@@ -46,12 +47,9 @@ export const nameTaken = (name: string, id: string) =>
 /** A token whose creator is no longer a live member of the organisation makes no tokens (403 `creator_revoked`). */
 async function requireLiveCreator(prisma: PrismaClient, ctx: AccessContext, orgId: string): Promise<void> {
   if (!ctx.token) return;
-  const [me] = await agentsOf(prisma, orgId, { idOrName: ctx.principalId });
-  const creator = me?.createdBy?.principalId;
+  const creator = await creatorOf(prisma, orgId, ctx.principalId);
   if (!creator) return;
-  const members = await prisma.membership.count({ where: { orgId, principalId: creator } });
-  const live = await prisma.principal.count({ where: { id: creator, status: 'active' } });
-  if (!members || !live) throw forbidden('creator_revoked', 'the person who made this token is no longer in the organisation; it cannot make tokens', { created_by: creator });
+  if (!(await isMember(prisma, orgId, creator)) || !(await activePrincipal(prisma, creator))) throw forbidden('creator_revoked', 'the person who made this token is no longer in the organisation; it cannot make tokens', { created_by: creator });
 }
 
 /** A free name for a device login's agent: the host's, or the host's with the first free `-n`. */
@@ -69,8 +67,7 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   const grants = await grantsWithin(d.prisma, ctx, m, a.grants, mode);
 
   // act: identity makes the principal and its key; the membership and grants follow under the organisation's lock
-  const live = () => agentsOf(d.prisma, m.orgId);
-  const before = await live();
+  const before = await agentsOf(d.prisma, m.orgId);
   const name = a.joinedVia !== 'agent' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
   const same = before.find((x) => x.name === name);
   if (same) throw nameTaken(name, same.agentId);

@@ -69,6 +69,11 @@ export function organizationById(db: Db, orgId: string) {
   return db.organization.findUnique({ where: { id: orgId }, select: { id: true, name: true, handle: true, status: true, domainJoin: true, createdAt: true } });
 }
 
+/** Who made this member (an agent's creator); null for none recorded or no such member. */
+export async function creatorOf(db: Db, orgId: string, principalId: string): Promise<string | null> {
+  return (await db.membership.findUnique({ where: { orgId_principalId: { orgId, principalId } }, select: { createdBy: true } }))?.createdBy ?? null;
+}
+
 /** Whether the person already belongs to the organisation. */
 export async function isMember(db: Db, orgId: string, principalId: string): Promise<boolean> {
   return (await db.membership.count({ where: { orgId, principalId } })) > 0;
