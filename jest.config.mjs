@@ -10,14 +10,19 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  setupFilesAfterEnv: ['<rootDir>/tests/support/test-timeout.ts'],
 };
+
+// Jest ignores a project's own `testTimeout` (only the global one is read), so each project
+// carries its timeout as a global that tests/support/test-timeout.ts applies.
+const timeout = (ms) => ({ globals: { FLOE_TEST_TIMEOUT_MS: ms } });
 
 export default {
   projects: [
     {
       ...common,
       displayName: 'unit',
-      testTimeout: 20_000,
+      ...timeout(20_000),
       testMatch: [
         '<rootDir>/packages/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',
@@ -27,7 +32,7 @@ export default {
     {
       ...common,
       displayName: 'e2e',
-      testTimeout: 30_000,
+      ...timeout(30_000),
       testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/tests/e2e/global-teardown.ts',
@@ -36,7 +41,7 @@ export default {
       // Tests that stop or restart parts of the stack; `npm test` runs them alone, after the rest.
       ...common,
       displayName: 'fault',
-      testTimeout: 120_000,
+      ...timeout(120_000),
       testMatch: ['<rootDir>/tests/fault/**/*.test.ts'],
     },
   ],
