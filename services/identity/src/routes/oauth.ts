@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
-import { route, toHttpError } from '@floe/http';
+import { flatOAuthBody, HttpError, route, toHttpError } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { authorize, type AuthorizeQuery } from '../domain/oauth-authorize';
 import { registerClient } from '../domain/oauth-register';
@@ -60,11 +60,8 @@ function flatErrors(d: IdentityDeps): ErrorRequestHandler {
       return flat(res, err.status, err.error, err.message);
     }
     const known = toHttpError(err, d.config.bodyLimitBytes);
-    if (known && known.status < 500) {
-      res.set(known.headers);
-      return flat(res, known.status, 'invalid_request', known.message);
-    }
+    if (known && known.status < 500) return void res.status(known.status).set(known.headers).json(flatOAuthBody(known, req.requestId));
     d.logger.error('unhandled error', { request_id: req.requestId, method: req.method, path: req.path, err });
-    return flat(res, 500, 'server_error', `an unexpected error occurred; it has been logged with the request id ${req.requestId}`);
+    return void res.status(500).json(flatOAuthBody(new HttpError(500, 'internal_error', 'unexpected'), req.requestId));
   };
 }
