@@ -37,17 +37,8 @@ export async function insertOAuthCode(db: Db, c: NewOAuthCode): Promise<void> {
   await db.oAuthCode.create({ data: c });
 }
 
-export interface OAuthCodeRecord {
-  codeHash: string;
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string;
-  resource: string;
-  scope: string;
-  agentId: string;
-  personId: string;
-  orgId: string;
-  expiresAt: Date;
+/** A stored code as the exchange reads it: what was minted (less the request it answered) and whether it was spent. */
+export interface OAuthCodeRecord extends Omit<NewOAuthCode, 'requestId'> {
   usedAt: Date | null;
 }
 
