@@ -98,7 +98,9 @@ function catalogRow(w, i, canWrite, existing) {
   const select = document.createElement('select');
   select.setAttribute('aria-label', `Level on ${w.name}`);
   for (const l of w.my_level === 'write' && canWrite ? ['read', 'write'] : ['read']) select.append(new Option(l, l));
-  select.value = w.level === 'write' && select.options.length === 2 ? 'write' : 'read';
+  // The level it holds now where it holds one (allowing again keeps it unless changed), else the one offered.
+  const wanted = w.granted ?? w.level;
+  select.value = wanted === 'write' && select.options.length === 2 ? 'write' : 'read';
   level.append(select);
   row.append(pick, level);
   if (existing) {
