@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
+import { join } from './control-plane-helpers';
 import { bearer, gateway, sql, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
 import { requestFrom } from '../support/from-address';
@@ -70,11 +71,11 @@ async function newPage(): Promise<Page> {
 }
 
 /** The consent page opened signed out: sent to sign in, then back to the same address. */
-async function signInOnTheWay(page: Page, id: string, name?: string): Promise<void> {
+async function signInOnTheWay(page: Page, id: string, name?: string, email = person.email): Promise<void> {
   await page.goto(consentUrl(id));
   await page.waitForURL(/\/app\/login\?return_to=/);
   expect(new URL(page.url()).searchParams.get('return_to')).toBe(`/app/authorize?request=${id}`);
-  await page.getByLabel('Email address').fill(person.email);
+  await page.getByLabel('Email address').fill(email);
   await page.getByLabel('Password').fill(SESSION_PASSWORD);
   if (name) await shot(page, name);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -168,6 +169,31 @@ test('a fresh client, read only: only the default catalog ticked, read offered; 
   await page.waitForURL((u) => u.href.startsWith(callback.url));
   expect(backAtClient(page)).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 'st-123', iss: stack().base_url });
   expect((await sql(`SELECT status, decision FROM oauth_requests WHERE id = $1`, [id]))[0]).toEqual({ status: 'decided', decision: 'denied' });
+  await page.close();
+}, 90_000);
+
+test('a person in two organisations chooses one first, and can switch on the consent form; the catalogs follow', async () => {
+  const two = await personWithSession();
+  await join(person.org, { principal_id: two.principalId, api_key: '', key_id: '', email: two.email }, 'member', { confined: false });
+  const id = await newRequest(clientId('client-pages-orgs'));
+  const page = await newPage();
+  await signInOnTheWay(page, id, undefined, two.email);
+  // No organisation named: the chooser first.
+  const pick = page.getByLabel('Organisation the application works in');
+  await pick.waitFor();
+  expect((await pick.locator('option').allTextContents()).sort()).toEqual([person.org.name, two.org.name].sort());
+  await pick.selectOption(person.org.org_id);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${consentUrl(id)}&org_id=${person.org.org_id}`);
+  await page.getByRole('heading', { name: 'Test Tool' }).waitFor();
+  expect(await page.locator('#org-name').textContent()).toBe(`It works in ${person.org.name} (${person.org.handle}) as you, ${two.email}.`);
+  expect(await page.getByLabel('extra', { exact: true }).count()).toBe(1);
+  await shot(page, '7-two-organisations');
+  // The chooser on the form reloads the request in the other organisation: its own catalogs.
+  await page.getByLabel('Organisation', { exact: true }).selectOption(two.org.org_id);
+  await page.waitForURL(`${consentUrl(id)}&org_id=${two.org.org_id}`);
+  await page.locator('#org-name').filter({ hasText: `It works in ${two.org.name}` }).waitFor();
+  expect(await page.locator('#catalogs label').allTextContents()).toEqual(['lake']);
   await page.close();
 }, 90_000);
 
