@@ -102,6 +102,18 @@ describe('POST /oauth/register', () => {
     flat(await register(MINE, '[1,2]'), 400, 'invalid_client_metadata');
   });
 
+  test('the gateway\'s own refusals on the OAuth endpoints are flat too: a repeated parameter, a NUL, a body over the limit', async () => {
+    const from = '127.0.0.66';
+    flat(await authorizeFrom(from, { ...valid('https://tool.example.com/c.json'), state: ['a', 'b'] }), 400, 'invalid_request');
+    flat(await requestFrom(from, `${stack().base_url}/oauth/authorize?client_id=a%00b`), 400, 'invalid_request');
+    const big = await requestFrom(from, `${stack().base_url}/oauth/token`, {
+      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=${'x'.repeat(1_100_000)}`,
+    });
+    flat(big, 413, 'invalid_request');
+    // Elsewhere the envelope, as before.
+    expect((await requestFrom(from, `${stack().base_url}/v1/warehouses?a=1&a=2`)).body.error).toMatchObject({ code: expect.any(String), request_id: expect.any(String) });
+  });
+
   test('20 registrations an hour from one address, then 429 rate_limited with Retry-After; another address is not held', async () => {
     const from = '127.0.0.63';
     for (let i = 0; i < 20; i++) expect((await register(from, { client_name: `n${i}`, redirect_uris: ['https://tool.example.com/cb'] })).status).toBe(201);

@@ -27,7 +27,8 @@ export interface AppOptions {
   mount: (app: Express) => void;
 }
 
-export type ErrorRenderer = (err: HttpError, requestId: string) => unknown;
+/** `path` is the request's when known (a failure answered outside Express has none). */
+export type ErrorRenderer = (err: HttpError, requestId: string, path?: string) => unknown;
 
 // Each app's error renderer, for failures answered outside Express (serve's
 // 'clientError' handler: a header block too large, an unparseable request).
@@ -110,7 +111,7 @@ export function errorHandler(
       res.end();
       return;
     }
-    res.status(httpErr.status).set(httpErr.headers).json(render(httpErr, req.requestId));
+    res.status(httpErr.status).set(httpErr.headers).json(render(httpErr, req.requestId, req.path));
   };
 }
 

@@ -23,6 +23,21 @@ export function errorBody(err: HttpError<string>, requestId: string) {
   return { error: { code: err.code, message: err.message, request_id: requestId, ...err.extras } };
 }
 
+/**
+ * The OAuth endpoints' flat form `{error, error_description}` (the spec's
+ * "OAuth token and authorize routes use the flat form") for a failure that
+ * is not an OAuth refusal of its own: the shared checks' (a malformed
+ * request, a body too large) as invalid_request, anything unexpected as
+ * server_error.
+ */
+export function flatOAuthBody(err: HttpError<string>, requestId: string) {
+  if (err.status >= 500) return { error: 'server_error', error_description: `an unexpected error occurred; it has been logged with the request id ${requestId}` };
+  return { error: err.status === 429 ? 'rate_limited' : 'invalid_request', error_description: err.message };
+}
+
+/** The OAuth endpoints that answer in the flat form. */
+export const isOAuthEndpoint = (path: string): boolean => path.startsWith('/oauth/');
+
 export const notFound = (code: ErrorCode, message: string, extras?: ErrorExtras) =>
   new HttpError(404, code, message, extras);
 

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
-import { clientAddressFor, createApp, gatewayProofKey, HttpError, type ErrorCode, type Logger } from '@floe/http';
+import { clientAddressFor, createApp, errorBody, flatOAuthBody, gatewayProofKey, HttpError, isOAuthEndpoint, type ErrorCode, type Logger } from '@floe/http';
 import { proxyTo } from './proxy';
 import { isAdminPath, isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
 
@@ -28,6 +28,8 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     parseJson: false,
+    // The gateway's own refusals (a malformed request, a body too large) in the form the path's service answers in: flat on the OAuth endpoints.
+    renderError: (err, requestId, path) => (path && isOAuthEndpoint(path) ? flatOAuthBody(err, requestId) : errorBody(err, requestId)),
     // The public edge: X-Forwarded-For only from FLOE_TRUST_PROXY's hops; proofs from clients are ignored.
     clientAddress: clientAddressFor(config, 'public-edge'),
     mount: (app) => {
