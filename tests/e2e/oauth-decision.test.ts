@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { join, uniq } from './control-plane-helpers';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
 import { authorizeFrom, consentRequest, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
@@ -39,6 +40,9 @@ function backToClient(redirectTo: string): Record<string, string> {
   expect(`${u.origin}${u.pathname}`).toBe(REDIRECT);
   return Object.fromEntries(u.searchParams);
 }
+
+/** supertest against the control plane's own port (its internal routes). */
+const controlPlane = () => request(stack().services['control-plane'].url);
 
 const codeRows = (requestId: string) => sql(`SELECT * FROM oauth_codes WHERE request_id = $1`, [requestId]);
 
@@ -202,5 +206,71 @@ describe('POST /v1/oauth/authorize/decision: allow', () => {
     expect(made).toEqual([{ id: ok[0].body.token.agent_id }]);
     expect(await sql(`SELECT agent_id FROM oauth_bindings WHERE person_id = $1 AND client_id = $2`, [person.principalId, clientUrl('client-race')]))
       .toEqual([{ agent_id: ok[0].body.token.agent_id }]);
+  });
+});
+
+describe('GET /v1/oauth/authorize/pending after an allow: the record an allow would reuse', () => {
+  const pending = (credential: string, requestId: string, orgId?: string) =>
+    gateway().get('/v1/oauth/authorize/pending').query({ request_id: requestId, ...(orgId ? { org_id: orgId } : {}) }).set(bearer(credential));
+  const granted = (body: { warehouses: Array<{ warehouse_id: string; granted: string | null }> }) =>
+    Object.fromEntries(body.warehouses.map((w) => [w.warehouse_id, w.granted]));
+
+  test('the same person and client: existing is that record with its grants, granted per catalog; another client or person: null; revoked: null', async () => {
+    const client = clientUrl('client-existing');
+    const allowed = await decide(person.access, { request_id: await newRequest(client), allow: true, grants: [{ warehouse_id: person.lake, level: 'write' }, { warehouse_id: scratch, level: 'read' }] });
+    expect(allowed.status).toBe(200);
+    const agentId = allowed.body.token.agent_id;
+
+    // A second authorization request from the same client, read by the same person.
+    const again = await pending(person.access, await newRequest(client));
+    expect(again.status).toBe(200);
+    expect(again.body.existing).toEqual({
+      // The name the allow gave it (`-n` added: this file's other clients are named alike).
+      agent_id: agentId, name: allowed.body.token.name, role: 'member',
+      grants: expect.arrayContaining([{ warehouse_id: person.lake, name: 'lake', level: 'write' }, { warehouse_id: scratch, name: 'scratch', level: 'read' }]),
+    });
+    expect(again.body.existing.grants).toHaveLength(2);
+    expect(granted(again.body)).toEqual({ [person.lake]: 'write', [scratch]: 'read' });
+
+    // Another client of the same person: nothing bound.
+    const other = await pending(person.access, await newRequest(clientUrl('client-existing-other')));
+    expect(other.status).toBe(200);
+    expect(other.body.existing).toBeNull();
+    expect(Object.values(granted(other.body))).toEqual([null, null]);
+
+    // Another person of the same organisation, the same client: nothing bound to them.
+    const member = await personWithSession();
+    await join(person.org, { principal_id: member.principalId, api_key: '', key_id: '', email: member.email }, 'member', { confined: false });
+    const theirs = await pending(member.access, await newRequest(client), person.org.org_id);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.organization.org_id).toBe(person.org.org_id);
+    expect(theirs.body.existing).toBeNull();
+    expect(theirs.body.warehouses.every((w: { granted: unknown }) => w.granted === null)).toBe(true);
+
+    // Revoked: no existing record (an allow would make a new one).
+    expect((await gateway().delete(`/v1/orgs/${person.org.org_id}/agents/${agentId}`).set(bearer(person.access))).status).toBe(200);
+    const revoked = await pending(person.access, await newRequest(client));
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.existing).toBeNull();
+    expect(Object.values(granted(revoked.body))).toEqual([null, null]);
+  });
+
+  test('the control plane\'s read of a record\'s grants: bootstrap secret only, 404 token_not_found outside its organisation', async () => {
+    const allowed = await decide(person.access, { request_id: await newRequest(clientUrl('client-internal-read')), allow: true, grants: [{ warehouse_id: person.lake, level: 'read' }] });
+    expect(allowed.status).toBe(200);
+    const agentId = allowed.body.token.agent_id;
+    const read = (orgId: string, secret = stack().bootstrap_secret) =>
+      controlPlane().get(`/internal/agents/${agentId}/grants`).query({ org_id: orgId }).set(bearer(secret));
+    const res = await read(person.org.org_id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      agent_id: agentId, name: allowed.body.token.name, kind: 'mcp', role: 'member', status: 'active', org_id: person.org.org_id,
+      grants: [{ warehouse_id: person.lake, name: 'lake', level: 'read' }],
+    });
+    expectError(await read(person.org.org_id, 'not-the-secret'), 401, 'unauthorized');
+    expectError(await read('org_nothing'), 404, 'token_not_found');
+    expectError(await controlPlane().get(`/internal/agents/${agentId}/grants`).set(bearer(stack().bootstrap_secret)), 400, 'missing_field');
+    // Never through the public gateway.
+    expect((await gateway().get(`/internal/agents/${agentId}/grants`).query({ org_id: person.org.org_id }).set(bearer(stack().bootstrap_secret))).status).toBe(404);
   });
 });

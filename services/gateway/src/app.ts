@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
@@ -91,19 +92,25 @@ function bodyLimit(limit: number, code: ErrorCode): RequestHandler {
 /** Where the pages people act on live: services/gateway/pages, served as written. */
 const PAGES_DIR = fileURLToPath(new URL('../pages', import.meta.url));
 
+/** The pages' policy: scripts, styles and images from this origin only. */
+const PAGE_CSP = "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/** The consent page also shows the OAuth client's logo, which only an https address may give (authorize.js checks it too). */
+const CONSENT_CSP = PAGE_CSP.replace("img-src 'self' data:", "img-src 'self' data: https:");
+
 /**
- * The web pages under /app (sign-up, welcome, login, reset, account, device): static
- * files that call the public API from the browser. `/app/login` is
- * login.html; the pages allow scripts and styles from this origin only.
+ * The web pages under /app (sign-up, welcome, login, reset, account, device,
+ * authorize): static files that call the public API from the browser.
+ * `/app/login` is login.html; the pages allow scripts and styles from this
+ * origin only.
  */
 function pages(): RequestHandler {
   const files = express.static(PAGES_DIR, {
     extensions: ['html'],
     index: false,
     fallthrough: true,
-    setHeaders: (res) => {
+    setHeaders: (res, path) => {
       res.setHeader('Cache-Control', 'no-cache');
-      res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+      res.setHeader('Content-Security-Policy', basename(path) === 'authorize.html' ? CONSENT_CSP : PAGE_CSP);
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.setHeader('Referrer-Policy', 'no-referrer');
     },

@@ -2,17 +2,19 @@ import type { FloeConfig } from '@floe/config';
 import { HttpError } from '@floe/http';
 
 // The control plane's internal routes, as identity calls them while it signs
-// a person up: the control plane makes what it owns (organisations, projects,
-// the `lake` catalog). Its refusals (a handle taken, say) reach the caller as
+// a person up, approves a device or an OAuth client, or shows a consent: the
+// control plane makes and reads what it owns (organisations, projects, the
+// `lake` catalog, token records and their grants). Its refusals (a handle taken, say) reach the caller as
 // they were answered; a control plane that does not answer is 503.
 
-async function call<T>(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, path: string, body: unknown): Promise<T> {
+/** A POST with `body`, or a GET of `path` when there is none (the read routes). */
+async function call<T>(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`${config.services.controlPlane}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.bootstrapSecret}` },
-      body: JSON.stringify(body),
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), Authorization: `Bearer ${config.bootstrapSecret}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(60_000),
     });
   } catch {
@@ -141,4 +143,20 @@ export function createMcpRecord(
   return call(config, '/internal/agents', {
     org_id: a.orgId, name: a.name, label: 'oauth', cap_by: a.capBy, grants: a.grants, via: 'oauth', kind: 'mcp', role: a.role, reuse_agent_id: a.reuseAgentId,
   });
+}
+
+/** A token record as the consent page shows it: what it holds now (`status: revoked` once revoked). */
+export interface RecordHolding {
+  agent_id: string;
+  name: string;
+  kind: 'agent' | 'mcp';
+  role: 'admin' | 'member';
+  status: 'active' | 'revoked';
+  org_id: string;
+  grants: Array<{ warehouse_id: string; name: string; level: DeviceLevel }>;
+}
+
+/** What a token record of the organisation holds (the control plane's GET /internal/agents/{agent_id}/grants); 404 `token_not_found` when it is not the organisation's. */
+export function recordHolding(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, r: { orgId: string; agentId: string }): Promise<RecordHolding> {
+  return call(config, `/internal/agents/${encodeURIComponent(r.agentId)}/grants?${new URLSearchParams({ org_id: r.orgId })}`);
 }

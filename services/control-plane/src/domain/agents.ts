@@ -143,3 +143,16 @@ export async function agentDetail(prisma: PrismaClient, orgId: string, agentId: 
   const held = await heldGrants(prisma, orgId, [agent]);
   return { orgId, agent, grants: held.get(agentId) ?? [], keys: await keysOf(prisma, agentId) };
 }
+
+/**
+ * A token record of this organisation with the levels it holds, revoked ones
+ * included (the caller judges `status`); null when the record is not a member
+ * of the organisation (never made there, or gone). Identity's consent page
+ * reads the record bound to a person and a client through this.
+ */
+export async function recordHolding(prisma: PrismaClient, orgId: string, agentId: string): Promise<AgentDetail | null> {
+  const [agent] = await agentsOf(prisma, orgId, { idOrName: agentId, includeRevoked: true });
+  if (!agent || agent.agentId !== agentId) return null;
+  const held = await heldGrants(prisma, orgId, [agent]);
+  return { orgId, agent, grants: held.get(agentId) ?? [] };
+}

@@ -1,8 +1,9 @@
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { forbidden, HttpError, notFound, type Caller } from '@floe/http';
-import { deviceCatalogs, type DeviceLevel } from '../control-plane-client';
+import { deviceCatalogs, recordHolding, type DeviceLevel, type RecordHolding } from '../control-plane-client';
 import { organizationsOf } from '../store/memberships';
+import { bindingOf } from '../store/oauth-grants';
 import { oauthRequestById, type OAuthRequestRecord } from '../store/oauth-requests';
 import { capped } from './device-approval';
 import { SCOPES, type Scope } from './oauth-server';
@@ -13,7 +14,9 @@ import { SCOPES, type Scope } from './oauth-server';
 // give (the control plane's levels, through the internal route the device
 // login reads). A person's act in a browser: only a login session reads it
 // (an API key: 403 session_required; a token: 403 forbidden). Reading
-// decides nothing.
+// decides nothing. When an earlier allow bound a token record to this person
+// and client in this organisation, it is shown (`existing`, and `granted` on
+// each catalog) because allowing again replaces its grants.
 
 export interface ConsentDeps {
   prisma: PrismaClient;
@@ -38,6 +41,24 @@ export async function pendingRequest(prisma: PrismaClient, requestId: string): P
 /** The level a request's scopes ask for on each catalog. */
 const levelOf = (scopes: string[]): DeviceLevel => (scopes.includes('catalogs:write') ? 'write' : 'read');
 
+/**
+ * The live mcp record an allow would reuse: the one bound to this person and
+ * client in this organisation (the decision reuses no other), as the control
+ * plane holds it now. A revoked record, or one gone from the organisation,
+ * is none: allowing makes a new one.
+ */
+async function existingRecord(d: ConsentDeps, personId: string, clientId: string, orgId: string): Promise<RecordHolding | null> {
+  const bound = await bindingOf(d.prisma, personId, clientId);
+  if (!bound || bound.orgId !== orgId) return null;
+  try {
+    const record = await recordHolding(d.config, { orgId, agentId: bound.agentId });
+    return record.kind === 'mcp' && record.status === 'active' ? record : null;
+  } catch (err) {
+    if (err instanceof HttpError && err.code === 'token_not_found') return null;
+    throw err;
+  }
+}
+
 function hostOf(uri: string): string {
   const u = new URL(uri);
   return u.host || `${u.protocol}`;
@@ -54,6 +75,8 @@ export async function pendingConsent(d: ConsentDeps, caller: Caller, requestId: 
   const cat = await deviceCatalogs(d.config, { principalId: caller.principalId, orgId, requested: [], requestedLevel: asked, ensureCatalog: false });
   const defaults = new Set(cat.requested.map((w) => w.warehouse_id));
   const organizations = await organizationsOf(d.prisma, caller.principalId);
+  const existing = await existingRecord(d, caller.principalId, r.clientId, cat.organization.org_id);
+  const held = new Map(existing?.grants.map((g) => [g.warehouse_id, g.level]));
 
   // answer
   const { redirect_uris: _uris, ...client } = r.client;
@@ -69,12 +92,11 @@ export async function pendingConsent(d: ConsentDeps, caller: Caller, requestId: 
     redirect_host: hostOf(r.redirectUri),
     person: { principal_id: caller.principalId, email: caller.email },
     organization: cat.organization,
-    // `level`: what the page offers by default (the asked level capped by the person's); `granted`: what an existing token holds.
+    // `level`: what the page offers by default (the asked level capped by the person's); `granted`: what the existing record holds there.
     warehouses: cat.warehouses.map((w) => ({
-      warehouse_id: w.warehouse_id, name: w.name, my_level: w.my_level, my_via: w.my_via, level: capped(asked, w.my_level), granted: null, default: defaults.has(w.warehouse_id),
+      warehouse_id: w.warehouse_id, name: w.name, my_level: w.my_level, my_via: w.my_via, level: capped(asked, w.my_level), granted: held.get(w.warehouse_id) ?? null, default: defaults.has(w.warehouse_id),
     })),
-    // The token record bound to this person and client is found once decisions make one (not built yet).
-    existing: null,
+    existing: existing && { agent_id: existing.agent_id, name: existing.name, role: existing.role, grants: existing.grants },
     organizations: organizations.map((o) => ({ org_id: o.org_id, name: o.name, handle: o.handle, role: o.role })),
     default_org_id: cat.organization.org_id,
   };
