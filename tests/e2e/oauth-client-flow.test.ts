@@ -1,15 +1,23 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
+import type { BrowserContext } from 'playwright-core';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
-import { mcpUrl, personWithSession, serveDocuments, type Served } from '../support/oauth';
+import { chromiumForFile, screenshots } from '../support/browser';
+import { mcpUrl, personWithSession, serveDocuments, SESSION_PASSWORD, type Served } from '../support/oauth';
 
 // The whole OAuth flow as a tool host runs it, with a real OAuth client
 // (openid-client, which is oauth4webapi underneath): discovery from the RFC
 // 8414 document, an authorization request with PKCE S256 and `resource`,
-// consent, the code exchange (iss checked), a refresh, a reuse of the
-// rotated-out refresh token revoking the family, a second use of a code
-// revoking what the first produced, and revocation.
+// consent in headless Chromium on /app/authorize (signing in on the way),
+// the code exchange (iss checked), a refresh, a reuse of the rotated-out
+// refresh token revoking the family, a second use of a code revoking what the
+// first produced, and revocation. Screenshots under
+// .data/artifacts/oauth-client-flow.
+
+const browser = chromiumForFile();
+const shot = screenshots('oauth-client-flow');
+let context: BrowserContext | undefined;
 
 let docs: Served;
 let callback: http.Server;
@@ -26,6 +34,7 @@ beforeAll(async () => {
   person = await personWithSession();
 }, 90_000);
 afterAll(async () => {
+  await context?.close();
   await Promise.all([docs, { server: callback }].map((s) => new Promise((r) => s.server.close(r))));
 });
 
@@ -34,28 +43,43 @@ async function discover(): Promise<oidc.Configuration> {
   return oidc.discovery(new URL(stack().base_url), clientId(), undefined, oidc.None(), { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });
 }
 
-/** An authorization request with PKCE, consented by the person: the URL the browser lands on with the code, and the verifier. */
-async function authorize(config: oidc.Configuration, grants: Array<{ warehouse_id: string; level: 'read' | 'write' }>) {
+/** An authorization request with PKCE, consented by the person (lake at read): the URL the browser lands on with the code, and the verifier. */
+async function authorize(config: oidc.Configuration) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri, scope: 'catalogs:read catalogs:write', code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256', state, resource: mcpUrl(),
   });
-  const landed = await consent(url, grants);
+  const landed = await consent(url);
   return { landed, verifier, state };
 }
 
-/** Follows the authorization URL to the consent page and allows `grants` there; the redirect URI the browser is sent to. */
-async function consent(url: URL, grants: Array<{ warehouse_id: string; level: 'read' | 'write' }>): Promise<URL> {
-  const res = await fetch(url, { redirect: 'manual' });
-  expect(res.status).toBe(302);
-  const page = new URL(res.headers.get('location')!);
-  expect(page.pathname).toBe('/app/authorize');
-  const decided = await gateway().post('/v1/oauth/authorize/decision').set(bearer(person.access))
-    .send({ request_id: page.searchParams.get('request'), allow: true, grants });
-  expect(decided.status).toBe(200);
-  return new URL(decided.body.redirect_to);
+/**
+ * The person's browser follows the authorization URL: the consent page
+ * (signing in the first time), where only `lake` is chosen, at read; the
+ * redirect URI the browser is sent back to.
+ */
+async function consent(url: URL): Promise<URL> {
+  context ??= await browser().newContext();
+  const page = await context.newPage();
+  await page.goto(url.href);
+  await page.waitForURL(/\/app\/(login|authorize)\?/);
+  if (new URL(page.url()).pathname === '/app/login') {
+    await page.getByLabel('Email address').fill(person.email);
+    await page.getByLabel('Password').fill(SESSION_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/app\/authorize\?request=/);
+  }
+  await page.getByRole('heading', { name: 'Test Tool' }).waitFor();
+  expect(await page.getByLabel('lake', { exact: true }).isChecked()).toBe(true);
+  await page.getByLabel('Level on lake', { exact: true }).selectOption('read');
+  await shot(page, 'consent');
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.waitForURL((u) => u.href.startsWith(redirectUri));
+  const landed = new URL(page.url());
+  await page.close();
+  return landed;
 }
 
 async function exchange(config: oidc.Configuration, a: Awaited<ReturnType<typeof authorize>>) {
@@ -74,7 +98,7 @@ test('discovery, PKCE, consent, code exchange, refresh, a reused refresh token r
   const config = await discover();
   expect(config.serverMetadata()).toMatchObject({ issuer: stack().base_url, token_endpoint: `${stack().base_url}/oauth/token`, code_challenge_methods_supported: ['S256'] });
 
-  const a = await authorize(config, [{ warehouse_id: person.lake, level: 'read' }]);
+  const a = await authorize(config);
   expect(a.landed.searchParams.get('iss')).toBe(stack().base_url);
   const tokens = await exchange(config, a);
   expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 900, scope: 'catalogs:read catalogs:write', refresh_token: expect.stringMatching(/^ort_/) });
@@ -93,7 +117,7 @@ test('discovery, PKCE, consent, code exchange, refresh, a reused refresh token r
   expectError(await gateway().get('/v1/warehouses').set(bearer(refreshed.access_token)), 401, 'unauthorized');
 
   // Revocation (RFC 7009) of a fresh authorization's refresh token.
-  const b = await exchange(config, await authorize(config, [{ warehouse_id: person.lake, level: 'read' }]));
+  const b = await exchange(config, await authorize(config));
   await oidc.tokenRevocation(config, b.refresh_token!);
   expect(await refusal(oidc.refreshTokenGrant(config, b.refresh_token!))).toEqual({ status: 400, error: 'invalid_grant' });
   expectError(await gateway().get('/v1/warehouses').set(bearer(b.access_token)), 401, 'unauthorized');
@@ -101,7 +125,7 @@ test('discovery, PKCE, consent, code exchange, refresh, a reused refresh token r
 
 test('a second use of a code: refused, and what the first use produced is revoked', async () => {
   const config = await discover();
-  const a = await authorize(config, [{ warehouse_id: person.lake, level: 'read' }]);
+  const a = await authorize(config);
   const first = await exchange(config, a);
   expect((await gateway().get('/v1/warehouses').set(bearer(first.access_token))).status).toBe(200);
   expect(await refusal(exchange(config, a))).toEqual({ status: 400, error: 'invalid_grant' });

@@ -10,7 +10,7 @@ import { authorizeFrom, consentRequest, mcpUrl, personWithSession, serveDocument
 // accepts these access tokens, seeing exactly the token record's grants like
 // a member agent; revoking the record or the family refuses them at once.
 
-const MINE = '127.0.0.65';
+const MINE = '127.0.0.67';
 const VERIFIER = 'the-refresh-file-verifier-long-enough-for-pkce_0123456789-._~';
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 const REDIRECT = 'http://127.0.0.1:50123/callback';
