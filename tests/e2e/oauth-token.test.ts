@@ -8,7 +8,7 @@ import { authorizeFrom, consentRequest, mcpUrl, personWithSession, serveDocument
 // allowed consent minted, exchanged once with the PKCE verifier (this file's
 // requests send the S256 challenge of VERIFIER). A second
 // use of a code revokes what the first produced. Refusals in the flat form.
-// refresh_token is not built yet.
+// refresh_token and revocation: oauth-refresh.test.ts.
 
 const MINE = '127.0.0.64';
 const VERIFIER = 'a-verifier-of-this-test-file-that-is-long-enough_0123456789~.';
@@ -116,7 +116,7 @@ describe('POST /oauth/token: authorization_code', () => {
     flat(await token({}), 400, 'invalid_request');
     flat(await token({ grant_type: 'authorization_code', code: 'x' }), 400, 'invalid_request');
     flat(await token({ grant_type: 'password' }), 400, 'unsupported_grant_type');
-    flat(await token({ grant_type: 'refresh_token', refresh_token: 'x' }), 400, 'unsupported_grant_type');
+    flat(await token({ grant_type: 'refresh_token', refresh_token: 'x' }), 400, 'invalid_request');
     const bad = await requestFrom(MINE, `${stack().base_url}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{nope' });
     flat(bad, 400, 'invalid_request');
   });

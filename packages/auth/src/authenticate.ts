@@ -29,7 +29,7 @@ interface PrincipalRecord {
   kind: Kind;
   email: string | null;
   status: PrincipalStatus;
-  /** Whether the API key a token was minted from has been revoked since. */
+  /** Whether the API key a token was minted from (or the OAuth family an access token belongs to) has been revoked since. */
   keyRevoked: boolean;
 }
 
@@ -39,6 +39,11 @@ export interface AuthenticatorOptions {
   /** Issuer and audience of control-plane tokens: the deployment's base_url. */
   baseUrl: string;
   redisPrefix: string;
+  /**
+   * The tool server's URL (FLOE_MCP_URL): OAuth access tokens carry it as
+   * audience, and the control plane accepts them too (Authentication 1).
+   */
+  oauthResource?: string;
 }
 
 /**
@@ -138,17 +143,37 @@ export class Authenticator {
     }
     const principalId = claims.sub;
     if (!principalId) throw unauthorized('the access token names no principal');
-    const keyId = claims.key_id ?? null;
+    const oauth = this.oauthOf(claims);
+    const keyId = oauth ? null : claims.key_id ?? null;
     const epoch = await this.principalCache.currentEpoch();
-    const cacheKey = `${principalId}:${keyId ?? ''}`;
+    const cacheKey = oauth ? `${principalId}:oauth:${oauth.familyId}` : `${principalId}:${keyId ?? ''}`;
     let rec = this.principalCache.get(cacheKey, epoch);
     if (rec === undefined) {
-      rec = await this.loadPrincipal(principalId, keyId);
+      rec = oauth ? await this.loadOAuthRecord(principalId, oauth.familyId) : await this.loadPrincipal(principalId, keyId);
       this.principalCache.set(cacheKey, epoch, rec);
     }
     if (!rec) throw unauthorized('the access token names no principal');
+    if (oauth) {
+      // A revoked token record (suspended) or family is the 401 a tool host answers by authorizing again.
+      if (rec.status !== 'active' || rec.keyRevoked) throw revokedOAuthToken();
+      return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId: null, sessionId: null, oauth };
+    }
     refuseByStanding(rec.status, rec.keyRevoked, 'the API key this token was minted from has been revoked');
     return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId, sessionId: claims.sid ?? null };
+  }
+
+  /** The OAuth facts of an access token for the tool server (audience the resource); null for a control-plane token. */
+  private oauthOf(claims: ControlTokenClaims): Caller['oauth'] | null {
+    const forResource = this.opts.oauthResource !== undefined && [claims.aud].flat().includes(this.opts.oauthResource);
+    if (!forResource) {
+      // OAuth access tokens are only ever minted for the resource.
+      if (claims.kind === 'mcp' && claims.client_id) throw unauthorized('the access token is not valid here');
+      return null;
+    }
+    if (claims.kind !== 'mcp' || !claims.sid || !claims.act?.sub || !claims.client_id || typeof claims.scope !== 'string') {
+      throw unauthorized('the access token is not valid here');
+    }
+    return { familyId: claims.sid, personId: claims.act.sub, clientId: claims.client_id, scopes: claims.scope.split(' ').filter(Boolean) };
   }
 
   /** Any control-plane bearer credential. */
@@ -176,7 +201,7 @@ export class Authenticator {
     if (known && known.exp * 1000 > Date.now()) return known;
     const { payload } = await jwtVerify<ControlTokenClaims>(token, this.keys.getKey, {
       issuer: this.opts.baseUrl,
-      audience: CONTROL_TOKEN_AUDIENCE_OF(this.opts.baseUrl),
+      audience: [CONTROL_TOKEN_AUDIENCE_OF(this.opts.baseUrl), ...(this.opts.oauthResource ? [this.opts.oauthResource] : [])],
       algorithms: ['RS256'],
     });
     if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.clear();
@@ -210,6 +235,19 @@ export class Authenticator {
     return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.key_revoked) };
   }
 
+  private async loadOAuthRecord(principalId: string, familyId: string): Promise<PrincipalRecord | null> {
+    // Raw over pg: every tool-server request's standing check, the record and its refresh family in one statement.
+    const { rows } = await this.opts.db.query({
+      name: 'auth_oauth_record',
+      text: `SELECT p.kind, p.email, p.status, (g.id IS NULL OR g.revoked_at IS NOT NULL) AS family_revoked
+         FROM principals p LEFT JOIN oauth_grants g ON g.id = $2 AND g.agent_id = p.id WHERE p.id = $1`,
+      values: [principalId, familyId],
+    });
+    const r = rows[0];
+    if (!r || r.kind !== 'mcp') return null;
+    return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.family_revoked) };
+  }
+
   /** last_used_at is written at most once a minute per key per process: a write per request would cost more than the route. */
   private touch(keyId: string): void {
     const now = Date.now();
@@ -223,6 +261,11 @@ export class Authenticator {
 /** A key's name in process memory: the key itself is not kept. */
 function fingerprint(token: string): string {
   return createHash('sha256').update('floe known-good key\0').update(token).digest('base64url');
+}
+
+function revokedOAuthToken(): HttpError {
+  return new HttpError(401, 'unauthorized', 'this access token was revoked (its token record or its authorization); authorize again', {},
+    { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 }
 
 function invalidApiKey(): HttpError {

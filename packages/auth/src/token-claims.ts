@@ -18,6 +18,10 @@ export interface ControlTokenClaims {
   email?: string;
   /** The API key this token was exchanged for: revoking the key ends its tokens too. */
   key_id?: string;
-  /** Login session id (human sessions, later). */
+  /** Login session id (human sessions); for an OAuth access token (kind mcp), its refresh family. */
   sid?: string;
+  /** OAuth access tokens: the person who consented, the client and the space-separated scopes. */
+  act?: { sub?: string };
+  client_id?: string;
+  scope?: string;
 }

@@ -28,7 +28,13 @@ export async function writeAudit(db: SqlClient, req: Request | null, event: Audi
       event.targetId ?? null,
       req?.requestId ?? null,
       req?.ip ?? null,
-      JSON.stringify(event.data ?? {}),
+      JSON.stringify(withOAuthActor(req, event.data ?? {})),
     ],
   );
+}
+
+/** An act through an OAuth access token is the token record's, on behalf of the person who consented: both are kept. */
+function withOAuthActor(req: Request | null, data: Record<string, unknown>): Record<string, unknown> {
+  const oauth = req?.caller?.oauth;
+  return oauth ? { ...data, on_behalf_of: oauth.personId, oauth_client_id: oauth.clientId } : data;
 }

@@ -8,4 +8,10 @@ export interface Caller {
   /** The API key used directly, or the one a token was minted from. */
   keyId: string | null;
   sessionId: string | null;
+  /**
+   * An OAuth access token for a tool server (kind mcp): its refresh family
+   * (`sid`), the person who consented (`act.sub`), the client, and its scopes
+   * (`catalogs:read` alone caps every level at read).
+   */
+  oauth?: { familyId: string; personId: string; clientId: string; scopes: string[] };
 }

@@ -5,6 +5,7 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
 import { METERING_QUEUE } from './metering';
+import { OAUTH_PRUNE_QUEUE } from './oauth-prune';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
@@ -12,6 +13,7 @@ import { TEARDOWN_QUEUE } from './teardown';
 
 export * from './catalog-purge';
 export * from './metering';
+export * from './oauth-prune';
 export * from './org-erasure';
 export * from './sink-roll';
 export * from './uploader-expiry';
@@ -27,6 +29,7 @@ export const QUEUES = {
   catalogPurge: CATALOG_PURGE_QUEUE,
   orgErasure: ORG_ERASURE_QUEUE,
   uploaderExpiry: UPLOADER_EXPIRY_QUEUE,
+  oauthPrune: OAUTH_PRUNE_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

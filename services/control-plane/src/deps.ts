@@ -31,7 +31,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
   poolMax: 10,
   redis: { autoPipelining: true },
   particular: ({ config, db, redis }) => {
-    const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix });
+    const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl });
     const prisma = prismaOver(db);
     return {
       auth,

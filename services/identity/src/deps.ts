@@ -39,7 +39,7 @@ export const identity = deployable<IdentityDeps>({
     const prisma = prismaOver(db);
     return {
       prisma,
-      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix }),
+      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
       signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),

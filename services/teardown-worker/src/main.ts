@@ -1,12 +1,13 @@
 import { createApp, databaseAnswers } from '@floe/http';
 import { teardownWorker } from './deps';
+import { startOAuthPrune } from './oauth-prune';
 import { startOrgErasure } from './org-erasure';
 import { startUploaderExpiry } from './uploader-expiry';
 import { startWorkers } from './workers';
 
 // The teardown worker: provisioning retries, credential retirement after a
 // rotate, uploader expiry, the erasure of organisations left without members,
-// and catalog teardown after a deletion's grace period. BullMQ consumers plus a tiny health
+// the OAuth prune pass, and catalog teardown after a deletion's grace period. BullMQ consumers plus a tiny health
 // server; any number may run, jobs are idempotent and keyed by their subject.
 const { config, logger, deps } = teardownWorker.start();
 const { workers, producers } = startWorkers(deps);
@@ -14,6 +15,8 @@ const erasure = startOrgErasure(deps, producers);
 erasure.catch((err) => logger.error('the organisation erasure scheduler could not be set up', { err: (err as Error).message }));
 const expiry = startUploaderExpiry(deps);
 expiry.catch((err) => logger.error('the uploader expiry scheduler could not be set up', { err: (err as Error).message }));
+const oauthPrune = startOAuthPrune(deps);
+oauthPrune.catch((err) => logger.error('the OAuth prune scheduler could not be set up', { err: (err as Error).message }));
 
 const app = createApp({
   service: 'teardown-worker',
@@ -33,7 +36,8 @@ teardownWorker.serve(deps, app, {
   stop: async () => {
     const e = await erasure.catch(() => undefined);
     const x = await expiry.catch(() => undefined);
-    await Promise.allSettled([...workers.map((w) => w.close()), e?.worker.close(), x?.worker.close()]);
-    await Promise.allSettled([producers.close(), e?.passes.close(), x?.queue.close()]);
+    const o = await oauthPrune.catch(() => undefined);
+    await Promise.allSettled([...workers.map((w) => w.close()), e?.worker.close(), x?.worker.close(), o?.worker.close()]);
+    await Promise.allSettled([producers.close(), e?.passes.close(), x?.queue.close(), o?.queue.close()]);
   },
 });

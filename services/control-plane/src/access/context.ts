@@ -15,6 +15,8 @@ export interface AccessContext {
   email: string | null;
   /** True for agent and mcp tokens: they see only what they were granted. */
   token: boolean;
+  /** An OAuth access token without `catalogs:write`: every level it holds is read. */
+  readOnly?: boolean;
   memberships: OrgMembership[];
 }
 
@@ -26,11 +28,19 @@ declare global {
   }
 }
 
+const READS = new Set(['GET', 'HEAD']);
+
 /** Runs after packages/auth's requireCaller(); sets req.access. */
 export function loadAccess(db: Db): RequestHandler {
   return async (req, _res, next) => {
     const c = req.caller!;
-    req.access = { principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), memberships: await membershipsOf(db, c.principalId) };
+    const readOnly = c.oauth !== undefined && !c.oauth.scopes.includes('catalogs:write');
+    // A read-scoped OAuth token changes nothing: its levels are capped at read (levels.ts) and every other change refused here,
+    // so an admin's token record consented for reading cannot delete or publish either.
+    if (readOnly && !READS.has(req.method)) {
+      throw forbidden('insufficient_scope', 'this access token was consented for reading (catalogs:read); authorize again with catalogs:write to change anything');
+    }
+    req.access = { principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), readOnly, memberships: await membershipsOf(db, c.principalId) };
     next();
   };
 }

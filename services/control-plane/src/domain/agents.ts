@@ -60,7 +60,8 @@ function freeName(wanted: string, taken: Set<string>): string {
 
 /** POST /v1/orgs/{org_id}/agents (and an approved device login, which caps rather than refuses): the agent with its key, shown once. */
 export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle: string, a: NewAgent, mode: 'refuse' | 'cap' = 'refuse') {
-  // authorize
+  // authorize: a tool host's token record acts for 15 minutes at a time on what a person consented; it never mints lasting keys
+  if (ctx.kind === 'mcp') throw forbidden('forbidden', 'an OAuth access token cannot make agents; an admin or member makes them');
   const m = membershipFor(ctx, orgIdOrHandle);
   if (a.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'an admin agent');
   await requireLiveCreator(d.prisma, ctx, m.orgId);

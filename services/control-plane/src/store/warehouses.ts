@@ -196,7 +196,7 @@ export async function warehousesWithBuckets(db: Db): Promise<Array<{ id: string;
 
 export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
   const m = membershipIn(ctx, w.orgId);
-  return accessOf({
+  const access = accessOf({
     principalId: ctx.principalId,
     kind: ctx.kind,
     membership: m ? { role: m.role, confined: m.confined } : null,
@@ -204,6 +204,7 @@ export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
     createdBy: w.createdBy,
     grant: w.grantLevel ? { level: w.grantLevel } : null,
   });
+  return ctx.readOnly && access.level === 'write' ? { ...access, level: 'read' } : access;
 }
 
 export interface VisibleWarehouse extends WarehouseRecord {

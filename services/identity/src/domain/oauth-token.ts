@@ -1,29 +1,43 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Redis } from 'ioredis';
+import { bumpCredentialEpoch, hashSecret, type KeySet } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import type { SigningKeys } from '../signing/signing-keys';
+import {
+  oauthCodeByHash, oauthFamilyById, recordIsActive, revokeOAuthFamilies, rotateFamilyRefresh, spendCodeIntoFamily, type OAuthFamilyRecord,
+} from '../store/oauth-grants';
 import { codeHash } from './oauth-decision';
-import { OAuthError } from './oauth-server';
+import { OAuthError, SCOPES } from './oauth-server';
+import { RACE_SECONDS } from './sessions';
 
-// Spec: POST /oauth/token, `grant_type=authorization_code` — a public client
-// exchanges the code an allowed consent minted, with the PKCE verifier, for
-// an RS256 access token (`aud` the resource, `sub` the token record, `act.sub`
-// the person, kind mcp, 15 minutes) and a refresh token (30 days) of a new
-// family. A code is single use: it is spent by one conditional update after
-// every check passed, and a second use revokes the family the first made.
-// `refresh_token` is not built yet (400 unsupported_grant_type).
+// Spec: POST /oauth/token and POST /oauth/revoke.
+// `authorization_code`: a public client exchanges the code an allowed consent
+// minted, with the PKCE verifier, for an RS256 access token (`aud` the
+// resource, `sub` the token record, `act.sub` the person, kind mcp, 15
+// minutes) and a refresh token (30 days, sliding) of a new family. A code is
+// single use: spent by one conditional update after every check passed; a
+// second use revokes the family the first made.
+// `refresh_token`: rotates the family's refresh token (one winner among
+// racing refreshes; the losers within a few seconds are told so, as login
+// sessions do) and answers a new pair; a rotated-out token presented later is
+// theft and revokes the family. A narrower `scope` is honoured for the access
+// token; the family keeps what was consented (RFC 6749 §6).
+// Revoking a family bumps the credential epoch, so its access tokens stop
+// working on the control plane at the next request, not 15 minutes later.
 
 export const OAUTH_ACCESS_SECONDS = 900;
 export const OAUTH_REFRESH_SECONDS = 30 * 86_400;
 
 export interface TokenDeps {
   prisma: PrismaClient;
+  redis: Redis;
   signingKeys: SigningKeys;
-  config: Pick<FloeConfig, 'baseUrl'>;
+  config: Pick<FloeConfig, 'baseUrl' | 'redisPrefix' | 'oauth'>;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const REFRESH = /^ort_(ogr_[0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
 const invalidGrant = (why: string) => new OAuthError(400, 'invalid_grant', why);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 2048 ? v : undefined);
 
@@ -33,71 +47,163 @@ export function pkceMatches(verifier: string, challenge: string): boolean {
   return createHash('sha256').update(verifier).digest('base64url') === challenge;
 }
 
+const asFields = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+
 export async function exchangeToken(d: TokenDeps, body: unknown) {
-  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const b = asFields(body);
   const grantType = str(b.grant_type);
   if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is required');
-  if (grantType !== 'authorization_code') throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported here (authorization_code)`);
-  const [code, verifier, clientId, redirectUri] = [str(b.code), str(b.code_verifier), str(b.client_id), str(b.redirect_uri)];
-  const missing = Object.entries({ code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri }).filter(([, v]) => !v).map(([k]) => k);
-  if (missing.length) throw new OAuthError(400, 'invalid_request', `missing ${missing.join(', ')}`);
-  const resource = b.resource === undefined ? undefined : str(b.resource);
-  if (b.resource !== undefined && !resource) throw new OAuthError(400, 'invalid_request', 'resource must be the tool server URL');
+  if (grantType === 'authorization_code') return exchangeCode(d, b);
+  if (grantType === 'refresh_token') return refreshFamily(d, b);
+  throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported here (authorization_code, refresh_token)`);
+}
 
-  const hash = codeHash(code!);
-  const c = await d.prisma.oAuthCode.findUnique({ where: { codeHash: hash } });
-  if (!c || c.clientId !== clientId) throw invalidGrant('unknown authorization code, or one issued to another client');
-  if (c.usedAt) {
-    await revokeFamilyOf(d.prisma, hash, 'code_reused');
-    throw invalidGrant('this authorization code was used already; what it produced is revoked');
+function required<K extends string>(b: Record<string, unknown>, names: K[]): Record<K, string> {
+  const out = {} as Record<K, string>;
+  const missing: string[] = [];
+  for (const n of names) {
+    const v = str(b[n]);
+    if (v) out[n] = v;
+    else missing.push(n);
   }
+  if (missing.length) throw new OAuthError(400, 'invalid_request', `missing ${missing.join(', ')}`);
+  return out;
+}
+
+/** `resource` when sent: a string, and the one the consent was for. */
+function checkResource(b: Record<string, unknown>, consented: string): void {
+  if (b.resource === undefined) return;
+  const resource = str(b.resource);
+  if (!resource) throw new OAuthError(400, 'invalid_request', 'resource must be the tool server URL');
+  if (resource !== consented) throw new OAuthError(400, 'invalid_target', 'resource does not match the authorization request');
+}
+
+async function exchangeCode(d: TokenDeps, b: Record<string, unknown>) {
+  const { code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri } = required(b, ['code', 'code_verifier', 'client_id', 'redirect_uri']);
+  const hash = codeHash(code);
+  const c = await oauthCodeByHash(d.prisma, hash);
+  if (!c || c.clientId !== clientId) throw invalidGrant('unknown authorization code, or one issued to another client');
+  if (c.usedAt) return codeReused(d, hash);
   if (c.expiresAt.getTime() <= Date.now()) throw invalidGrant('the authorization code expired (10 minutes); start again');
   if (c.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
-  if (!pkceMatches(verifier!, c.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge (S256)');
-  if (resource !== undefined && resource !== c.resource) throw new OAuthError(400, 'invalid_target', 'resource does not match the authorization request');
-  const record = await d.prisma.principal.findUnique({ where: { id: c.agentId }, select: { status: true } });
-  if (record?.status !== 'active') throw invalidGrant('the token record this code was for is revoked');
+  if (!pkceMatches(verifier, c.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge (S256)');
+  checkResource(b, c.resource);
+  if (!(await recordIsActive(d.prisma, c.agentId))) throw invalidGrant('the token record this code was for is revoked');
 
-  // act: spend the code and make its family in one transaction, so a rival use that loses the spend (it waits on the row) finds the family to revoke
   const id = `ogr_${randomBytes(16).toString('hex')}`;
   const secret = randomBytes(32).toString('base64url');
-  const now = Date.now();
-  const won = await d.prisma.$transaction(async (tx) => {
-    const spent = await tx.oAuthCode.updateMany({ where: { codeHash: hash, usedAt: null }, data: { usedAt: new Date(now) } });
-    if (spent.count !== 1) return false;
-    await tx.oAuthGrant.create({
-      data: {
-        id, codeHash: hash, clientId: c.clientId, agentId: c.agentId, personId: c.personId, orgId: c.orgId, resource: c.resource, scope: c.scope,
-        refreshHash: sha256(secret), expiresAt: new Date(now + OAUTH_REFRESH_SECONDS * 1000),
-      },
-    });
-    return true;
-  });
-  if (!won) {
-    await revokeFamilyOf(d.prisma, hash, 'code_reused');
-    throw invalidGrant('this authorization code was used already; what it produced is revoked');
-  }
-  const access = await mintAccessToken(d, { grantId: id, agentId: c.agentId, personId: c.personId, clientId: c.clientId, resource: c.resource, scope: c.scope });
-  return {
-    access_token: access, token_type: 'Bearer', expires_in: OAUTH_ACCESS_SECONDS,
-    refresh_token: `ort_${id}_${secret}`, refresh_expires_in: OAUTH_REFRESH_SECONDS, scope: c.scope,
-  };
+  const opened = await spendCodeIntoFamily(d.prisma, { id, code: c, refreshHash: hashSecret(secret), expiresAt: new Date(Date.now() + OAUTH_REFRESH_SECONDS * 1000) });
+  if (!opened) return codeReused(d, hash);
+  return pair(d, { id, agentId: c.agentId, personId: c.personId, clientId: c.clientId, resource: c.resource }, c.scope, secret);
 }
 
 /** A second use of a code: the family it made (and so every token of it) is revoked. */
-async function revokeFamilyOf(prisma: PrismaClient, hash: string, reason: string): Promise<void> {
-  await prisma.oAuthGrant.updateMany({ where: { codeHash: hash, revokedAt: null }, data: { revokedAt: new Date(), revokeReason: reason } });
+async function codeReused(d: TokenDeps, hash: string): Promise<never> {
+  if (await revokeOAuthFamilies(d.prisma, { codeHash: hash }, 'code_reused')) await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+  throw invalidGrant('this authorization code was used already; what it produced is revoked');
 }
 
-async function mintAccessToken(d: TokenDeps, t: { grantId: string; agentId: string; personId: string; clientId: string; resource: string; scope: string }): Promise<string> {
+async function refreshFamily(d: TokenDeps, b: Record<string, unknown>) {
+  const { refresh_token: token, client_id: clientId } = required(b, ['refresh_token', 'client_id']);
+  const m = REFRESH.exec(token);
+  if (!m) throw invalidGrant('not a refresh token of this service');
+  const [, id, secret] = m;
+  const presented = hashSecret(secret);
+  const f = await oauthFamilyById(d.prisma, id);
+  if (!f || (f.refreshHash !== presented && f.previousRefreshHash !== presented)) throw invalidGrant('unknown refresh token');
+  if (f.clientId !== clientId) throw invalidGrant('this refresh token was issued to another client');
+  if (f.revokedAt) throw invalidGrant('this refresh token was revoked; authorize again');
+  if (f.expiresAt.getTime() <= Date.now()) throw invalidGrant('this refresh token expired (30 days unused); authorize again');
+  checkResource(b, f.resource);
+  const scope = narrowedScope(b, f.scope);
+
+  if (f.refreshHash !== presented) {
+    // The token this family's last rotation replaced: a racing twin moments ago, otherwise a copy someone kept.
+    const since = f.rotatedAt ? (Date.now() - f.rotatedAt.getTime()) / 1000 : Infinity;
+    if (since <= RACE_SECONDS) throw invalidGrant('another refresh with this token won a moment ago; use the pair it answered');
+    await revokeFamily(d, f.id, 'refresh_reused');
+    throw invalidGrant('this refresh token was used already: every token of this authorization is revoked; authorize again');
+  }
+  if (!(await recordIsActive(d.prisma, f.agentId))) throw invalidGrant('the token record this authorization was for is revoked');
+  const next = randomBytes(32).toString('base64url');
+  if (!(await rotateFamilyRefresh(d.prisma, f.id, presented, hashSecret(next), new Date(Date.now() + OAUTH_REFRESH_SECONDS * 1000)))) {
+    throw invalidGrant('another refresh with this token won a moment ago; use the pair it answered');
+  }
+  return pair(d, f, scope, next);
+}
+
+/** RFC 6749 §6: a refresh may ask for less than was consented, never more; nothing asked is everything consented. */
+function narrowedScope(b: Record<string, unknown>, consented: string): string {
+  if (b.scope === undefined) return consented;
+  const asked = typeof b.scope === 'string' ? b.scope.split(' ').filter(Boolean) : [];
+  const held = new Set(consented.split(' '));
+  if (!asked.length) throw new OAuthError(400, 'invalid_scope', 'scope, when sent, names at least one scope');
+  const extra = asked.filter((s) => !held.has(s));
+  if (extra.length) {
+    const known = extra.every((s) => s in SCOPES);
+    throw new OAuthError(400, 'invalid_scope', known ? `${extra.join(' ')} was not consented; a refresh can only narrow the scope (${consented})` : `unknown scope ${extra.join(' ')}`);
+  }
+  return [...new Set(asked)].join(' ');
+}
+
+async function revokeFamily(d: TokenDeps, id: string, reason: string): Promise<void> {
+  if (await revokeOAuthFamilies(d.prisma, { id }, reason)) await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+}
+
+async function pair(d: TokenDeps, f: Pick<OAuthFamilyRecord, 'id' | 'agentId' | 'personId' | 'clientId' | 'resource'>, scope: string, secret: string) {
+  const access = await mintAccessToken(d, f, scope);
+  return {
+    access_token: access, token_type: 'Bearer', expires_in: OAUTH_ACCESS_SECONDS,
+    refresh_token: `ort_${f.id}_${secret}`, refresh_expires_in: OAUTH_REFRESH_SECONDS, scope,
+  };
+}
+
+async function mintAccessToken(d: TokenDeps, f: Pick<OAuthFamilyRecord, 'id' | 'agentId' | 'personId' | 'clientId' | 'resource'>, scope: string): Promise<string> {
   const signer = await d.signingKeys.currentSigner();
-  return new SignJWT({ kind: 'mcp', act: { sub: t.personId }, scope: t.scope, client_id: t.clientId, sid: t.grantId })
+  return new SignJWT({ kind: 'mcp', act: { sub: f.personId }, scope, client_id: f.clientId, sid: f.id })
     .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'at+jwt' })
     .setIssuer(d.config.baseUrl)
-    .setSubject(t.agentId)
-    .setAudience(t.resource)
+    .setSubject(f.agentId)
+    .setAudience(f.resource)
     .setIssuedAt()
     .setExpirationTime(`${OAUTH_ACCESS_SECONDS}s`)
     .setJti(randomUUID())
     .sign(signer.key);
+}
+
+/**
+ * POST /oauth/revoke (RFC 7009): a refresh token or an access token of this
+ * service ends its family. Anything else (none, unknown, already revoked,
+ * another client's) changes nothing, and the answer is the same either way
+ * (the spec: always `{}`).
+ */
+export async function revokeToken(d: TokenDeps & { keys: KeySet }, body: unknown): Promise<Record<string, never>> {
+  const b = asFields(body);
+  const token = str(b.token);
+  if (!token) return {};
+  const clientId = str(b.client_id);
+  const familyId = REFRESH.test(token) ? await refreshTokenFamily(d, token) : await accessTokenFamily(d, token);
+  if (!familyId) return {};
+  const f = await oauthFamilyById(d.prisma, familyId);
+  if (f && (!clientId || clientId === f.clientId)) await revokeFamily(d, f.id, 'revoked_by_client');
+  return {};
+}
+
+async function refreshTokenFamily(d: TokenDeps, token: string): Promise<string | null> {
+  const [, id, secret] = REFRESH.exec(token)!;
+  const f = await oauthFamilyById(d.prisma, id);
+  const presented = hashSecret(secret);
+  return f && (f.refreshHash === presented || f.previousRefreshHash === presented) ? f.id : null;
+}
+
+async function accessTokenFamily(d: TokenDeps & { keys: KeySet }, token: string): Promise<string | null> {
+  try {
+    // An expired access token still names its family: revoking it ends the refresh tokens too.
+    const { payload } = await jwtVerify(token, d.keys.getKey, {
+      issuer: d.config.baseUrl, audience: d.config.oauth.mcpUrl, algorithms: ['RS256'], clockTolerance: OAUTH_REFRESH_SECONDS,
+    });
+    return payload.kind === 'mcp' && typeof payload.sid === 'string' ? payload.sid : null;
+  } catch {
+    return null;
+  }
 }

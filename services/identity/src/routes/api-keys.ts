@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { bumpCredentialEpoch } from '@floe/auth';
-import { notFound, parse, route, writeAudit } from '@floe/http';
+import { forbidden, notFound, parse, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { ApiKeyLabel as Label, issueApiKey } from '../domain/api-keys';
 import { iso, keyView } from '../responses';
@@ -17,6 +17,8 @@ export function mountApiKeys(app: Express, d: IdentityDeps): void {
     post: [caller, async (req, res) => {
       const body = parse(CreateKey, req.body);
       const me = req.caller!;
+      // A tool host's token record is keyless: it acts through 15-minute access tokens a person can revoke, never a lasting key.
+      if (me.kind === 'mcp') throw forbidden('forbidden', 'an OAuth access token cannot mint API keys');
       const key = await issueApiKey(d.prisma, me.principalId, body.label);
       await writeAudit(d.db, req, { action: 'api_key.create', targetType: 'api_key', targetId: key.keyId, data: { label: key.label } });
       res.status(201).json({

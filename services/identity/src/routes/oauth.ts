@@ -4,16 +4,15 @@ import type { IdentityDeps } from '../deps';
 import { authorize, type AuthorizeQuery } from '../domain/oauth-authorize';
 import { registerClient } from '../domain/oauth-register';
 import { authorizationServerMetadata, OAuthError } from '../domain/oauth-server';
-import { exchangeToken } from '../domain/oauth-token';
+import { exchangeToken, revokeToken } from '../domain/oauth-token';
 
 // Spec: Remote tool-host authorization server (OAuth 2.1) — the endpoints a
 // tool host calls without a credential: the RFC 8414 document, the
 // authorization request and the deprecated dynamic registration. Every
 // refusal of /oauth/authorize and /oauth/register is in the flat form
 // `{error, error_description}`, the shared middleware's included (a body too
-// large, bad JSON, a NUL in the query). The token endpoint takes a form or
-// JSON and answers `no-store`; only `authorization_code` is built. The
-// revocation endpoint is not built yet (routes/unbuilt.ts).
+// large, bad JSON, a NUL in the query). The token and revocation endpoints
+// take a form or JSON and answer `no-store`.
 
 const PARAMS = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'resource', 'scope', 'state'] as const;
 
@@ -37,13 +36,20 @@ export function mountOAuth(app: Express, d: IdentityDeps): void {
     post: async (req, res) => void res.status(201).json(await registerClient(d, req.ip ?? 'unknown', req.body)),
   });
 
+  const form = express.urlencoded({ extended: false, limit: d.config.bodyLimitBytes, parameterLimit: 20 });
   route(app, '/oauth/token', {
-    post: [express.urlencoded({ extended: false, limit: d.config.bodyLimitBytes, parameterLimit: 20 }), async (req, res) => {
+    post: [form, async (req, res) => {
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(await exchangeToken(d, req.body));
     }],
   });
 
-  app.use(['/oauth/authorize', '/oauth/register', '/oauth/token'], flatErrors(d));
+  route(app, '/oauth/revoke', {
+    post: [form, async (req, res) => {
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(await revokeToken({ ...d, keys: d.auth.keys }, req.body));
+    }],
+  });
+
+  app.use(['/oauth/authorize', '/oauth/register', '/oauth/token', '/oauth/revoke'], flatErrors(d));
 }
 
 /** Any failure on these paths in the flat form: refusals as thrown, the shared middleware's as invalid_request, the rest logged, 500 server_error. */

@@ -1,4 +1,4 @@
-import type { Db } from '@floe/db';
+import type { Db, PrismaClient } from '@floe/db';
 
 // The token record a person's consent gave an OAuth client (person + client →
 // agent), and the authorization codes allowed consents mint (only a SHA-256
@@ -35,4 +35,99 @@ export interface NewOAuthCode {
 
 export async function insertOAuthCode(db: Db, c: NewOAuthCode): Promise<void> {
   await db.oAuthCode.create({ data: c });
+}
+
+export interface OAuthCodeRecord {
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  resource: string;
+  scope: string;
+  agentId: string;
+  personId: string;
+  orgId: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export async function oauthCodeByHash(db: Db, codeHash: string): Promise<OAuthCodeRecord | null> {
+  return db.oAuthCode.findUnique({
+    where: { codeHash },
+    select: { codeHash: true, clientId: true, redirectUri: true, codeChallenge: true, resource: true, scope: true, agentId: true, personId: true, orgId: true, expiresAt: true, usedAt: true },
+  });
+}
+
+export interface NewOAuthFamily {
+  id: string;
+  code: OAuthCodeRecord;
+  refreshHash: string;
+  expiresAt: Date;
+}
+
+/**
+ * Spends the code and opens its refresh family in one transaction: a rival
+ * use that loses the spend (it waits on the code's row) then finds the family
+ * to revoke. False: the code was spent already.
+ */
+export async function spendCodeIntoFamily(db: PrismaClient, f: NewOAuthFamily): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const spent = await tx.oAuthCode.updateMany({ where: { codeHash: f.code.codeHash, usedAt: null }, data: { usedAt: new Date() } });
+    if (spent.count !== 1) return false;
+    const c = f.code;
+    await tx.oAuthGrant.create({
+      data: {
+        id: f.id, codeHash: c.codeHash, clientId: c.clientId, agentId: c.agentId, personId: c.personId, orgId: c.orgId, resource: c.resource, scope: c.scope,
+        refreshHash: f.refreshHash, expiresAt: f.expiresAt,
+      },
+    });
+    return true;
+  });
+}
+
+export interface OAuthFamilyRecord {
+  id: string;
+  clientId: string;
+  agentId: string;
+  personId: string;
+  orgId: string;
+  resource: string;
+  scope: string;
+  refreshHash: string;
+  previousRefreshHash: string | null;
+  rotatedAt: Date | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+export async function oauthFamilyById(db: Db, id: string): Promise<OAuthFamilyRecord | null> {
+  return db.oAuthGrant.findUnique({
+    where: { id },
+    select: {
+      id: true, clientId: true, agentId: true, personId: true, orgId: true, resource: true, scope: true,
+      refreshHash: true, previousRefreshHash: true, rotatedAt: true, expiresAt: true, revokedAt: true,
+    },
+  });
+}
+
+/** Swaps the family's refresh token if `currentHash` is still the current one (one winner among racing refreshes); the expiry slides. */
+export async function rotateFamilyRefresh(db: Db, id: string, currentHash: string, nextHash: string, expiresAt: Date): Promise<boolean> {
+  const now = new Date();
+  const { count } = await db.oAuthGrant.updateMany({
+    where: { id, refreshHash: currentHash, revokedAt: null, expiresAt: { gt: now } },
+    data: { refreshHash: nextHash, previousRefreshHash: currentHash, rotatedAt: now, lastUsedAt: now, expiresAt },
+  });
+  return count === 1;
+}
+
+/** Revokes families (by id, or every family a code made); answers how many were live. */
+export async function revokeOAuthFamilies(db: Db, where: { id: string } | { codeHash: string }, reason: string): Promise<number> {
+  const { count } = await db.oAuthGrant.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date(), revokeReason: reason } });
+  return count;
+}
+
+/** Whether the token record is still active (a revoked record is suspended). */
+export async function recordIsActive(db: Db, agentId: string): Promise<boolean> {
+  const p = await db.principal.findUnique({ where: { id: agentId }, select: { status: true } });
+  return p?.status === 'active';
 }

@@ -1,0 +1,12 @@
+// The OAuth authorization server's housekeeping (spec: "Registrations unused
+// for 90 days are pruned"): one job scheduler for the cluster, consumed by the
+// teardown worker, removes dynamic registrations nobody has used for 90 days
+// and the consent requests, codes and refresh families that can no longer do
+// anything. Idempotent: a second pass finds nothing.
+
+export const OAUTH_PRUNE_QUEUE = 'oauth-prune';
+export const OAUTH_PRUNE_SCHEDULER = 'oauth-prune-pass';
+export const OAUTH_PRUNE_EVERY_MS = 6 * 3600_000;
+
+/** A pass that failed is not retried: the next one comes within its interval. */
+export const OAUTH_PRUNE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { bearer, expectError, gateway, sql, stack } from './helpers';
+import { requestFrom } from '../support/from-address';
+import { authorizeFrom, consentRequest, mcpUrl, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
+
+// Spec: POST /oauth/token grant_type=refresh_token (rotation; reuse of a
+// rotated-out token revokes the family; a narrower scope honoured),
+// POST /oauth/revoke (always {}), and Authentication 1: the control plane
+// accepts these access tokens, seeing exactly the token record's grants like
+// a member agent; revoking the record or the family refuses them at once.
+
+const MINE = '127.0.0.65';
+const VERIFIER = 'the-refresh-file-verifier-long-enough-for-pkce_0123456789-._~';
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const REDIRECT = 'http://127.0.0.1:50123/callback';
+
+let docs: Served;
+let person: Awaited<ReturnType<typeof personWithSession>>;
+let other: Awaited<ReturnType<typeof personWithSession>>;
+let scratch: string;
+const clientId = () => `${docs.base}/client-refresh.json`;
+
+beforeAll(async () => {
+  docs = await serveDocuments('127.0.0.77', () => docs.base);
+  [person, other] = await Promise.all([personWithSession(), personWithSession()]);
+  const w = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'scratch' });
+  expect(w.status).toBe(201);
+  scratch = w.body.warehouse_id;
+}, 120_000);
+afterAll(async () => {
+  await new Promise((r) => docs.server.close(r));
+});
+
+interface Pair { access_token: string; refresh_token: string; scope: string; agentId: string }
+
+/** Authorize with `scope`, allow `grants`, exchange the code: a fresh pair (each call a new family; the record is the person's one for this client). */
+async function pairFor(grants: Array<{ warehouse_id: string; level: 'read' | 'write' }>, scope = 'catalogs:read catalogs:write', who = person, client = clientId()): Promise<Pair> {
+  const id = consentRequest(await authorizeFrom(MINE, valid(client, { code_challenge: CHALLENGE, scope })));
+  const decided = await gateway().post('/v1/oauth/authorize/decision').set(bearer(who.access)).send({ request_id: id, allow: true, grants });
+  expect(decided.status).toBe(200);
+  const code = new URL(decided.body.redirect_to).searchParams.get('code')!;
+  const res = await token({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: client, redirect_uri: REDIRECT, resource: mcpUrl() });
+  expect(res.status).toBe(200);
+  return { ...res.body, agentId: decided.body.token.agent_id };
+}
+
+const post = (path: string, body: Record<string, string>) => requestFrom(MINE, `${stack().base_url}${path}`, {
+  method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(),
+});
+const token = (body: Record<string, string>) => post('/oauth/token', body);
+const revoke = (body: Record<string, string>) => post('/oauth/revoke', body);
+const refresh = (refreshToken: string, extra: Record<string, string> = {}) => token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId(), ...extra });
+const familyOf = (p: { refresh_token: string }) => p.refresh_token.split('_').slice(1, 3).join('_');
+/** Moves the family's last rotation back past the race window, as if the rotated-out token came back later. */
+const ageRotation = (family: string) => sql(`UPDATE oauth_grants SET rotated_at = now() - interval '1 minute' WHERE id = $1`, [family]);
+
+function flat(res: { status: number; body: any }, status: number, error: string) {
+  expect([res.status, res.body]).toEqual([status, { error, error_description: expect.any(String) }]);
+}
+
+describe('POST /oauth/token: refresh_token', () => {
+  test('rotates: a new pair for the same record and family, the expiry slides, the old token is the previous one', async () => {
+    const first = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    await sql(`UPDATE oauth_grants SET expires_at = now() + interval '1 day' WHERE id = $1`, [familyOf(first)]);
+    const res = await refresh(first.refresh_token);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toEqual({
+      access_token: expect.any(String), token_type: 'Bearer', expires_in: 900,
+      refresh_token: expect.stringMatching(new RegExp(`^ort_${familyOf(first)}_[A-Za-z0-9_-]{43}$`)), refresh_expires_in: 2_592_000, scope: 'catalogs:read catalogs:write',
+    });
+    expect(res.body.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(res.body.access_token)).toMatchObject({ sub: first.agentId, act: { sub: person.principalId }, sid: familyOf(first), aud: mcpUrl(), kind: 'mcp' });
+    const [row] = await sql(`SELECT expires_at > now() + interval '29 days' AS slid, rotated_at IS NOT NULL AS rotated FROM oauth_grants WHERE id = $1`, [familyOf(first)]);
+    expect(row).toEqual({ slid: true, rotated: true });
+    // The new one rotates again.
+    expect((await refresh(res.body.refresh_token)).status).toBe(200);
+  });
+
+  test('the rotated-out token coming back: invalid_grant and the whole family revoked — the newest refresh token and its access token too', async () => {
+    const first = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    const second = await refresh(first.refresh_token);
+    expect(second.status).toBe(200);
+    expect((await gateway().get('/v1/warehouses').set(bearer(second.body.access_token))).status).toBe(200);
+    await ageRotation(familyOf(first));
+    flat(await refresh(first.refresh_token), 400, 'invalid_grant');
+    expect((await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [familyOf(first)]))[0].revoke_reason).toBe('refresh_reused');
+    flat(await refresh(second.body.refresh_token), 400, 'invalid_grant');
+    expectError(await gateway().get('/v1/warehouses').set(bearer(second.body.access_token)), 401, 'unauthorized');
+  });
+
+  test('20 refreshes with one token at once: one new pair; the rest invalid_grant within the race window, and the family lives on', async () => {
+    const first = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => refresh(first.refresh_token)));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) flat(a, 400, 'invalid_grant');
+    expect((await sql(`SELECT revoked_at FROM oauth_grants WHERE id = $1`, [familyOf(first)]))[0].revoked_at).toBeNull();
+    expect((await refresh(ok[0].body.refresh_token)).status).toBe(200);
+  });
+
+  test('a narrower scope is honoured for the new access token (read only on the control plane); a wider or unknown one is invalid_scope; nothing asked is all consented', async () => {
+    const first = await pairFor([{ warehouse_id: person.lake, level: 'write' }]);
+    const narrow = await refresh(first.refresh_token, { scope: 'catalogs:read' });
+    expect([narrow.status, narrow.body.scope, decodeJwt(narrow.body.access_token).scope]).toEqual([200, 'catalogs:read', 'catalogs:read']);
+    const lake = await gateway().get(`/v1/warehouses/${person.lake}`).set(bearer(narrow.body.access_token));
+    expect([lake.status, lake.body.my_level]).toEqual([200, 'read']);
+    expectError(await gateway().patch(`/v1/warehouses/${person.lake}`).set(bearer(narrow.body.access_token)).send({ default_format_version: 2 }), 403, 'insufficient_scope');
+    const full = await refresh(narrow.body.refresh_token);
+    expect([full.status, full.body.scope]).toEqual([200, 'catalogs:read catalogs:write']);
+
+    const readOnly = await pairFor([{ warehouse_id: person.lake, level: 'read' }], 'catalogs:read');
+    flat(await refresh(readOnly.refresh_token, { scope: 'catalogs:read catalogs:write' }), 400, 'invalid_scope');
+    flat(await refresh(readOnly.refresh_token, { scope: 'catalogs:admin' }), 400, 'invalid_scope');
+    flat(await refresh(readOnly.refresh_token, { scope: '' }), 400, 'invalid_scope');
+    // None of those spent the token.
+    expect((await refresh(readOnly.refresh_token)).status).toBe(200);
+  });
+
+  test('refusals: malformed, unknown, another client, another resource, expired, revoked record — none spends the token', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    flat(await token({ grant_type: 'refresh_token', refresh_token: p.refresh_token }), 400, 'invalid_request');
+    flat(await token({ grant_type: 'refresh_token', client_id: clientId() }), 400, 'invalid_request');
+    flat(await refresh('ort_nothing'), 400, 'invalid_grant');
+    flat(await refresh(`ort_${familyOf(p)}_${'A'.repeat(43)}`), 400, 'invalid_grant');
+    flat(await refresh(p.refresh_token, { client_id: `${docs.base}/client-other.json` }), 400, 'invalid_grant');
+    flat(await refresh(p.refresh_token, { resource: 'https://elsewhere.example.com/mcp' }), 400, 'invalid_target');
+    expect((await sql(`SELECT revoked_at, rotated_at FROM oauth_grants WHERE id = $1`, [familyOf(p)]))[0]).toEqual({ revoked_at: null, rotated_at: null });
+
+    const expired = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    await sql(`UPDATE oauth_grants SET expires_at = now() - interval '1 second' WHERE id = $1`, [familyOf(expired)]);
+    flat(await refresh(expired.refresh_token), 400, 'invalid_grant');
+
+    const own = await pairFor([{ warehouse_id: person.lake, level: 'read' }], undefined, person, `${docs.base}/client-refresh-revoked.json`);
+    expect((await gateway().delete(`/v1/orgs/${person.org.org_id}/agents/${own.agentId}`).set(bearer(person.access))).status).toBe(200);
+    flat(await token({ grant_type: 'refresh_token', refresh_token: own.refresh_token, client_id: `${docs.base}/client-refresh-revoked.json` }), 400, 'invalid_grant');
+  });
+});
+
+describe('POST /oauth/revoke', () => {
+  test('a refresh token: {} and its family ends — refresh refused, its access tokens refused by the control plane at once', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    expect((await gateway().get('/v1/warehouses').set(bearer(p.access_token))).status).toBe(200);
+    const res = await revoke({ token: p.refresh_token, token_type_hint: 'refresh_token', client_id: clientId() });
+    expect([res.status, res.body, res.headers['cache-control']]).toEqual([200, {}, 'no-store']);
+    expect((await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [familyOf(p)]))[0].revoke_reason).toBe('revoked_by_client');
+    flat(await refresh(p.refresh_token), 400, 'invalid_grant');
+    expectError(await gateway().get('/v1/warehouses').set(bearer(p.access_token)), 401, 'unauthorized');
+  });
+
+  test('an access token: {} and its family ends', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    expect(await revoke({ token: p.access_token })).toMatchObject({ status: 200, body: {} });
+    flat(await refresh(p.refresh_token), 400, 'invalid_grant');
+  });
+
+  test('anything else is {} and changes nothing: garbage, nothing, a token named with another client', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    for (const body of <Array<Record<string, string>>>[{ token: 'garbage' }, {}, { token: `ort_${familyOf(p)}_${'B'.repeat(43)}` }, { token: p.refresh_token, client_id: 'https://another.example.com/c.json' }]) {
+      expect(await revoke(body)).toMatchObject({ status: 200, body: {} });
+    }
+    expect((await refresh(p.refresh_token)).status).toBe(200);
+  });
+
+  test('20 revocations of one token at once: all {}, one revocation', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => revoke({ token: p.refresh_token })));
+    expect(answers.map((a) => [a.status, a.body])).toEqual(Array.from({ length: 20 }, () => [200, {}]));
+    expect(await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [familyOf(p)])).toEqual([{ revoke_reason: 'revoked_by_client' }]);
+  });
+});
+
+describe('the control plane accepts the access tokens (Authentication 1)', () => {
+  test('it sees exactly the record\'s grants, at their levels, like a member agent', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    const list = await gateway().get('/v1/warehouses').set(bearer(p.access_token));
+    expect(list.status).toBe(200);
+    expect(list.body.warehouses.map((w: any) => [w.warehouse_id, w.my_level])).toEqual([[person.lake, 'read']]);
+    expectError(await gateway().get(`/v1/warehouses/${scratch}`).set(bearer(p.access_token)), 404, 'warehouse_not_found');
+    expectError(await gateway().patch(`/v1/warehouses/${person.lake}`).set(bearer(p.access_token)).send({ default_format_version: 2 }), 403, 'forbidden');
+  });
+
+  test('a write grant writes; the act is audited as the record on behalf of the person', async () => {
+    const p = await pairFor([{ warehouse_id: scratch, level: 'write' }]);
+    const now = (await gateway().get(`/v1/warehouses/${scratch}`).set(bearer(p.access_token))).body.default_format_version;
+    const res = await gateway().patch(`/v1/warehouses/${scratch}`).set(bearer(p.access_token)).send({ default_format_version: now === 2 ? 3 : 2 });
+    expect(res.status).toBe(200);
+    const [event] = await sql(`SELECT actor_id, actor_kind, data FROM audit_events WHERE action = 'warehouse.update' AND target_id = $1 ORDER BY id DESC LIMIT 1`, [scratch]);
+    expect(event).toMatchObject({ actor_id: p.agentId, actor_kind: 'mcp', data: expect.objectContaining({ on_behalf_of: person.principalId, oauth_client_id: clientId() }) });
+  });
+
+  test('a read-scoped token changes nothing, even where the record could write', async () => {
+    const p = await pairFor([{ warehouse_id: scratch, level: 'write' }], 'catalogs:read');
+    const got = await gateway().get(`/v1/warehouses/${scratch}`).set(bearer(p.access_token));
+    expect([got.status, got.body.my_level]).toEqual([200, 'read']);
+    expectError(await gateway().patch(`/v1/warehouses/${scratch}`).set(bearer(p.access_token)).send({ default_format_version: 3 }), 403, 'insufficient_scope');
+    expectError(await gateway().post('/v1/warehouses').set(bearer(p.access_token)).send({ project_id: person.project, name: 'nope' }), 403, 'insufficient_scope');
+  });
+
+  test('it never mints lasting credentials: API keys and agents are refused', async () => {
+    const p = await pairFor([{ warehouse_id: scratch, level: 'write' }]);
+    expectError(await gateway().post('/v1/api-keys').set(bearer(p.access_token)).send({ label: 'escape' }), 403, 'forbidden');
+    expectError(await gateway().post(`/v1/orgs/${person.org.org_id}/agents`).set(bearer(p.access_token)).send({ name: `escape-${Date.now()}` }), 403, 'forbidden');
+  });
+
+  test('the person revoking the record: its next call is 401', async () => {
+    const client = `${docs.base}/client-refresh-kill.json`;
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }], undefined, person, client);
+    expect((await gateway().get('/v1/warehouses').set(bearer(p.access_token))).status).toBe(200);
+    expect((await gateway().delete(`/v1/orgs/${person.org.org_id}/agents/${p.agentId}`).set(bearer(person.access))).status).toBe(200);
+    expectError(await gateway().get('/v1/warehouses').set(bearer(p.access_token)), 401, 'unauthorized');
+  });
+
+  test('cross-tenant: one organisation\'s token reaches nothing of another', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    expectError(await gateway().get(`/v1/warehouses/${other.lake}`).set(bearer(p.access_token)), 404, 'warehouse_not_found');
+    const agents = await gateway().get(`/v1/orgs/${other.org.org_id}/agents`).set(bearer(p.access_token));
+    expect(agents.status).toBe(404);
+    const theirs = await pairFor([{ warehouse_id: other.lake, level: 'read' }], undefined, other);
+    expect((await gateway().get('/v1/warehouses').set(bearer(theirs.access_token))).body.warehouses.map((w: any) => w.warehouse_id)).toEqual([other.lake]);
+    expectError(await gateway().get(`/v1/warehouses/${person.lake}`).set(bearer(theirs.access_token)), 404, 'warehouse_not_found');
+  });
+
+  test('a token whose claims were changed after signing (here: the audience) is refused', async () => {
+    const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    const [h, , s] = p.access_token.split('.');
+    const claims = decodeJwt(p.access_token);
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, aud: stack().base_url })).toString('base64url')}.${s}`;
+    expectError(await gateway().get('/v1/warehouses').set(bearer(forged)), 401, 'unauthorized');
+  });
+});
