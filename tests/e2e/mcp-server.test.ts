@@ -141,7 +141,7 @@ describe('the tools against a real catalog', () => {
     const u = await callTool(r, 'catalog_usage', { catalog: 'lake', days: 3 });
     expect(u.isError).toBe(false);
     expect(u.data.catalog).toMatchObject({ warehouse_id: person.lake, name: 'lake' });
-    expect(u.data.storage_limit).toMatchObject({ limit: expect.any(Number) });
+    expect(u.data.storage_limit).toMatchObject({ value: expect.any(Number), headroom: expect.any(Number), over_limit: false });
     await refusedWith(r, 'catalog_usage', { catalog: 'hidden' }, 'warehouse_not_found');
   });
 
