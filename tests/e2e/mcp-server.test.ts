@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import request from 'supertest';
 import { bearer, gateway, sql, stack } from './helpers';
 import type { Served } from '../support/oauth';
 import {
@@ -207,6 +208,26 @@ describe('what a token may not do', () => {
     } finally {
       await c.close();
     }
+  });
+});
+
+describe('the ingest gateway\'s internal intake behind send_rows', () => {
+  const internal = () => request(stack().ingest_url);
+  const batch = (sinkId: string) => internal().post(`/internal/sinks/${sinkId}/batches`).set('Content-Type', 'application/json').set('Idempotency-Key', 'internal-1');
+
+  test('only with the bootstrap secret and a named actor; never through the public gateway', async () => {
+    const sinkId = (await sql(`SELECT id FROM sinks WHERE name = 'mcp_sink'`))[0].id as string;
+    expect((await batch(sinkId).send('[{"id":9}]')).body.error.code).toBe('unauthorized');
+    expect((await batch(sinkId).set(bearer('x'.repeat(32))).send('[{"id":9}]')).status).toBe(401);
+    const noActor = await batch(sinkId).set(bearer(stack().bootstrap_secret)).send('[{"id":9}]');
+    expect([noActor.status, noActor.body.error.code]).toEqual([400, 'missing_field']);
+    const atGateway = await gateway().post(`/internal/sinks/${sinkId}/batches`).set(bearer(stack().bootstrap_secret)).set('X-Floe-Actor-Id', writer.agentId).send([{ id: 9 }]);
+    expect([atGateway.status, atGateway.body.error.code]).toEqual([404, 'not_found']);
+    const unknown = await batch('snk_nothing').set(bearer(stack().bootstrap_secret)).set('X-Floe-Actor-Id', writer.agentId).send('[{"id":9}]');
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'sink_not_found']);
+    // The send route's own refusals, from the shared intake.
+    const notArray = await batch(sinkId).set(bearer(stack().bootstrap_secret)).set('X-Floe-Actor-Id', writer.agentId).send('{"id":9}');
+    expect([notArray.status, notArray.body.error.code]).toEqual([400, 'not_an_array']);
   });
 });
 
