@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { discoverOAuthServerInfo, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import request from 'supertest';
 import { bearer, gateway, sql, stack } from './helpers';
 import type { Served } from '../support/oauth';
@@ -55,6 +56,15 @@ describe('protected-resource metadata (RFC 9728)', () => {
     // The authorization server it names answers its own metadata at the address the SDK's client derives.
     const as = await gateway().get('/.well-known/oauth-authorization-server');
     expect([as.status, as.body.issuer]).toEqual([200, stack().base_url]);
+  });
+
+  test('the SDK client\'s own discovery: the 401\'s pointer, then the resource metadata, then the authorization server\'s metadata', async () => {
+    const pointer = extractWWWAuthenticateParams(await postMcp({})).resourceMetadataUrl;
+    expect(pointer?.href).toBe(metadataUrl());
+    const info = await discoverOAuthServerInfo(mcpUrl(), { resourceMetadataUrl: pointer });
+    expect(info.resourceMetadata?.resource).toBe(mcpUrl());
+    expect(info.authorizationServerUrl).toBe(stack().base_url);
+    expect(info.authorizationServerMetadata).toMatchObject({ issuer: stack().base_url, code_challenge_methods_supported: ['S256'] });
   });
 });
 
