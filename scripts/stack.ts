@@ -18,6 +18,7 @@ function firstStep(state: StackState): void {
   say(`  catalog_url  ${state.catalog_url}   (Iceberg REST catalog; accepts catalog credentials only)`);
   say(`  s3_url       ${state.s3_url}   (Ceph RGW, state under .data/ceph)`);
   say(`  ingest_url   ${state.ingest_url}   (sink send route and device route /d/<token>)`);
+  if (state.mcp_url) say(`  mcp_url      ${state.mcp_url}   (Floe's MCP tool server for assistants; OAuth, see docs/mcp.md)`);
   if (state.mail_inbox_url) say(`  mail inbox   ${state.mail_inbox_url}   (the development mail server: every mail the stack sends)`);
   for (const [name, s] of Object.entries(state.services)) say(`  ${name.padEnd(12)} ${s.url}  pid ${s.pid}  log ${relative(process.cwd(), s.log)}`);
   say('');

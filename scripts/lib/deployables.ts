@@ -17,6 +17,7 @@ export const DEPLOYABLES: Deployable[] = [
   { name: 'catalog', entry: 'services/catalog/src/main.ts', port: (c) => c.ports.catalog, health: '/healthz' },
   { name: 'control-plane', entry: 'services/control-plane/src/main.ts', port: (c) => c.ports.controlPlane, health: '/healthz' },
   { name: 'ingest-gateway', entry: 'services/ingest-gateway/src/main.ts', port: (c) => c.ports.ingest, health: '/healthz' },
+  { name: 'mcp-server', entry: 'services/mcp-server/src/main.ts', port: (c) => c.ports.mcp, health: '/healthz' },
   { name: 'roller-worker', entry: 'services/roller-worker/src/main.ts', port: (c) => c.ports.rollerHealth, health: '/healthz' },
   { name: 'metering-worker', entry: 'services/metering-worker/src/main.ts', port: (c) => c.ports.meteringHealth, health: '/healthz' },
   { name: 'teardown-worker', entry: 'services/teardown-worker/src/main.ts', port: (c) => c.ports.teardownHealth, health: '/healthz' },

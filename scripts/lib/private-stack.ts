@@ -19,6 +19,7 @@ const PORT_SETTINGS: Record<string, string> = {
   identity: 'FLOE_IDENTITY_PORT',
   'control-plane': 'FLOE_CONTROL_PLANE_PORT',
   'ingest-gateway': 'FLOE_INGEST_PORT',
+  'mcp-server': 'FLOE_MCP_PORT',
   catalog: 'FLOE_CATALOG_PORT',
   'teardown-worker': 'FLOE_TEARDOWN_HEALTH_PORT',
   'roller-worker': 'FLOE_ROLLER_HEALTH_PORT',
@@ -29,7 +30,7 @@ const PORT_SETTINGS: Record<string, string> = {
 /** A private stack's environment: its own settings over the caller's, addresses derived from its own ports. */
 function privateEnv(own: NodeJS.ProcessEnv, extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FLOE_ENV: 'test', ...own, ...extraEnv };
-  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL', 'FLOE_SMTP_URL']) {
+  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL', 'FLOE_MCP_URL', 'FLOE_MCP_SERVER_URL', 'FLOE_SMTP_URL']) {
     if (!(k in extraEnv)) delete env[k];
   }
   return env;

@@ -14,6 +14,8 @@ export interface StackState {
   catalog_url: string;
   s3_url: string;
   ingest_url: string;
+  /** The MCP tool server's public URL (the OAuth resource); absent in a record written before it existed. */
+  mcp_url?: string;
   /** The development mail server's inbox (web and REST API), when the stack runs one. */
   mail_inbox_url: string | null;
   /** Where the stack's mail goes; null: logged, not sent. */
@@ -97,6 +99,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     catalog_url: config.catalogUrl,
     s3_url: config.s3Url,
     ingest_url: config.ingestUrl,
+    mcp_url: config.oauth.mcpUrl,
     mail_inbox_url: config.mail.inboxUrl,
     smtp_url: config.mail.smtpUrl,
     bootstrap_secret: env.FLOE_BOOTSTRAP_SECRET!,

@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   FLOE_IDENTITY_PORT: port(8081),
   FLOE_CONTROL_PLANE_PORT: port(8082),
   FLOE_INGEST_PORT: port(8083),
+  // The MCP tool server (services/mcp-server); public at FLOE_MCP_URL through the gateway.
+  FLOE_MCP_PORT: port(8084),
   FLOE_CATALOG_PORT: port(8181),
   FLOE_S3_PORT: port(7480),
   FLOE_TEARDOWN_HEALTH_PORT: port(8093),
@@ -54,6 +56,7 @@ const EnvSchema = z.object({
   FLOE_IDENTITY_URL: url.optional(),
   FLOE_CONTROL_PLANE_URL: url.optional(),
   FLOE_INGEST_GATEWAY_URL: url.optional(),
+  FLOE_MCP_SERVER_URL: url.optional(),
   // Where the control plane reaches the catalog (defaults to the public catalog_url).
   FLOE_CATALOG_INTERNAL_URL: url.optional(),
 
@@ -136,14 +139,14 @@ export interface FloeConfig {
   region: string;
   provider: string;
   ports: {
-    gateway: number; identity: number; controlPlane: number; ingest: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
+    gateway: number; identity: number; controlPlane: number; ingest: number; mcp: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
     mailSmtp: number; mailWeb: number;
   };
   baseUrl: string;
   catalogUrl: string;
   s3Url: string;
   ingestUrl: string;
-  services: { identity: string; controlPlane: string; catalog: string; ingest: string };
+  services: { identity: string; controlPlane: string; catalog: string; ingest: string; mcp: string };
   /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
   s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
@@ -207,6 +210,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       identity: e.FLOE_IDENTITY_PORT,
       controlPlane: e.FLOE_CONTROL_PLANE_PORT,
       ingest: e.FLOE_INGEST_PORT,
+      mcp: e.FLOE_MCP_PORT,
       catalog: e.FLOE_CATALOG_PORT,
       s3: e.FLOE_S3_PORT,
       teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
@@ -224,6 +228,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       controlPlane: trimSlash(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
       catalog: trimSlash(e.FLOE_CATALOG_INTERNAL_URL ?? e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
       ingest: trimSlash(e.FLOE_INGEST_GATEWAY_URL ?? local(e.FLOE_INGEST_PORT)),
+      mcp: trimSlash(e.FLOE_MCP_SERVER_URL ?? local(e.FLOE_MCP_PORT)),
     },
     s3: {
       endpoint: trimSlash(e.FLOE_S3_INTERNAL_URL ?? e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),

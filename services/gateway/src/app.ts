@@ -21,6 +21,7 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
     identity: proxyTo(config.services.identity, logger, proofKey),
     'control-plane': proxyTo(config.services.controlPlane, logger, proofKey),
     ingest: proxyTo(config.services.ingest, logger, proofKey),
+    mcp: proxyTo(config.services.mcp, logger, proofKey),
   };
 
   return createApp({

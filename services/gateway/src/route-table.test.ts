@@ -12,11 +12,18 @@ test.each([
   ['/v1/signup', 'control-plane'],
   ['/v1/signup/start', 'identity'],
   ['/v1/signup/verify', 'identity'],
+  ['/mcp', 'mcp'],
+  ['/mcp/', 'mcp'],
+  ['/.well-known/oauth-protected-resource', 'mcp'],
+  ['/.well-known/oauth-protected-resource/mcp', 'mcp'],
+  ['/.well-known/oauth-authorization-server', 'identity'],
+  ['/.well-known/openid-configuration', 'identity'],
+  ['/.well-known/oauth-protected-resourcex', 'identity'],
 ])('%s goes to %s', (path, upstream) => {
   expect(upstreamFor(path)).toBe(upstream);
 });
 
-test.each(['/', '/v1', '/v1/tokensx', '/v1/api-keysfoo', '/jwks.jsonx', '/internal/selftest/error'])('%s has no upstream', (path) => {
+test.each(['/', '/v1', '/mcpx', '/v1/tokensx', '/v1/api-keysfoo', '/jwks.jsonx', '/internal/selftest/error'])('%s has no upstream', (path) => {
   expect(upstreamFor(path)).toBeNull();
 });
 

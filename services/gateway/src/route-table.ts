@@ -2,11 +2,13 @@
 // segments, so `/v1/table` does not swallow `/v1/tables/...` by accident; an
 // entry starting with `=` matches that path only.
 
-export type Upstream = 'identity' | 'control-plane' | 'ingest';
+export type Upstream = 'identity' | 'control-plane' | 'ingest' | 'mcp';
 
 const TABLE: Array<[string, Upstream]> = [
   // identity: health and identity, keys, sign-in, OAuth, terms, account
   ['/healthz', 'identity'],
+  // The MCP tool server's resource metadata (RFC 9728) before identity's /.well-known: the one document there that is not identity's.
+  ['/.well-known/oauth-protected-resource', 'mcp'],
   ['/.well-known', 'identity'],
   ['/jwks.json', 'identity'],
   ['/oauth', 'identity'],
@@ -43,6 +45,8 @@ const TABLE: Array<[string, Upstream]> = [
   ['/v1/object', 'control-plane'],
   ['/v1/indexes', 'control-plane'],
   ['/v1/public', 'control-plane'],
+  // The MCP tool server (Streamable HTTP) at FLOE_MCP_URL's default path.
+  ['/mcp', 'mcp'],
 ];
 
 /** The sink send route, `POST /v1/sinks/{sink_id}`: the ingest gateway's; every other sink route is the control plane's. */

@@ -2,10 +2,12 @@ import type { Express } from 'express';
 import { HttpError, clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { IngestDeps } from './deps';
 import { mountDevice } from './routes/device';
+import { mountInternalBatches } from './routes/internal-batches';
 import { mountSend } from './routes/send';
 
-// {ingest_url}: the sink send route (also reached through the public gateway)
-// and the device route. Bodies are read by the routes themselves: the send
+// {ingest_url}: the sink send route (also reached through the public gateway),
+// the device route, and the send route's intake for the MCP tool server
+// (/internal, never routed by the gateway). Bodies are read by the routes themselves: the send
 // route takes up to 16 MiB, far past the control plane's 1 MB.
 export function buildIngestApp(d: IngestDeps): Express {
   return createApp({
@@ -19,6 +21,7 @@ export function buildIngestApp(d: IngestDeps): Express {
       app.get('/healthz', databaseHealth('ingest-gateway', d.db));
       app.use((req, _res, next) => next(d.config.sinksEnabled ? undefined : new HttpError(404, 'not_found', 'ingest sinks are switched off on this deployment')));
       mountSend(app, d);
+      mountInternalBatches(app, d);
       mountDevice(app, d);
     },
   });

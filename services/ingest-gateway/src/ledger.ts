@@ -29,8 +29,8 @@ export interface IntakeSink {
   owner_id: string;
 }
 
-/** The sink a send key (by key id) or a device token (by hash) names, with what intake needs of its catalog. */
-export async function intakeSinkBy<T extends IntakeSink>(d: IngestDeps, by: 'send_key_id' | 'device_token_hash', value: string): Promise<T | null> {
+/** The sink a send key (by key id), a device token (by hash) or an internal caller (by id) names, with what intake needs of its catalog. */
+export async function intakeSinkBy<T extends IntakeSink>(d: IngestDeps, by: 'id' | 'send_key_id' | 'device_token_hash', value: string): Promise<T | null> {
   const { rows } = await d.db.query<T>({
     name: `ingest_sink_by_${by}`,
     text: `SELECT s.id, s.state, s.send_key_hash, s.device_options, s.warehouse_id, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
@@ -67,17 +67,24 @@ export function duplicateView(batchId: string, b: BatchRow) {
 }
 
 /**
+ * Who hands a batch in, for the audit log: a sink's send key or device token
+ * (no principal), or a principal acting through the internal batches route
+ * (the MCP tool server's token record).
+ */
+export type IntakeActor = { kind: 'send_key' } | { kind: 'device_token' } | { kind: 'mcp'; id: string };
+
+/**
  * 409 quota_exceeded once the scope's stored bytes reach the storage limit:
  * nothing is accepted, and the refusal is one `quota.reject` audit event (as
- * the control plane's refusals are; the caller is the sink's key, not a principal).
+ * the control plane's refusals are), with the sender as its actor.
  */
-export async function requireStorageHeadroom(d: IngestDeps, req: Request, sink: IntakeSink, via: 'send' | 'device'): Promise<void> {
+export async function requireStorageHeadroom(d: IngestDeps, req: Request, sink: IntakeSink, actor: IntakeActor): Promise<void> {
   const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
   const limit = (await effectiveLimits(d.db, sink.org_id)).limits.storage_bytes;
   if (stored < limit) return;
   await writeAudit(d.db, req, {
-    action: 'quota.reject', actorKind: via === 'send' ? 'send_key' : 'device_token', orgId: sink.org_id, targetType: 'warehouse', targetId: sink.warehouse_id,
-    data: { operation: via === 'send' ? 'sink.send' : 'sink.device_post', sink_id: sink.id, current: stored, limit_value: limit },
+    action: 'quota.reject', actorKind: actor.kind, actorId: 'id' in actor ? actor.id : null, orgId: sink.org_id, targetType: 'warehouse', targetId: sink.warehouse_id,
+    data: { operation: actor.kind === 'device_token' ? 'sink.device_post' : 'sink.send', sink_id: sink.id, current: stored, limit_value: limit },
   });
   throw quotaExceeded('the storage limit is reached; nothing was accepted', { current: stored, limit_value: limit, scope: quotaScopeOf(sink.org_id) });
 }

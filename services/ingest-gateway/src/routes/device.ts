@@ -36,7 +36,7 @@ export function mountDevice(app: Express, d: IngestDeps): void {
       if (applied.pin_mismatch) {
         throw new HttpError(401, 'invalid_device_secret', 'the pinned field is missing or has the wrong value; nothing was stored');
       }
-      await requireStorageHeadroom(d, req, sink, 'device');
+      await requireStorageHeadroom(d, req, sink, { kind: 'device_token' });
       const ndjson = Buffer.from(applied.lines.map((l) => `${l}\n`).join(''), 'utf8');
       const saved = await recordBatch(d, sink, { batchId, ndjson, accepted: applied.lines.length, rejected: applied.reasons.length, intakeBytes: bytes.length, via: 'device' });
       if (saved.duplicate) {

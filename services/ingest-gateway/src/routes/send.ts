@@ -1,16 +1,14 @@
 import type { Express, Request } from 'express';
 import { looksLikeApiKey, parseSendKey, secretMatches } from '@floe/auth';
-import { HttpError, badRequest, conflict, forbidden, notFound, readBodyUpTo, route } from '@floe/http';
-import { readSendBatch } from '@floe/ingest';
+import { HttpError, conflict, forbidden, notFound, route } from '@floe/http';
 import type { IngestDeps } from '../deps';
-import { duplicateView, existingBatch, intakeSinkBy, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
+import { intakeSinkBy, type IntakeSink } from '../ledger';
+import { takeSendBatch } from '../send-intake';
 
 // Spec: POST /v1/sinks/{sink_id} — the send route. A JSON array of objects,
 // stored unchanged as one NDJSON object per batch in the blob bucket with one
 // PUT and no catalog call; the batch id (Idempotency-Key) is accepted once.
-
-export const SEND_BODY_LIMIT = 16 * 1024 * 1024;
-const BATCH_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// The key is the sink's send key and nothing else; the intake is send-intake.ts.
 
 interface SinkAuth extends IntakeSink {
   send_key_hash: string;
@@ -20,43 +18,7 @@ export function mountSend(app: Express, d: IngestDeps): void {
   route(app, '/v1/sinks/:sink_id', {
     post: async (req, res) => {
       const sink = await authenticate(d, req, String(req.params.sink_id));
-      const batchId = req.get('idempotency-key');
-      if (batchId === undefined || batchId === '') throw badRequest('missing_idempotency_key', 'send the batch id as Idempotency-Key', { field: 'Idempotency-Key' });
-      if (!BATCH_ID.test(batchId)) throw badRequest('invalid_batch_id', 'a batch id is 1-128 letters, digits, . _ : -', { field: 'Idempotency-Key' });
-
-      const seen = await existingBatch(d, sink.id, batchId);
-      if (seen) {
-        req.resume();
-        res.status(200).json(duplicateView(batchId, seen));
-        return;
-      }
-      const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== 'application/json') {
-        throw new HttpError(415, 'unsupported_media_type', 'the send route takes Content-Type: application/json');
-      }
-      const body = await readBodyUpTo(req, SEND_BODY_LIMIT, tooLarge);
-      const batch = readSendBatch(body);
-      if (!batch.ok) throw badRequest('not_an_array', batch.reason, { got: batch.got });
-      if (batch.count === 0) throw badRequest('empty_batch', 'the array has no elements');
-
-      const reasons = batch.others.map(({ index, got }) => ({ index, reason: 'not an object', got }));
-      await requireStorageHeadroom(d, req, sink, 'send');
-      const saved = await recordBatch(d, sink, { batchId, ndjson: batch.ndjson, accepted: batch.objects, rejected: reasons.length, intakeBytes: body.length, via: 'send' });
-      if (saved.duplicate) {
-        res.status(200).json(duplicateView(batchId, saved.row));
-        return;
-      }
-      res.status(202).json({
-        accepted: batch.objects,
-        rejected: reasons.length,
-        reasons,
-        batch_id: batchId,
-        sink_id: sink.id,
-        bytes: saved.bytes,
-        received_at: saved.received_at.toISOString(),
-        state: saved.state,
-        note: 'Stored; the roller appends it to the table at the next roll. Schema fit is decided then and shows in the sink\'s rejects.',
-      });
+      await takeSendBatch(d, req, res, sink, { kind: 'send_key' });
     },
   });
 }
@@ -73,11 +35,12 @@ async function authenticate(d: IngestDeps, req: Request, sinkId: string): Promis
   if (!sink || !key || sink.id !== sinkId || !secretMatches(key.secret, sink.send_key_hash)) {
     throw new HttpError(401, 'invalid_key', 'this send key is not valid for this sink', {}, { 'WWW-Authenticate': 'Bearer' });
   }
-  if (sink.state === 'deleted') throw notFound('sink_not_found', `sink ${sinkId} was deleted`);
-  if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sinkId} is disabled`);
+  requireOpen(sink, sinkId);
   return sink;
 }
 
-function tooLarge(): HttpError {
-  return new HttpError(413, 'batch_too_large', `a batch is at most ${SEND_BODY_LIMIT} bytes (16 MiB)`, { limit: SEND_BODY_LIMIT }, { Connection: 'close' });
+/** A deleted sink takes nothing (404), a disabled one neither (409): for every sender alike. */
+export function requireOpen(sink: IntakeSink, sinkId: string): void {
+  if (sink.state === 'deleted') throw notFound('sink_not_found', `sink ${sinkId} was deleted`);
+  if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sinkId} is disabled`);
 }

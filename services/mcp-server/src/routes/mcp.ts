@@ -1,0 +1,62 @@
+import type { Express, Request, RequestHandler, Response } from 'express';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { HttpError, route } from '@floe/http';
+import { TokenRefused, type AccessTokens, type McpCaller } from '../access-token';
+import { challenge, metadataUrlOf } from '../protected-resource';
+import { orgOfRecord } from '../store/records';
+import { registerTools } from '../tools/register';
+import type { ToolDeps } from '../tools/tool';
+
+// The MCP endpoint (Streamable HTTP) at the path of FLOE_MCP_URL. Stateless:
+// each POST gets a new server and transport (the SDK's stateless pattern), so
+// any replica answers any request and nothing is kept between them; answers
+// are plain JSON, not event streams. The bearer check comes first, on every
+// method, and refuses in the spec's envelope with the RFC 9728 pointer.
+
+export interface McpRouteDeps extends ToolDeps {
+  mcpUrl: string;
+  tokens: AccessTokens;
+}
+
+export function mountMcp(app: Express, d: McpRouteDeps): void {
+  const path = new URL(d.mcpUrl).pathname;
+  app.use(path, requireAccessToken(d.tokens, metadataUrlOf(d.mcpUrl)));
+  // GET (a server-to-client event stream) and DELETE (ending a session) have nothing to do without sessions: 405 with Allow.
+  route(app, path, { post: (req, res) => answer(d, req, res) });
+}
+
+function requireAccessToken(tokens: AccessTokens, metadataUrl: string): RequestHandler {
+  return async (req, res, next) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+    if (!m) {
+      throw new HttpError(401, 'unauthorized', 'this tool server needs an OAuth access token; the resource metadata names the authorization server',
+        { resource_metadata: metadataUrl }, { 'WWW-Authenticate': challenge(metadataUrl) });
+    }
+    try {
+      res.locals.caller = await tokens.verify(m[1]);
+    } catch (err) {
+      if (!(err instanceof TokenRefused)) throw err;
+      throw new HttpError(401, 'unauthorized', err.message, { resource_metadata: metadataUrl },
+        { 'WWW-Authenticate': challenge(metadataUrl, { error: 'invalid_token', description: err.message }) });
+    }
+    next();
+  };
+}
+
+async function answer(d: McpRouteDeps, req: Request, res: Response): Promise<void> {
+  const caller = res.locals.caller as McpCaller;
+  // A read-scoped token's tools/list leaves the write tools out; a tools/call
+  // registers them all, so a write tool called anyway is refused by name (tools/register.ts).
+  const calling = [req.body].flat().some((m) => (m as { method?: unknown } | null)?.method === 'tools/call');
+  let org: Promise<string | null> | null = null;
+  const server = new McpServer({ name: 'floe', version: '0.1.0' });
+  registerTools(server, d, { caller, req, orgId: () => (org ??= orgOfRecord(d.db, caller.recordId)) }, { withWriteTools: caller.canWrite || calling });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+}
