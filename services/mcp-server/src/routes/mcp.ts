@@ -2,7 +2,8 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { HttpError, route } from '@floe/http';
-import { TokenRefused, type AccessTokens, type McpCaller } from '../access-token';
+import type { Authenticator } from '@floe/auth';
+import { mcpCallerOf, type McpCaller } from '../access-token';
 import { challenge, metadataUrlOf } from '../protected-resource';
 import { orgOfRecord } from '../store/records';
 import { registerTools } from '../tools/register';
@@ -16,17 +17,17 @@ import type { ToolDeps } from '../tools/tool';
 
 export interface McpRouteDeps extends ToolDeps {
   mcpUrl: string;
-  tokens: AccessTokens;
+  auth: Authenticator;
 }
 
 export function mountMcp(app: Express, d: McpRouteDeps): void {
   const path = new URL(d.mcpUrl).pathname;
-  app.use(path, requireAccessToken(d.tokens, metadataUrlOf(d.mcpUrl)));
+  app.use(path, requireAccessToken(d.auth, metadataUrlOf(d.mcpUrl)));
   // GET (a server-to-client event stream) and DELETE (ending a session) have nothing to do without sessions: 405 with Allow.
   route(app, path, { post: (req, res) => answer(d, req, res) });
 }
 
-function requireAccessToken(tokens: AccessTokens, metadataUrl: string): RequestHandler {
+function requireAccessToken(auth: Authenticator, metadataUrl: string): RequestHandler {
   return async (req, res, next) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     if (!m) {
@@ -34,9 +35,10 @@ function requireAccessToken(tokens: AccessTokens, metadataUrl: string): RequestH
         { resource_metadata: metadataUrl }, { 'WWW-Authenticate': challenge(metadataUrl) });
     }
     try {
-      res.locals.caller = await tokens.verify(m[1]);
+      res.locals.caller = await mcpCallerOf(auth, m[1]);
     } catch (err) {
-      if (!(err instanceof TokenRefused)) throw err;
+      // Every refusal of the token (bad, expired, another resource's, a revoked record or family) is the 401 that sends the client to authorize again.
+      if (!(err instanceof HttpError) || (err.status !== 401 && err.status !== 403)) throw err;
       throw new HttpError(401, 'unauthorized', err.message, { resource_metadata: metadataUrl },
         { 'WWW-Authenticate': challenge(metadataUrl, { error: 'invalid_token', description: err.message }) });
     }

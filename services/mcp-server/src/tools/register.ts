@@ -44,8 +44,7 @@ async function callTool(t: Tool, args: unknown, d: ToolDeps, r: ToolRequest): Pr
       outcome = 'internal_error';
       return failed(refusal(500, 'internal_error', 'the tool failed unexpectedly; it has been logged with this request id', { request_id: req.requestId }));
     }
-    // The control plane refused the token itself (revoked record, ended grant): the next request here is a 401, which sends the client to re-authorize.
-    if (err.status === 401) d.tokens.refuse(caller);
+    // The control plane refused the token itself (revoked meanwhile): the next request here is a 401 from the same standing check.
     outcome = err.code;
     return failed(err);
   } finally {

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodObject, ZodRawShape, z } from 'zod';
 import type { Logger, SqlClient } from '@floe/http';
-import type { AccessTokens, McpCaller } from '../access-token';
+import type { McpCaller } from '../access-token';
 import type { ControlPlaneClient } from '../control-plane-client';
 import type { IngestClient } from '../ingest-client';
 
@@ -35,7 +35,6 @@ export const tool = <S extends ZodRawShape>(t: Tool<S>): Tool<S> => t;
 export interface ToolDeps {
   cp: ControlPlaneClient;
   ingest: IngestClient;
-  tokens: AccessTokens;
   db: SqlClient;
   logger: Logger;
 }
