@@ -30,7 +30,7 @@ const PORT_SETTINGS: Record<string, string> = {
 /** A private stack's environment: its own settings over the caller's, addresses derived from its own ports. */
 function privateEnv(own: NodeJS.ProcessEnv, extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FLOE_ENV: 'test', ...own, ...extraEnv };
-  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL', 'FLOE_MCP_URL', 'FLOE_MCP_SERVER_URL', 'FLOE_SMTP_URL']) {
+  for (const k of ['FLOE_BASE_URL', 'FLOE_IDENTITY_URL', 'FLOE_CONTROL_PLANE_URL', 'FLOE_CATALOG_URL', 'FLOE_S3_URL', 'FLOE_INGEST_URL', 'FLOE_INGEST_GATEWAY_URL', 'FLOE_INGEST_INTERNAL_URL', 'FLOE_MCP_URL', 'FLOE_MCP_SERVER_URL', 'FLOE_SMTP_URL']) {
     if (!(k in extraEnv)) delete env[k];
   }
   return env;
@@ -46,6 +46,7 @@ export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessE
   };
   for (const setting of Object.values(PORT_SETTINGS)) own[setting] = String(await freePort());
   own.FLOE_MAIL_SMTP_PORT = String(await freePort());
+  own.FLOE_INGEST_INTERNAL_PORT = String(await freePort());
   const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
   return { state, stateFile: paths.stateFile };
 }
@@ -68,6 +69,7 @@ export async function restartPrivateStack(stateFile: string, extraEnv: NodeJS.Pr
   };
   for (const [name, setting] of Object.entries(PORT_SETTINGS)) if (old.services[name]) own[setting] = new URL(old.services[name].url).port;
   if (old.smtp_url) own.FLOE_MAIL_SMTP_PORT = new URL(old.smtp_url).port;
+  own.FLOE_INGEST_INTERNAL_PORT = old.ingest_internal_url ? new URL(old.ingest_internal_url).port : String(await freePort());
   try {
     const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
     return state;

@@ -14,6 +14,8 @@ export interface StackState {
   catalog_url: string;
   s3_url: string;
   ingest_url: string;
+  /** The ingest gateway's private listener (its /internal routes); absent in a record written before it existed. */
+  ingest_internal_url?: string;
   /** The MCP tool server's public URL (the OAuth resource); absent in a record written before it existed. */
   mcp_url?: string;
   /** The development mail server's inbox (web and REST API), when the stack runs one. */
@@ -99,6 +101,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     catalog_url: config.catalogUrl,
     s3_url: config.s3Url,
     ingest_url: config.ingestUrl,
+    ingest_internal_url: config.services.ingestInternal,
     mcp_url: config.oauth.mcpUrl,
     mail_inbox_url: config.mail.inboxUrl,
     smtp_url: config.mail.smtpUrl,

@@ -222,11 +222,17 @@ describe('what a token may not do', () => {
 });
 
 describe('the ingest gateway\'s internal intake behind send_rows', () => {
-  const internal = () => request(stack().ingest_url);
+  const internal = () => request(stack().ingest_internal_url!);
   const batch = (sinkId: string) => internal().post(`/internal/sinks/${sinkId}/batches`).set('Content-Type', 'application/json').set('Idempotency-Key', 'internal-1');
 
-  test('only with the bootstrap secret and a named actor; never through the public gateway', async () => {
+  test('only on the private listener, with the bootstrap secret and a named actor; never on {ingest_url} or through the public gateway', async () => {
     const sinkId = (await sql(`SELECT id FROM sinks WHERE name = 'mcp_sink'`))[0].id as string;
+    // {ingest_url} is public (devices post to it directly): the internal route is not there, whatever the credential.
+    const publicHost = await request(stack().ingest_url).post(`/internal/sinks/${sinkId}/batches`).set(bearer(stack().bootstrap_secret))
+      .set('X-Floe-Actor-Id', writer.agentId).set('Content-Type', 'application/json').set('Idempotency-Key', 'internal-0').send('[{"id":9}]');
+    expect([publicHost.status, publicHost.body.error.code]).toEqual([404, 'not_found']);
+    // And the private listener has none of the public routes.
+    expect((await internal().post(`/v1/sinks/${sinkId}`).set('Content-Type', 'application/json').send('[]')).status).toBe(404);
     expect((await batch(sinkId).send('[{"id":9}]')).body.error.code).toBe('unauthorized');
     expect((await batch(sinkId).set(bearer('x'.repeat(32))).send('[{"id":9}]')).status).toBe(401);
     const noActor = await batch(sinkId).set(bearer(stack().bootstrap_secret)).send('[{"id":9}]');

@@ -8,7 +8,7 @@ describe('loadConfig', () => {
     expect(c.catalogUrl).toBe('http://127.0.0.1:8181');
     expect(c.s3Url).toBe('http://127.0.0.1:7480');
     expect(c.ingestUrl).toBe('http://127.0.0.1:8083');
-    expect(c.services).toEqual({ identity: 'http://127.0.0.1:8081', controlPlane: 'http://127.0.0.1:8082', catalog: 'http://127.0.0.1:8181', ingest: 'http://127.0.0.1:8083', mcp: 'http://127.0.0.1:8084' });
+    expect(c.services).toEqual({ identity: 'http://127.0.0.1:8081', controlPlane: 'http://127.0.0.1:8082', catalog: 'http://127.0.0.1:8181', ingest: 'http://127.0.0.1:8083', ingestInternal: 'http://127.0.0.1:8085', mcp: 'http://127.0.0.1:8084' });
     expect(c.ports.mcp).toBe(8084);
     expect(c.oauth.mcpUrl).toBe('http://127.0.0.1:8080/mcp');
     expect(c.openSignup).toBe(true);

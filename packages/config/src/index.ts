@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   FLOE_IDENTITY_PORT: port(8081),
   FLOE_CONTROL_PLANE_PORT: port(8082),
   FLOE_INGEST_PORT: port(8083),
+  // The ingest gateway's private listener: its /internal routes (the MCP tool server's intake), never on {ingest_url}.
+  FLOE_INGEST_INTERNAL_PORT: port(8085),
   // The MCP tool server (services/mcp-server); public at FLOE_MCP_URL through the gateway.
   FLOE_MCP_PORT: port(8084),
   FLOE_CATALOG_PORT: port(8181),
@@ -56,6 +58,7 @@ const EnvSchema = z.object({
   FLOE_IDENTITY_URL: url.optional(),
   FLOE_CONTROL_PLANE_URL: url.optional(),
   FLOE_INGEST_GATEWAY_URL: url.optional(),
+  FLOE_INGEST_INTERNAL_URL: url.optional(),
   FLOE_MCP_SERVER_URL: url.optional(),
   // Where the control plane reaches the catalog (defaults to the public catalog_url).
   FLOE_CATALOG_INTERNAL_URL: url.optional(),
@@ -139,14 +142,14 @@ export interface FloeConfig {
   region: string;
   provider: string;
   ports: {
-    gateway: number; identity: number; controlPlane: number; ingest: number; mcp: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
+    gateway: number; identity: number; controlPlane: number; ingest: number; ingestInternal: number; mcp: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
     mailSmtp: number; mailWeb: number;
   };
   baseUrl: string;
   catalogUrl: string;
   s3Url: string;
   ingestUrl: string;
-  services: { identity: string; controlPlane: string; catalog: string; ingest: string; mcp: string };
+  services: { identity: string; controlPlane: string; catalog: string; ingest: string; ingestInternal: string; mcp: string };
   /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
   s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
@@ -210,6 +213,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       identity: e.FLOE_IDENTITY_PORT,
       controlPlane: e.FLOE_CONTROL_PLANE_PORT,
       ingest: e.FLOE_INGEST_PORT,
+      ingestInternal: e.FLOE_INGEST_INTERNAL_PORT,
       mcp: e.FLOE_MCP_PORT,
       catalog: e.FLOE_CATALOG_PORT,
       s3: e.FLOE_S3_PORT,
@@ -228,6 +232,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       controlPlane: trimSlash(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
       catalog: trimSlash(e.FLOE_CATALOG_INTERNAL_URL ?? e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
       ingest: trimSlash(e.FLOE_INGEST_GATEWAY_URL ?? local(e.FLOE_INGEST_PORT)),
+      ingestInternal: trimSlash(e.FLOE_INGEST_INTERNAL_URL ?? local(e.FLOE_INGEST_INTERNAL_PORT)),
       mcp: trimSlash(e.FLOE_MCP_SERVER_URL ?? local(e.FLOE_MCP_PORT)),
     },
     s3: {

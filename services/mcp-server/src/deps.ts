@@ -20,6 +20,6 @@ export const mcpServer = deployable<McpDeps>({
   particular: ({ config, db, redis }) => ({
     auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
     cp: new ControlPlaneClient(config.services.controlPlane),
-    ingest: new IngestClient(config.services.ingest, config.bootstrapSecret),
+    ingest: new IngestClient(config.services.ingestInternal, config.bootstrapSecret),
   }),
 });
