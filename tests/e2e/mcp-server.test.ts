@@ -96,10 +96,19 @@ describe('the bearer check', () => {
   });
 });
 
-describe('tools/list by scope', () => {
-  test('catalogs:write lists all seven tools; catalogs:read only the five read tools', async () => {
+describe('tools/list by level', () => {
+  test('catalogs:write with a write grant lists all seven tools; catalogs:read, or read grants only, the five read tools', async () => {
     expect((await w.listTools()).tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
     expect((await r.listTools()).tools.map((t) => t.name).sort()).toEqual(READ_TOOLS);
+    const readGrants = await accessFor(person, client('read-grants'), [{ warehouse_id: person.lake, level: 'read' }]);
+    const g = await mcpClient(readGrants.access_token);
+    try {
+      expect((await g.listTools()).tools.map((t) => t.name).sort()).toEqual(READ_TOOLS);
+      // Called anyway, the control plane refuses it at the record's level.
+      await refusedWith(g, 'create_table', { catalog: 'lake', namespace: 'a', table: 'b', columns: [{ name: 'x', type: 'long' }] }, 'forbidden');
+    } finally {
+      await g.close();
+    }
     const described = (await w.listTools()).tools.find((t) => t.name === 'create_table')!;
     expect(described.inputSchema.required).toEqual(['catalog', 'namespace', 'table', 'columns']);
   });

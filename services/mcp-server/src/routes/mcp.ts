@@ -48,12 +48,14 @@ function requireAccessToken(auth: Authenticator, metadataUrl: string): RequestHa
 
 async function answer(d: McpRouteDeps, req: Request, res: Response): Promise<void> {
   const caller = res.locals.caller as McpCaller;
-  // A read-scoped token's tools/list leaves the write tools out; a tools/call
-  // registers them all, so a write tool called anyway is refused by name (tools/register.ts).
-  const calling = [req.body].flat().some((m) => (m as { method?: unknown } | null)?.method === 'tools/call');
+  // A read-level token — read scope, or read grants only — lists only the read tools; a tools/call
+  // registers them all, so a write tool called anyway is refused by name (tools/register.ts) or by the control plane.
+  const methods = [req.body].flat().map((m) => (m as { method?: unknown } | null)?.method);
+  const calling = methods.includes('tools/call');
+  const withWriteTools = calling || (caller.canWrite && methods.includes('tools/list') && (await holdsWriteSomewhere(d, caller, req.requestId)));
   let org: Promise<string | null> | null = null;
   const server = new McpServer({ name: 'floe', version: '0.1.0' });
-  registerTools(server, d, { caller, req, orgId: () => (org ??= orgOfRecord(d.db, caller.recordId)) }, { withWriteTools: caller.canWrite || calling });
+  registerTools(server, d, { caller, req, orgId: () => (org ??= orgOfRecord(d.db, caller.recordId)) }, { withWriteTools });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();
@@ -61,4 +63,14 @@ async function answer(d: McpRouteDeps, req: Request, res: Response): Promise<voi
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, req.body);
+}
+
+/** Whether the token record holds write on any catalog it sees (the control plane's levels); when that cannot be read, the write tools are listed and their calls judged. */
+async function holdsWriteSomewhere(d: McpRouteDeps, caller: McpCaller, requestId: string): Promise<boolean> {
+  try {
+    const r = await d.cp.get<{ warehouses: Array<{ my_level: string }> }>(caller.token, '/v1/warehouses', { requestId });
+    return r.warehouses.some((w) => w.my_level === 'write');
+  } catch {
+    return true;
+  }
 }
