@@ -7,7 +7,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { bearer, gateway, sql, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
 import { callTool, postMcp, refusedWith } from '../support/mcp';
-import { mcpUrl, personWithSession, SESSION_PASSWORD } from '../support/oauth';
+import { allowLakeReadInBrowser, mcpUrl, personWithSession } from '../support/oauth';
 
 // The MCP SDK's own client, given Floe's tool-server URL and nothing else:
 // its first call is refused 401 with the protected-resource pointer; the SDK
@@ -98,19 +98,14 @@ test('the SDK client discovers, authorizes through the consent page, and works w
 
   // 2. The person's browser: sign in on the way, allow lake at read only.
   const page = await browser().newPage();
-  await page.goto(to.href);
-  await page.waitForURL(/\/app\/login\?return_to=/);
-  await page.getByLabel('Email address').fill(person.email);
-  await page.getByLabel('Password').fill(SESSION_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/app\/authorize\?request=/);
-  await page.getByRole('heading', { name: 'SDK Test Host' }).waitFor();
-  expect(await page.getByLabel('scratch', { exact: true }).isChecked()).toBe(false);
-  await page.getByLabel('Level on lake', { exact: true }).selectOption('read');
-  await shot(page, '1-consent');
-  await page.getByRole('button', { name: 'Allow' }).click();
-  await page.waitForURL((u) => u.href.startsWith(redirectUri));
-  const code = new URL(page.url()).searchParams.get('code')!;
+  const landed = await allowLakeReadInBrowser(page, to.href, {
+    email: person.email, client: 'SDK Test Host', redirectUri,
+    look: async (p) => {
+      expect(await p.getByLabel('scratch', { exact: true }).isChecked()).toBe(false);
+      await shot(p, '1-consent');
+    },
+  });
+  const code = landed.searchParams.get('code')!;
   await page.close();
   await first.finishAuth(code);
   expect(host.saved).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), refresh_token: expect.stringMatching(/^ort_/) });

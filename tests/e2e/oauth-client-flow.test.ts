@@ -4,7 +4,7 @@ import * as oidc from 'openid-client';
 import type { BrowserContext } from 'playwright-core';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
-import { mcpUrl, personWithSession, serveDocuments, SESSION_PASSWORD, type Served } from '../support/oauth';
+import { allowLakeReadInBrowser, mcpUrl, personWithSession, serveDocuments, type Served } from '../support/oauth';
 
 // The whole OAuth flow as a tool host runs it, with a real OAuth client
 // (openid-client, which is oauth4webapi underneath): discovery from the RFC
@@ -63,21 +63,7 @@ async function authorize(config: oidc.Configuration) {
 async function consent(url: URL): Promise<URL> {
   context ??= await browser().newContext();
   const page = await context.newPage();
-  await page.goto(url.href);
-  await page.waitForURL(/\/app\/(login|authorize)\?/);
-  if (new URL(page.url()).pathname === '/app/login') {
-    await page.getByLabel('Email address').fill(person.email);
-    await page.getByLabel('Password').fill(SESSION_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/app\/authorize\?request=/);
-  }
-  await page.getByRole('heading', { name: 'Test Tool' }).waitFor();
-  expect(await page.getByLabel('lake', { exact: true }).isChecked()).toBe(true);
-  await page.getByLabel('Level on lake', { exact: true }).selectOption('read');
-  await shot(page, 'consent');
-  await page.getByRole('button', { name: 'Allow' }).click();
-  await page.waitForURL((u) => u.href.startsWith(redirectUri));
-  const landed = new URL(page.url());
+  const landed = await allowLakeReadInBrowser(page, url.href, { email: person.email, client: 'Test Tool', redirectUri, look: (p) => shot(p, 'consent').then(() => undefined) });
   await page.close();
   return landed;
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
 import { uniq, type TestOrg } from '../e2e/control-plane-helpers';
 import { bearer, gateway, identity, stack } from '../e2e/helpers';
 import { requestFrom, type AddressedAnswer } from './from-address';
@@ -91,3 +92,29 @@ export async function personWithSession() {
   };
 }
 
+
+/**
+ * A person's browser follows an authorization URL to the consent page
+ * (signing in with SESSION_PASSWORD if the page asks), sees `client`, allows
+ * `lake` at read only, and is sent back to `redirectUri`: the URL it lands on.
+ * `look` runs on the consent page before Allow (assertions, a screenshot).
+ */
+export async function allowLakeReadInBrowser(
+  page: Page, authorizationUrl: string, o: { email: string; client: string; redirectUri: string; look?: (page: Page) => Promise<void> },
+): Promise<URL> {
+  await page.goto(authorizationUrl);
+  await page.waitForURL(/\/app\/(login|authorize)\?/);
+  if (new URL(page.url()).pathname === '/app/login') {
+    await page.getByLabel('Email address').fill(o.email);
+    await page.getByLabel('Password').fill(SESSION_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/app\/authorize\?request=/);
+  }
+  await page.getByRole('heading', { name: o.client }).waitFor();
+  expect(await page.getByLabel('lake', { exact: true }).isChecked()).toBe(true);
+  await page.getByLabel('Level on lake', { exact: true }).selectOption('read');
+  await o.look?.(page);
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.waitForURL((u) => u.href.startsWith(o.redirectUri));
+  return new URL(page.url());
+}
