@@ -125,6 +125,7 @@ describe('POST /oauth/token: refresh_token', () => {
     flat(await refresh('ort_nothing'), 400, 'invalid_grant');
     flat(await refresh(`ort_${familyOf(p)}_${'A'.repeat(43)}`), 400, 'invalid_grant');
     flat(await refresh(p.refresh_token, { client_id: `${docs.base}/client-other.json` }), 400, 'invalid_grant');
+    flat(await refresh(p.refresh_token, { client_id: 'dcr_neverregistered' }), 401, 'invalid_client');
     flat(await refresh(p.refresh_token, { resource: 'https://elsewhere.example.com/mcp' }), 400, 'invalid_target');
     expect((await sql(`SELECT revoked_at, rotated_at FROM oauth_grants WHERE id = $1`, [familyOf(p)]))[0]).toEqual({ revoked_at: null, rotated_at: null });
 

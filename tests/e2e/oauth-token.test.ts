@@ -99,6 +99,9 @@ describe('POST /oauth/token: authorization_code', () => {
     flat(await token(exchange(code, { redirect_uri: 'http://127.0.0.1:50123/other' })), 400, 'invalid_grant');
     flat(await token(exchange(code, { client_id: `${docs.base}/client-other.json` })), 400, 'invalid_grant');
     flat(await token(exchange('oac_nothing')), 400, 'invalid_grant');
+    // A client this server cannot know: 401 invalid_client.
+    flat(await token(exchange(code, { client_id: 'dcr_neverregistered' })), 401, 'invalid_client');
+    flat(await token(exchange(code, { client_id: 'not a client' })), 401, 'invalid_client');
     flat(await token(exchange(code, { resource: 'https://elsewhere.example.com/mcp' })), 400, 'invalid_target');
     expect((await token(exchange(code))).status).toBe(200);
     const late = await newCode();

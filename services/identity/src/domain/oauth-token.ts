@@ -5,6 +5,7 @@ import { bumpCredentialEpoch, hashSecret, type KeySet } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import type { SigningKeys } from '../signing/signing-keys';
+import { oauthClientExists } from '../store/oauth-clients';
 import {
   oauthCodeByHash, oauthFamilyById, recordIsActive, revokeOAuthFamilies, rotateFamilyRefresh, spendCodeIntoFamily, type OAuthFamilyRecord,
 } from '../store/oauth-grants';
@@ -78,8 +79,20 @@ function checkResource(b: Record<string, unknown>, consented: string): void {
   if (resource !== consented) throw new OAuthError(400, 'invalid_target', 'resource does not match the authorization request');
 }
 
+/**
+ * 401 invalid_client for a client this server cannot know: a `dcr_` id with no
+ * registration (never made, or pruned) or something that is neither that nor
+ * a metadata document's URL. A known client's code or token of another is
+ * invalid_grant.
+ */
+async function requireKnownClient(d: TokenDeps, clientId: string): Promise<void> {
+  const known = clientId.startsWith('dcr_') ? await oauthClientExists(d.prisma, clientId) : URL.canParse(clientId) && /^https?:$/.test(new URL(clientId).protocol);
+  if (!known) throw new OAuthError(401, 'invalid_client', 'unknown client: client_id is a registered dcr_ id or the URL of a client metadata document');
+}
+
 async function exchangeCode(d: TokenDeps, b: Record<string, unknown>) {
   const { code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri } = required(b, ['code', 'code_verifier', 'client_id', 'redirect_uri']);
+  await requireKnownClient(d, clientId);
   const hash = codeHash(code);
   const c = await oauthCodeByHash(d.prisma, hash);
   if (!c || c.clientId !== clientId) throw invalidGrant('unknown authorization code, or one issued to another client');
@@ -105,6 +118,7 @@ async function codeReused(d: TokenDeps, hash: string): Promise<never> {
 
 async function refreshFamily(d: TokenDeps, b: Record<string, unknown>) {
   const { refresh_token: token, client_id: clientId } = required(b, ['refresh_token', 'client_id']);
+  await requireKnownClient(d, clientId);
   const m = REFRESH.exec(token);
   if (!m) throw invalidGrant('not a refresh token of this service');
   const [, id, secret] = m;

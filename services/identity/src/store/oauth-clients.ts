@@ -31,3 +31,7 @@ export async function useOAuthClient(db: Db, id: string): Promise<RegisteredClie
   const row = await db.oAuthClient.findUnique({ where: { id }, select: { metadata: true } });
   return row ? (row.metadata as unknown as RegisteredClient) : null;
 }
+
+export async function oauthClientExists(db: Db, id: string): Promise<boolean> {
+  return (await db.oAuthClient.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
