@@ -257,7 +257,7 @@ describe('environment variables are the ones packages/config reads', () => {
 
 describe('internal addresses point at what is described', () => {
   const internalUrls = (env: Record<string, string>) =>
-    Object.entries(env).filter(([k]) => /^FLOE_.*_URL$/.test(k) && k !== 'FLOE_BASE_URL' && !/^FLOE_(CATALOG|S3|INGEST)_URL$/.test(k));
+    Object.entries(env).filter(([k]) => /^FLOE_.*_URL$/.test(k) && k !== 'FLOE_BASE_URL' && !/^FLOE_(CATALOG|S3|INGEST|MCP)_URL$/.test(k));
 
   test('compose: FLOE_*_URL upstreams name a compose service and the port it listens on', () => {
     for (const [, s] of floeComposeServices) {
