@@ -86,6 +86,10 @@ describe('POST /oauth/token: refresh_token', () => {
     await ageRotation(familyOf(first));
     flat(await refresh(first.refresh_token), 400, 'invalid_grant');
     expect((await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [familyOf(first)]))[0].revoke_reason).toBe('refresh_reused');
+    // A theft signal the organisation's admins read in the audit log.
+    expect(await sql(`SELECT actor_id, actor_kind, org_id, data FROM audit_events WHERE action = 'oauth.revoke' AND target_id = $1`, [familyOf(first)])).toEqual([{
+      actor_id: first.agentId, actor_kind: 'mcp', org_id: person.org.org_id, data: { reason: 'refresh_reused', client_id: clientId(), on_behalf_of: person.principalId },
+    }]);
     flat(await refresh(second.body.refresh_token), 400, 'invalid_grant');
     expectError(await gateway().get('/v1/warehouses').set(bearer(second.body.access_token)), 401, 'unauthorized');
   });
@@ -169,6 +173,7 @@ describe('POST /oauth/revoke', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => revoke({ token: p.refresh_token })));
     expect(answers.map((a) => [a.status, a.body])).toEqual(Array.from({ length: 20 }, () => [200, {}]));
     expect(await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [familyOf(p)])).toEqual([{ revoke_reason: 'revoked_by_client' }]);
+    expect(await sql(`SELECT data->>'reason' AS reason FROM audit_events WHERE action = 'oauth.revoke' AND target_id = $1`, [familyOf(p)])).toEqual([{ reason: 'revoked_by_client' }]);
   });
 });
 

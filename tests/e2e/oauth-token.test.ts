@@ -91,6 +91,8 @@ describe('POST /oauth/token: authorization_code', () => {
     for (const a of answers.filter((x) => x.status !== 200)) flat(a, 400, 'invalid_grant');
     const family = ok[0].body.refresh_token.split('_').slice(1, 3).join('_');
     expect((await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [family]))[0].revoke_reason).toBe('code_reused');
+    // Nineteen rival uses, one revocation audited.
+    expect(await sql(`SELECT data->>'reason' AS reason FROM audit_events WHERE action = 'oauth.revoke' AND target_id = $1`, [family])).toEqual([{ reason: 'code_reused' }]);
   });
 
   test('wrong verifier, redirect, client, an unknown or expired code: invalid_grant; another resource: invalid_target; none of them spends the code', async () => {

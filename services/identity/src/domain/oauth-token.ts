@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch, hashSecret, type KeySet } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
+import { writeAudit, type SqlClient } from '@floe/http';
 import type { SigningKeys } from '../signing/signing-keys';
 import { oauthClientExists } from '../store/oauth-clients';
 import {
@@ -33,6 +34,7 @@ export const OAUTH_REFRESH_SECONDS = 30 * 86_400;
 
 export interface TokenDeps {
   prisma: PrismaClient;
+  db: SqlClient;
   redis: Redis;
   signingKeys: SigningKeys;
   config: Pick<FloeConfig, 'baseUrl' | 'redisPrefix' | 'oauth'>;
@@ -112,7 +114,7 @@ async function exchangeCode(d: TokenDeps, b: Record<string, unknown>) {
 
 /** A second use of a code: the family it made (and so every token of it) is revoked. */
 async function codeReused(d: TokenDeps, hash: string): Promise<never> {
-  if (await revokeOAuthFamilies(d.prisma, { codeHash: hash }, 'code_reused')) await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+  await revokeFamilies(d, { codeHash: hash }, 'code_reused');
   throw invalidGrant('this authorization code was used already; what it produced is revoked');
 }
 
@@ -135,7 +137,7 @@ async function refreshFamily(d: TokenDeps, b: Record<string, unknown>) {
     // The token this family's last rotation replaced: a racing twin moments ago, otherwise a copy someone kept.
     const since = f.rotatedAt ? (Date.now() - f.rotatedAt.getTime()) / 1000 : Infinity;
     if (since <= RACE_SECONDS) throw invalidGrant('another refresh with this token won a moment ago; use the pair it answered');
-    await revokeFamily(d, f.id, 'refresh_reused');
+    await revokeFamilies(d, { id: f.id }, 'refresh_reused');
     throw invalidGrant('this refresh token was used already: every token of this authorization is revoked; authorize again');
   }
   if (!(await recordIsActive(d.prisma, f.agentId))) throw invalidGrant('the token record this authorization was for is revoked');
@@ -160,8 +162,21 @@ function narrowedScope(b: Record<string, unknown>, consented: string): string {
   return [...new Set(asked)].join(' ');
 }
 
-async function revokeFamily(d: TokenDeps, id: string, reason: string): Promise<void> {
-  if (await revokeOAuthFamilies(d.prisma, { id }, reason)) await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+/**
+ * Ends families, then bumps the credential epoch so their access tokens stop
+ * at the next request, and audits each one ended (`oauth.revoke` with the
+ * reason: a reused code or refresh token is a theft signal an admin should see).
+ */
+async function revokeFamilies(d: TokenDeps, which: { id: string } | { codeHash: string }, reason: 'code_reused' | 'refresh_reused' | 'revoked_by_client'): Promise<void> {
+  const ended = await revokeOAuthFamilies(d.prisma, which, reason);
+  if (!ended.length) return;
+  await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+  for (const f of ended) {
+    await writeAudit(d.db, null, {
+      action: 'oauth.revoke', actorId: f.agentId, actorKind: 'mcp', orgId: f.orgId, targetType: 'oauth_family', targetId: f.id,
+      data: { reason, client_id: f.clientId, on_behalf_of: f.personId },
+    });
+  }
 }
 
 async function pair(d: TokenDeps, f: Pick<OAuthFamilyRecord, 'id' | 'agentId' | 'personId' | 'clientId' | 'resource'>, scope: string, secret: string) {
@@ -199,7 +214,7 @@ export async function revokeToken(d: TokenDeps & { keys: KeySet }, body: unknown
   const familyId = REFRESH.test(token) ? await refreshTokenFamily(d, token) : await accessTokenFamily(d, token);
   if (!familyId) return {};
   const f = await oauthFamilyById(d.prisma, familyId);
-  if (f && (!clientId || clientId === f.clientId)) await revokeFamily(d, f.id, 'revoked_by_client');
+  if (f && (!clientId || clientId === f.clientId)) await revokeFamilies(d, { id: f.id }, 'revoked_by_client');
   return {};
 }
 

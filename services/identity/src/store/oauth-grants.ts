@@ -111,10 +111,15 @@ export async function rotateFamilyRefresh(db: Db, id: string, currentHash: strin
   return count === 1;
 }
 
-/** Revokes families (by id, or every family a code made); answers how many were live. */
-export async function revokeOAuthFamilies(db: Db, where: { id: string } | { codeHash: string }, reason: string): Promise<number> {
-  const { count } = await db.oAuthGrant.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date(), revokeReason: reason } });
-  return count;
+export interface RevokedFamily { id: string; clientId: string; agentId: string; personId: string; orgId: string }
+
+/** Revokes families (by id, or every family a code made); answers those that were live (one caller each, however many race). */
+export async function revokeOAuthFamilies(db: Db, where: { id: string } | { codeHash: string }, reason: string): Promise<RevokedFamily[]> {
+  return db.oAuthGrant.updateManyAndReturn({
+    where: { ...where, revokedAt: null },
+    data: { revokedAt: new Date(), revokeReason: reason },
+    select: { id: true, clientId: true, agentId: true, personId: true, orgId: true },
+  });
 }
 
 /** Whether the token record is still active (a revoked record is suspended). */
