@@ -256,6 +256,27 @@ describe('the ingest gateway\'s internal intake behind send_rows', () => {
   });
 });
 
+describe('a refusal an assistant can act on', () => {
+  test('send_rows over the storage limit: quota_exceeded with current, limit and a remedy in words; one quota.reject with the record as actor', async () => {
+    // An organisation of its own, so the others' tests keep their headroom.
+    const full = await personWithSession();
+    const table = await gateway().post('/v1/tables').set(bearer(full.access))
+      .send({ warehouse_id: full.lake, namespace: 'q', name: 't', schema: { type: 'struct', fields: [{ id: 1, name: 'id', required: false, type: 'long' }] } });
+    expect(table.status).toBe(201);
+    expect((await gateway().post('/v1/sinks').set(bearer(full.access)).send({ name: 'full_sink', table: 'q.t', warehouse: 'lake' })).status).toBe(201);
+    const access = await accessFor(full, client('quota'), [{ warehouse_id: full.lake, level: 'write' }]);
+    await sql(`INSERT INTO usage_samples (warehouse_id, source, table_bytes, blob_bytes, objects, blob_objects, complete) VALUES ($1, 'sweep', 6000000000, 0, 1, 0, true)`, [full.lake]);
+    const c = await mcpClient(access.access_token);
+    try {
+      const error = await refusedWith(c, 'send_rows', { sink: 'full_sink', rows: [{ id: 1 }] }, 'quota_exceeded');
+      expect(error).toMatchObject({ status: 409, current: 6_000_000_000, limit_value: 5_368_709_120, scope: 'organization', remedy: expect.stringContaining('storage limit') });
+      expect(await sql(`SELECT actor_id, actor_kind FROM audit_events WHERE action = 'quota.reject' AND org_id = $1`, [full.org.org_id])).toEqual([{ actor_id: access.agentId, actor_kind: 'mcp' }]);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('audit', () => {
   test('one mcp.tool_call event per call: the record as actor, the person, the client and the outcome; never the arguments', async () => {
     await callTool(w, 'list_catalogs');

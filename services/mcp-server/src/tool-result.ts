@@ -1,9 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { remedyFor } from './remedies';
 import type { ServiceRefusal } from './service-refusal';
 
 // How a tool answers the assistant. Success: one text block, a sentence and
 // the JSON the tool summarised. Failure: `isError: true` and one text block
-// whose first line says what went wrong and what to do in words, followed by
+// whose first line says what went wrong and what to do in words (the
+// service's remedy, or this server's for the code: remedies.ts), followed by
 // the service's envelope as JSON (code, message, remedy and the extras that
 // help, such as `available[]` or `suggestion`), so an assistant can read the
 // code exactly.
@@ -13,7 +15,8 @@ export function ok(sentence: string, data: unknown): CallToolResult {
 }
 
 export function failed(r: ServiceRefusal): CallToolResult {
-  const { code, message, remedy, request_id: requestId, ...extras } = r.envelope;
+  const { code, message, remedy: own, request_id: requestId, ...extras } = r.envelope;
+  const remedy = remedyFor(code, own);
   const what = remedy ? ` What to do: ${remedy}` : '';
   const error = { code, status: r.status, message, ...(remedy ? { remedy } : {}), ...extras, ...(requestId ? { request_id: requestId } : {}) };
   return { content: [{ type: 'text', text: `Refused (${code}): ${message}.${what}\n${JSON.stringify({ error }, null, 2)}` }], isError: true };
