@@ -1,41 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { applyMigrations, dropDatabase, ensureDatabase, prismaOver, type PrismaClient } from '@floe/db';
+import { throwawayDatabase } from '../../../tests/support/throwaway-db';
 import { pruneOAuth } from './store/oauth';
 
 // Against the real Postgres: a throwaway database with the real migrations.
-const url = `postgresql://postgres@127.0.0.1:5432/floe_test_oauth_prune_${randomBytes(4).toString('hex')}`;
-let pool: pg.Pool;
-let prisma: PrismaClient;
+const db = throwawayDatabase('oauth_prune');
 const DAY = 86_400_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY);
 
-beforeAll(async () => {
-  await ensureDatabase(url);
-  await applyMigrations(url);
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', () => undefined);
-  prisma = prismaOver(pool);
-}, 60_000);
-
-afterAll(async () => {
-  await prisma.$disconnect();
-  await pool.end();
-  await dropDatabase(url);
-});
-
 async function registration(id: string, createdDaysAgo: number, usedDaysAgo: number | null): Promise<void> {
-  await pool.query(`INSERT INTO oauth_clients (id, metadata, created_at, last_used_at) VALUES ($1, '{}', $2, $3)`, [id, ago(createdDaysAgo), usedDaysAgo === null ? null : ago(usedDaysAgo)]);
+  await db.pool().query(`INSERT INTO oauth_clients (id, metadata, created_at, last_used_at) VALUES ($1, '{}', $2, $3)`, [id, ago(createdDaysAgo), usedDaysAgo === null ? null : ago(usedDaysAgo)]);
 }
 
 async function family(id: string, clientId: string, expiresInDays: number, revokedDaysAgo: number | null = null): Promise<void> {
-  await pool.query(
+  await db.pool().query(
     `INSERT INTO oauth_grants (id, code_hash, client_id, agent_id, person_id, org_id, resource, scope, refresh_hash, expires_at, revoked_at)
      VALUES ($1, $1, $2, 'p_a', 'p_p', 'org_x', 'https://x/mcp', 'catalogs:read', 'h', $3, $4)`,
     [id, clientId, new Date(Date.now() + expiresInDays * DAY), revokedDaysAgo === null ? null : ago(revokedDaysAgo)]);
 }
 
-const ids = async (table: string, column = 'id') => (await pool.query(`SELECT ${column} AS id FROM ${table} ORDER BY 1`)).rows.map((r) => r.id);
+const ids = async (table: string, column = 'id') => (await db.pool().query(`SELECT ${column} AS id FROM ${table} ORDER BY 1`)).rows.map((r) => r.id);
 
 test('unused registrations go after 90 days; used, recent, metadata-document and still-refreshing ones stay; dead codes, requests and families after 30', async () => {
   await registration('dcr_old_unused', 120, null);
@@ -51,20 +33,20 @@ test('unused registrations go after 90 days; used, recent, metadata-document and
   await family('ogr_expired_long_ago', 'https://c', -31);
   await family('ogr_revoked_long_ago', 'https://c', 10, 31);
   await family('ogr_revoked_lately', 'https://c', 10, 2);
-  await pool.query(
+  await db.pool().query(
     `INSERT INTO oauth_codes (code_hash, request_id, client_id, redirect_uri, code_challenge, resource, scope, agent_id, person_id, org_id, expires_at)
      VALUES ('c_dead', 'oar_1', 'c', 'r', 'x', 'x', 's', 'a', 'p', 'o', $1), ('c_recent', 'oar_2', 'c', 'r', 'x', 'x', 's', 'a', 'p', 'o', $2)`,
     [ago(31), ago(1)]);
-  await pool.query(
+  await db.pool().query(
     `INSERT INTO oauth_requests (id, client_id, client, redirect_uri, code_challenge, resource, scope, expires_at)
      VALUES ('oar_1', 'c', '{}', 'r', 'x', 'x', 's', $1), ('oar_2', 'c', '{}', 'r', 'x', 'x', 's', $2)`,
     [ago(31), ago(1)]);
 
-  expect(await pruneOAuth(prisma)).toEqual({ registrations: 2, requests: 1, codes: 1, families: 2 });
+  expect(await pruneOAuth(db.prisma())).toEqual({ registrations: 2, requests: 1, codes: 1, families: 2 });
   expect(await ids('oauth_clients')).toEqual(['dcr_old_but_refreshing', 'dcr_old_used_lately', 'dcr_recent', 'dcrxold', 'https://tool.example.com/client.json']);
   expect(await ids('oauth_grants')).toEqual(['ogr_live', 'ogr_revoked_lately']);
   expect(await ids('oauth_codes', 'code_hash')).toEqual(['c_recent']);
   expect(await ids('oauth_requests')).toEqual(['oar_2']);
   // A second pass finds nothing.
-  expect(await pruneOAuth(prisma)).toEqual({ registrations: 0, requests: 0, codes: 0, families: 0 });
+  expect(await pruneOAuth(db.prisma())).toEqual({ registrations: 0, requests: 0, codes: 0, families: 0 });
 }, 30_000);

@@ -1,37 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createLogger } from '@floe/http';
-import { applyMigrations, dropDatabase, ensureDatabase, prismaOver, type PrismaClient } from '@floe/db';
 import { beginDeletion } from '@floe/db/warehouse-deletion';
+import { throwawayDatabase } from '../../../tests/support/throwaway-db';
 import { eraseAbandonedOrganizations } from './org-erasure';
 
 // Against the real Postgres: a throwaway database with the real migrations.
-const url = `postgresql://postgres@127.0.0.1:5432/floe_test_erasure_${randomBytes(4).toString('hex')}`;
-let pool: pg.Pool;
-let prisma: PrismaClient;
+const db = throwawayDatabase('erasure');
 const logger = createLogger('test', 'error');
-
-beforeAll(async () => {
-  await ensureDatabase(url);
-  await applyMigrations(url);
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', () => undefined);
-  prisma = prismaOver(pool);
-});
-
-afterAll(async () => {
-  await prisma.$disconnect();
-  await pool.end();
-  await dropDatabase(url);
-});
 
 async function org(status: string, opts: { member?: boolean; warehouse?: string } = {}): Promise<string> {
   const id = `org_${randomBytes(6).toString('hex')}`;
-  await pool.query(`INSERT INTO organizations (id, name, handle, status) VALUES ($1, $1, $1, $2)`, [id, status]);
-  await pool.query(`INSERT INTO projects (id, name, provider, region, org_id, owner_id) VALUES ($1, 'p', 'ceph', 'local', $2, 'p_x')`, [`prj_${id}`, id]);
-  if (opts.member) await pool.query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, 'p_y', 'member', 'invitation')`, [id]);
+  await db.pool().query(`INSERT INTO organizations (id, name, handle, status) VALUES ($1, $1, $1, $2)`, [id, status]);
+  await db.pool().query(`INSERT INTO projects (id, name, provider, region, org_id, owner_id) VALUES ($1, 'p', 'ceph', 'local', $2, 'p_x')`, [`prj_${id}`, id]);
+  if (opts.member) await db.pool().query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, 'p_y', 'member', 'invitation')`, [id]);
   if (opts.warehouse) {
-    await pool.query(
+    await db.pool().query(
       `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key,
          storage_ro_uid, storage_ro_access_key, storage_ro_secret_key, role_name)
        VALUES ($1, 'lake', $2, $3, $1, $1 || '-b', $4, 'u', '', '', 'u-ro', '', '', 'r')`, [`w_${id}`, `prj_${id}`, id, opts.warehouse]);
@@ -39,11 +22,11 @@ async function org(status: string, opts: { member?: boolean; warehouse?: string 
   return id;
 }
 
-const exists = async (id: string) => (await pool.query(`SELECT 1 FROM organizations WHERE id = $1`, [id])).rowCount === 1;
+const exists = async (id: string) => (await db.pool().query(`SELECT 1 FROM organizations WHERE id = $1`, [id])).rowCount === 1;
 
 // The catalog's deletion as far as the database goes (its storage and queue steps are the e2e tests').
 const deleteCatalog = async (id: string) => {
-  await beginDeletion(prisma, id, { graceSeconds: 60, reason: 'org_erasure', actor: { principalId: null, kind: null, requestId: null, ip: null } });
+  await beginDeletion(db.prisma(), id, { graceSeconds: 60, reason: 'org_erasure', actor: { principalId: null, kind: null, requestId: null, ip: null } });
 };
 
 test('erases organisations marked deleting with no member and no live catalog, with their projects; deletes the catalogs of the rest first', async () => {
@@ -52,16 +35,16 @@ test('erases organisations marked deleting with no member and no live catalog, w
   const hasCatalog = await org('deleting', { warehouse: 'ready' });
   const rejoined = await org('deleting', { member: true });
   const active = await org('active');
-  const erased = await eraseAbandonedOrganizations({ prisma, logger, deleteCatalog });
+  const erased = await eraseAbandonedOrganizations({ prisma: db.prisma(), logger, deleteCatalog });
   expect(erased.sort()).toEqual([gone, catalogDeleted].sort());
   // The abandoned organisation's catalog is being deleted (the member's organisation keeps its own).
-  expect((await pool.query(`SELECT status, tombstone->>'reason' AS reason FROM warehouses WHERE org_id = $1`, [hasCatalog])).rows).toEqual([{ status: 'deleting', reason: 'org_erasure' }]);
+  expect((await db.pool().query(`SELECT status, tombstone->>'reason' AS reason FROM warehouses WHERE org_id = $1`, [hasCatalog])).rows).toEqual([{ status: 'deleting', reason: 'org_erasure' }]);
   expect(await exists(gone)).toBe(false);
-  expect((await pool.query(`SELECT 1 FROM projects WHERE org_id = $1`, [gone])).rowCount).toBe(0);
+  expect((await db.pool().query(`SELECT 1 FROM projects WHERE org_id = $1`, [gone])).rowCount).toBe(0);
   for (const kept of [hasCatalog, rejoined, active]) expect(await exists(kept)).toBe(true);
   // A second pass finds nothing more.
-  expect(await eraseAbandonedOrganizations({ prisma, logger, deleteCatalog })).toEqual([]);
+  expect(await eraseAbandonedOrganizations({ prisma: db.prisma(), logger, deleteCatalog })).toEqual([]);
   // Once its teardown has ended, the organisation goes too.
-  await pool.query(`UPDATE warehouses SET status = 'deleted' WHERE org_id = $1`, [hasCatalog]);
-  expect(await eraseAbandonedOrganizations({ prisma, logger, deleteCatalog })).toEqual([hasCatalog]);
+  await db.pool().query(`UPDATE warehouses SET status = 'deleted' WHERE org_id = $1`, [hasCatalog]);
+  expect(await eraseAbandonedOrganizations({ prisma: db.prisma(), logger, deleteCatalog })).toEqual([hasCatalog]);
 });
