@@ -25,3 +25,14 @@ export interface ControlTokenClaims {
   client_id?: string;
   scope?: string;
 }
+
+/**
+ * The tool server's OAuth scopes, one home for all who read them: the
+ * authorization server offers them (identity), the tool server publishes and
+ * checks them, the control plane caps a token without the write one at read.
+ */
+export const OAUTH_SCOPES = ['catalogs:read', 'catalogs:write'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** Whether a token's scopes let it change anything (`catalogs:write`). */
+export const scopesAllowWrites = (scopes: readonly string[]): boolean => scopes.includes('catalogs:write');

@@ -1,4 +1,4 @@
-import type { Authenticator } from '@floe/auth';
+import { scopesAllowWrites, type Authenticator } from '@floe/auth';
 import { HttpError } from '@floe/http';
 
 // The tool server's one credential: an OAuth access token the identity
@@ -26,5 +26,5 @@ export interface McpCaller {
 export async function mcpCallerOf(auth: Authenticator, token: string): Promise<McpCaller> {
   const c = await auth.token(token);
   if (!c.oauth) throw new HttpError(401, 'unauthorized', 'the access token was issued for another resource, not this tool server');
-  return { token, recordId: c.principalId, person: c.oauth.personId, clientId: c.oauth.clientId, scopes: c.oauth.scopes, canWrite: c.oauth.scopes.includes('catalogs:write') };
+  return { token, recordId: c.principalId, person: c.oauth.personId, clientId: c.oauth.clientId, scopes: c.oauth.scopes, canWrite: scopesAllowWrites(c.oauth.scopes) };
 }

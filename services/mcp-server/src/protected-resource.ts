@@ -1,12 +1,11 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { OAUTH_SCOPES } from '@floe/auth';
 
 // RFC 9728 protected-resource metadata of the tool server, and the
 // WWW-Authenticate challenge that points to it. One home for both: the
 // challenge's `resource_metadata` must be where the document is served, and
 // an MCP client finds the authorization server only by following it (then
 // `{issuer}/.well-known/oauth-authorization-server`, answered by identity).
-
-export const SCOPES = ['catalogs:read', 'catalogs:write'] as const;
 
 /** Where the document of `mcpUrl` lives: the path-suffixed form, `{origin}/.well-known/oauth-protected-resource{path}`. */
 export function metadataUrlOf(mcpUrl: string): string {
@@ -23,7 +22,7 @@ export function metadataDocument(o: { mcpUrl: string; baseUrl: string }) {
   return {
     resource: o.mcpUrl,
     authorization_servers: [o.baseUrl],
-    scopes_supported: [...SCOPES],
+    scopes_supported: [...OAUTH_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'Floe MCP tool server',
   };

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { scopesAllowWrites } from '@floe/auth';
 import type { Db } from '@floe/db';
 import { forbidden } from '@floe/http';
 import { activePrincipal, membershipsOf, type MembershipRecord } from '../store/memberships';
@@ -34,7 +35,7 @@ const READS = new Set(['GET', 'HEAD']);
 export function loadAccess(db: Db): RequestHandler {
   return async (req, _res, next) => {
     const c = req.caller!;
-    const readOnly = c.oauth !== undefined && !c.oauth.scopes.includes('catalogs:write');
+    const readOnly = c.oauth !== undefined && !scopesAllowWrites(c.oauth.scopes);
     // A read-scoped OAuth token changes nothing: its levels are capped at read (levels.ts) and every other change refused here,
     // so an admin's token record consented for reading cannot delete or publish either.
     if (readOnly && !READS.has(req.method)) {

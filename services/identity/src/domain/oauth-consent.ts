@@ -1,3 +1,4 @@
+import { scopesAllowWrites } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { forbidden, HttpError, notFound, type Caller } from '@floe/http';
@@ -39,7 +40,7 @@ export async function pendingRequest(prisma: PrismaClient, requestId: string): P
 }
 
 /** The level a request's scopes ask for on each catalog. */
-const levelOf = (scopes: string[]): DeviceLevel => (scopes.includes('catalogs:write') ? 'write' : 'read');
+const levelOf = (scopes: string[]): DeviceLevel => (scopesAllowWrites(scopes) ? 'write' : 'read');
 
 /**
  * The live mcp record an allow would reuse: the one bound to this person and

@@ -1,3 +1,4 @@
+import { OAUTH_SCOPES, type OAuthScope } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 
 // Spec: Remote tool-host authorization server (OAuth 2.1). The facts every
@@ -29,9 +30,9 @@ export const oauthRateLimited = (seconds: number, description: string) =>
 export const SCOPES = {
   'catalogs:read': 'See your catalogs, their namespaces and tables, table schemas, snapshots and usage',
   'catalogs:write': 'Create tables and send rows into your catalogs (within the levels you give)',
-} as const;
-export type Scope = keyof typeof SCOPES;
-export const SCOPES_SUPPORTED = Object.keys(SCOPES) as Scope[];
+} as const satisfies Record<OAuthScope, string>;
+export type Scope = OAuthScope;
+export const SCOPES_SUPPORTED: Scope[] = [...OAUTH_SCOPES];
 /** A request without `scope` asks for reading only. */
 export const DEFAULT_SCOPE: Scope[] = ['catalogs:read'];
 
