@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
+import { join } from './control-plane-helpers';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
 import { requestFrom } from '../support/from-address';
 import { authorizeFrom, consentRequest, mcpUrl, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
@@ -216,6 +217,23 @@ describe('the control plane accepts the access tokens (Authentication 1)', () =>
     expect((await gateway().get('/v1/warehouses').set(bearer(p.access_token))).status).toBe(200);
     expect((await gateway().delete(`/v1/orgs/${person.org.org_id}/agents/${p.agentId}`).set(bearer(person.access))).status).toBe(200);
     expectError(await gateway().get('/v1/warehouses').set(bearer(p.access_token)), 401, 'unauthorized');
+  });
+
+  test('a token stands only while its person is a member: removed from the organisation, their tool host\'s next call is 401', async () => {
+    const member = await personWithSession();
+    await join(person.org, { principal_id: member.principalId, api_key: '', key_id: '', email: member.email }, 'member');
+    const client = `${docs.base}/client-refresh-member.json`;
+    const id = consentRequest(await authorizeFrom(MINE, valid(client, { code_challenge: CHALLENGE })));
+    const decided = await gateway().post('/v1/oauth/authorize/decision').set(bearer(member.access))
+      .send({ request_id: id, allow: true, org_id: person.org.org_id, grants: [{ warehouse_id: person.lake, level: 'read' }] });
+    expect(decided.status).toBe(200);
+    const code = new URL(decided.body.redirect_to).searchParams.get('code')!;
+    const t = await token({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: client, redirect_uri: REDIRECT, resource: mcpUrl() });
+    expect(t.status).toBe(200);
+    const seen = await gateway().get('/v1/warehouses').set(bearer(t.body.access_token));
+    expect(seen.body.warehouses.map((w: any) => [w.warehouse_id, w.my_level])).toEqual([[person.lake, 'read']]);
+    expect((await gateway().delete(`/v1/orgs/${person.org.org_id}/members/${member.principalId}`).set(bearer(person.access))).status).toBe(200);
+    expectError(await gateway().get('/v1/warehouses').set(bearer(t.body.access_token)), 401, 'unauthorized');
   });
 
   test('cross-tenant: one organisation\'s token reaches nothing of another', async () => {

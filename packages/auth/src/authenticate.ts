@@ -29,7 +29,7 @@ interface PrincipalRecord {
   kind: Kind;
   email: string | null;
   status: PrincipalStatus;
-  /** Whether the API key a token was minted from (or the OAuth family an access token belongs to) has been revoked since. */
+  /** Whether the API key a token was minted from has been revoked since (for an OAuth access token: its family, or its person's standing). */
   keyRevoked: boolean;
 }
 
@@ -235,17 +235,27 @@ export class Authenticator {
     return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.key_revoked) };
   }
 
+  /**
+   * An OAuth token acts for the person who consented: it stands while its
+   * record is active, its refresh family live, and that person still active
+   * and a member of the record's organisation (a person who left, was
+   * removed or deleted takes their tool hosts' access with them).
+   */
   private async loadOAuthRecord(principalId: string, familyId: string): Promise<PrincipalRecord | null> {
-    // Raw over pg: every tool-server request's standing check, the record and its refresh family in one statement.
+    // Raw over pg: every tool-server request's standing check, the record, its refresh family and its person in one statement.
     const { rows } = await this.opts.db.query({
       name: 'auth_oauth_record',
-      text: `SELECT p.kind, p.email, p.status, (g.id IS NULL OR g.revoked_at IS NOT NULL) AS family_revoked
+      text: `SELECT p.kind, p.email, p.status, (g.id IS NULL OR g.revoked_at IS NOT NULL) AS family_revoked,
+           EXISTS (SELECT 1 FROM principals h
+                     JOIN memberships hm ON hm.principal_id = h.id
+                     JOIN memberships rm ON rm.org_id = hm.org_id AND rm.principal_id = p.id
+                    WHERE h.id = g.person_id AND h.status = 'active') AS person_present
          FROM principals p LEFT JOIN oauth_grants g ON g.id = $2 AND g.agent_id = p.id WHERE p.id = $1`,
       values: [principalId, familyId],
     });
     const r = rows[0];
     if (!r || r.kind !== 'mcp') return null;
-    return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.family_revoked) };
+    return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.family_revoked) || !r.person_present };
   }
 
   /** last_used_at is written at most once a minute per key per process: a write per request would cost more than the route. */
@@ -264,7 +274,7 @@ function fingerprint(token: string): string {
 }
 
 function revokedOAuthToken(): HttpError {
-  return new HttpError(401, 'unauthorized', 'this access token was revoked (its token record or its authorization); authorize again', {},
+  return new HttpError(401, 'unauthorized', 'this access token no longer stands (its token record or authorization was revoked, or the person who allowed it left the organisation); authorize again', {},
     { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
 }
 

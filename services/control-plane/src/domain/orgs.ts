@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+import { bumpCredentialEpoch } from '@floe/auth';
 import { conflict, forbidden, notFound, badRequest } from '@floe/http';
 import type { Db, PrismaClient } from '@floe/db';
 import type { AccessContext, OrgMembership } from '../access/context';
@@ -83,8 +85,20 @@ export async function changeRole(prisma: PrismaClient, ctx: AccessContext, orgId
   return { orgId: m.orgId, member: { ...target, role }, previous: target.role };
 }
 
-/** DELETE …/members/{id}: an admin removes a member, or a person leaves; the last human admin stays (409 `last_admin`). */
-export async function removeFromOrg(prisma: PrismaClient, ctx: AccessContext, orgIdOrHandle: string, memberId: string) {
+export interface RemoveDeps {
+  prisma: PrismaClient;
+  redis: Redis;
+  redisPrefix: string;
+}
+
+/**
+ * DELETE …/members/{id}: an admin removes a member, or a person leaves; the
+ * last human admin stays (409 `last_admin`). The credential epoch is bumped
+ * after, so the tool hosts the person allowed (OAuth tokens stand only while
+ * their person is a member) stop at their next request.
+ */
+export async function removeFromOrg(d: RemoveDeps, ctx: AccessContext, orgIdOrHandle: string, memberId: string) {
+  const { prisma } = d;
   const m = membershipFor(ctx, orgIdOrHandle);
   const leaving = memberId === ctx.principalId;
   if (!leaving) requireOrgAdmin(m, 'removing a member');
@@ -96,5 +110,6 @@ export async function removeFromOrg(prisma: PrismaClient, ctx: AccessContext, or
     if (now.role === 'admin' && now.kind === 'human' && (await otherHumanAdmins(tx, m.orgId, memberId)) === 0) throw lastAdmin(m.handle);
     return removeMember(tx, m.orgId, memberId);
   });
+  await bumpCredentialEpoch(d.redis, d.redisPrefix);
   return { orgId: m.orgId, member: target, leaving, grantsRemoved: grants };
 }

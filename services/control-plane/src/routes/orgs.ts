@@ -69,7 +69,7 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
       res.json({ org_id: r.orgId, ...memberRow(r.member), previous_role: r.previous });
     }],
     delete: [...d.authed, async (req, res) => {
-      const r = await removeFromOrg(d.prisma, req.access!, String(req.params.org_id), String(req.params.member_id));
+      const r = await removeFromOrg({ prisma: d.prisma, redis: d.redis, redisPrefix: d.config.redisPrefix }, req.access!, String(req.params.org_id), String(req.params.member_id));
       await writeAudit(d.db, req, { action: 'org.member_remove', orgId: r.orgId, targetType: 'principal', targetId: r.member.principalId, data: { left: r.leaving, role: r.member.role, grants_removed: r.grantsRemoved } });
       res.json({ org_id: r.orgId, member_id: r.member.principalId, removed: true, left: r.leaving, grants_removed: r.grantsRemoved });
     }],
