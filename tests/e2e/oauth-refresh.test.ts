@@ -236,6 +236,40 @@ describe('the control plane accepts the access tokens (Authentication 1)', () =>
     expectError(await gateway().get('/v1/warehouses').set(bearer(t.body.access_token)), 401, 'unauthorized');
   });
 
+  test('a token never holds more than its person holds now: a grant revoked, a read revoked, a role lowered take effect on the tool host at once', async () => {
+    const colleague = await personWithSession();
+    await join(person.org, { principal_id: colleague.principalId, api_key: '', key_id: '', email: colleague.email }, 'member');
+    expect((await gateway().put(`/v1/warehouses/${scratch}/grants/${colleague.principalId}`).set(bearer(person.access)).send({ level: 'write' })).status).toBe(200);
+    const consent = async (client: string, body: Record<string, unknown>) => {
+      const id = consentRequest(await authorizeFrom(MINE, valid(client, { code_challenge: CHALLENGE })));
+      const decided = await gateway().post('/v1/oauth/authorize/decision').set(bearer(colleague.access)).send({ request_id: id, allow: true, org_id: person.org.org_id, ...body });
+      expect(decided.status).toBe(200);
+      const code = new URL(decided.body.redirect_to).searchParams.get('code')!;
+      const t = await token({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: client, redirect_uri: REDIRECT, resource: mcpUrl() });
+      expect(t.status).toBe(200);
+      return t.body.access_token as string;
+    };
+    const levelOn = async (access: string, w: string) => {
+      const res = await gateway().get(`/v1/warehouses/${w}`).set(bearer(access));
+      return res.status === 200 ? res.body.my_level : res.body.error.code;
+    };
+    const writer = await consent(`${docs.base}/client-refresh-cap.json`, { grants: [{ warehouse_id: scratch, level: 'write' }] });
+    expect(await levelOn(writer, scratch)).toBe('write');
+    // The colleague's write grant revoked: their implicit read is what the token holds now.
+    expect((await gateway().delete(`/v1/warehouses/${scratch}/grants/${colleague.principalId}`).set(bearer(person.access))).status).toBe(200);
+    expect(await levelOn(writer, scratch)).toBe('read');
+    // Their membership read revoked too (level none): the token does not see the catalog at all.
+    expect((await gateway().delete(`/v1/warehouses/${scratch}/grants/${colleague.principalId}`).set(bearer(person.access))).status).toBe(200);
+    expect(await levelOn(writer, scratch)).toBe('warehouse_not_found');
+
+    // An admin's admin token, once the admin is a member: it acts as a member token (its explicit grants only: none here).
+    expect((await gateway().patch(`/v1/orgs/${person.org.org_id}/members/${colleague.principalId}`).set(bearer(person.access)).send({ role: 'admin' })).status).toBe(200);
+    const adminToken = await consent(`${docs.base}/client-refresh-admin.json`, { grants: [{ warehouse_id: person.lake, level: 'write' }], role: 'admin' });
+    expect(await levelOn(adminToken, person.lake)).toBe('write');
+    expect((await gateway().patch(`/v1/orgs/${person.org.org_id}/members/${colleague.principalId}`).set(bearer(person.access)).send({ role: 'member' })).status).toBe(200);
+    expect(await levelOn(adminToken, person.lake)).toBe('read');
+  });
+
   test('cross-tenant: one organisation\'s token reaches nothing of another', async () => {
     const p = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
     expectError(await gateway().get(`/v1/warehouses/${other.lake}`).set(bearer(p.access_token)), 404, 'warehouse_not_found');

@@ -3,7 +3,8 @@ import { scopesAllowWrites } from '@floe/auth';
 import type { Db } from '@floe/db';
 import { forbidden } from '@floe/http';
 import { activePrincipal, membershipsOf, type MembershipRecord } from '../store/memberships';
-import { isToken, type PrincipalKind } from './levels';
+import { grantLevelsOf } from '../store/grants';
+import { isToken, type Level, type PrincipalKind } from './levels';
 
 // Who the caller is beyond its credential: the organisations it belongs to
 // and its role in each. Loaded once per request, after authentication.
@@ -19,6 +20,13 @@ export interface AccessContext {
   /** An OAuth access token without `catalogs:write`: every level it holds is read. */
   readOnly?: boolean;
   memberships: OrgMembership[];
+  /**
+   * An OAuth access token acts for the person who consented: nothing it holds
+   * goes past what that person holds now (their role in each organisation,
+   * their level on each catalog). A person demoted, or whose read on a
+   * catalog was revoked, takes that from their tool hosts at once.
+   */
+  actingFor?: { principalId: string; memberships: OrgMembership[]; grants: Map<string, Level> };
 }
 
 declare global {
@@ -41,9 +49,26 @@ export function loadAccess(db: Db): RequestHandler {
     if (readOnly && !READS.has(req.method)) {
       throw forbidden('insufficient_scope', 'this access token was consented for reading (catalogs:read); authorize again with catalogs:write to change anything');
     }
-    req.access = { principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), readOnly, memberships: await membershipsOf(db, c.principalId) };
+    const memberships = await membershipsOf(db, c.principalId);
+    const actingFor = c.oauth ? await personOf(db, c.oauth.personId) : undefined;
+    req.access = {
+      principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), readOnly,
+      memberships: actingFor ? memberships.map((m) => cappedByPerson(m, actingFor.memberships)) : memberships,
+      actingFor,
+    };
     next();
   };
+}
+
+async function personOf(db: Db, personId: string): Promise<NonNullable<AccessContext['actingFor']>> {
+  const [memberships, grants] = await Promise.all([membershipsOf(db, personId), grantLevelsOf(db, personId)]);
+  return { principalId: personId, memberships, grants };
+}
+
+/** A token record's role in an organisation, never above its person's there (an admin record of a person since demoted acts as a member). */
+function cappedByPerson(m: OrgMembership, person: OrgMembership[]): OrgMembership {
+  const theirs = person.find((p) => p.orgId === m.orgId);
+  return m.role === 'admin' && theirs?.role !== 'admin' ? { ...m, role: 'member' } : m;
 }
 
 /** The access context of a principal acting through another service (identity's device approval): null for one that is not active. */

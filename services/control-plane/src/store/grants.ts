@@ -51,3 +51,9 @@ export async function upsertGrant(db: Db, g: { warehouseId: string; principalId:
 export async function deleteGrant(db: Db, warehouseId: string, principalId: string): Promise<void> {
   await db.warehouseGrant.deleteMany({ where: { warehouseId, principalId } });
 }
+
+/** Every explicit grant a principal holds, by warehouse (a revoked membership read is `none`). */
+export async function grantLevelsOf(db: Db, principalId: string): Promise<Map<string, Level>> {
+  const rows = await db.warehouseGrant.findMany({ where: { principalId }, select: { warehouseId: true, level: true } });
+  return new Map(rows.map((r) => [r.warehouseId, r.level as Level]));
+}

@@ -1,6 +1,6 @@
 import { Prisma, type Db } from '@floe/db';
 import { tombstoneOf, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
-import { accessOf, type Access, type Level } from '../access/levels';
+import { accessOf, rank, type Access, type Level } from '../access/levels';
 import { membershipIn, type AccessContext } from '../access/context';
 
 // Warehouse rows as the control plane reads them: joined with their project,
@@ -204,7 +204,24 @@ export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
     createdBy: w.createdBy,
     grant: w.grantLevel ? { level: w.grantLevel } : null,
   });
-  return ctx.readOnly && access.level === 'write' ? { ...access, level: 'read' } : access;
+  return cappedForToken(ctx, w, access);
+}
+
+/** An OAuth token's access: at most its person's on this warehouse (none: not seen at all), and read only under a read scope. */
+function cappedForToken(ctx: AccessContext, w: WarehouseRecord, access: Access): Access {
+  let capped = access;
+  const person = ctx.actingFor;
+  if (person) {
+    const m = person.memberships.find((x) => x.orgId === w.orgId);
+    const theirs = accessOf({
+      principalId: person.principalId, kind: 'human', membership: m ? { role: m.role, confined: m.confined } : null,
+      ownsProject: w.orgId === null && w.projectOwner === person.principalId, createdBy: w.createdBy,
+      grant: person.grants.has(w.id) ? { level: person.grants.get(w.id)! } : null,
+    });
+    if (theirs.level === 'none') return { level: 'none', via: null, visible: false };
+    if (rank(theirs.level) < rank(capped.level)) capped = { ...capped, level: theirs.level };
+  }
+  return ctx.readOnly && capped.level === 'write' ? { ...capped, level: 'read' } : capped;
 }
 
 export interface VisibleWarehouse extends WarehouseRecord {
