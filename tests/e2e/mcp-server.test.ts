@@ -256,6 +256,34 @@ describe('the ingest gateway\'s internal intake behind send_rows', () => {
   });
 });
 
+describe('malformed input', () => {
+  const raw = (body: string, headers: Record<string, string> = {}, path = '') => fetch(`${mcpUrl()}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18', Authorization: `Bearer ${writer.access_token}`, ...headers },
+    body,
+  });
+
+  test('broken JSON, no object, an empty batch, deep nesting, another content type, an unknown method, repeated parameters, a NUL, a broken escape: never 5xx', async () => {
+    const answers = await Promise.all([
+      raw('{nope'), raw('"x"'), raw('[]'), raw(`${'['.repeat(20_000)}${']'.repeat(20_000)}`), raw('{}', { 'Content-Type': 'text/plain' }),
+      raw('{"jsonrpc":"2.0","id":1,"method":"nope"}'), raw('{}', {}, '?a=1&a=2'), raw('{}', {}, '?a=%00'), raw('{}', {}, '?a=%zz'),
+    ]);
+    // Ours in the envelope (JSON, nesting, query checks), the SDK's in JSON-RPC (content type, unknown method, a message that is none);
+    // an empty batch is accepted with nothing to answer.
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 202, 400, 415, 200, 400, 400, 400]);
+  });
+
+  test('wrong types and a NUL inside a tool\'s arguments: a tool error or a JSON-RPC error, never a 5xx', async () => {
+    const call = (args: unknown) => raw(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_tables', arguments: args } }));
+    for (const args of [{ catalog: 123 }, { catalog: 'la\u0000ke' }, { catalog: ['lake'] }, { catalog: 'lake', namespace: { deep: true } }, 'lake']) {
+      const res = await call(args);
+      expect(res.status).toBeLessThan(500);
+      const body = await res.json();
+      expect(body.error !== undefined || body.result?.isError === true).toBe(true);
+    }
+  });
+});
+
 describe('a refusal an assistant can act on', () => {
   test('send_rows over the storage limit: quota_exceeded with current, limit and a remedy in words; one quota.reject with the record as actor', async () => {
     // An organisation of its own, so the others' tests keep their headroom.
