@@ -11,7 +11,6 @@ import { mountOAuth } from './routes/oauth';
 import { mountOAuthConsent } from './routes/oauth-consent';
 import { mountSignup } from './routes/signup';
 import { mountTokens } from './routes/tokens';
-import { mountUnbuilt } from './routes/unbuilt';
 
 export function buildIdentityApp(d: IdentityDeps): Express {
   return createApp({
@@ -30,7 +29,6 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountDevice(app, d);
       mountOAuth(app, d);
       mountOAuthConsent(app, d);
-      mountUnbuilt(app, d);
     },
   });
 }
