@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { refusal } from '../service-refusal';
 import { ok } from '../tool-result';
-import { tool } from './tool';
+import { catalogArg as catalog, tool } from './tool';
 
 // The read tools: every token gets them. Each is one or two control-plane
 // reads with the caller's token, summarised for an assistant.
 
-const catalog = z.string().min(1).describe('The catalog (warehouse): its name, e.g. "lake", or its warehouse_id as list_catalogs shows.');
 const ENGINES = ['duckdb', 'pyiceberg', 'spark', 'snowflake'] as const;
 
 interface WarehouseRow {

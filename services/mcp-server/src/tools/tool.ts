@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ZodObject, ZodRawShape, z } from 'zod';
+import { z, type ZodObject, type ZodRawShape } from 'zod';
 import type { Logger, SqlClient } from '@floe/http';
 import type { McpCaller } from '../access-token';
 import type { ControlPlaneClient } from '../control-plane-client';
@@ -10,6 +10,9 @@ import type { IngestClient } from '../ingest-client';
 // write tools only under `catalogs:write`), what the assistant reads about it,
 // its input schema, and its work. Each tool acts with the caller's token and
 // nothing more: the control plane decides what that token may see or do.
+
+/** The argument every catalog tool takes, in the one wording the assistant reads. */
+export const catalogArg = z.string().min(1).describe('The catalog (warehouse): its name, e.g. "lake", or its warehouse_id as list_catalogs shows.');
 
 /** What a tool's work reaches: the two services, with the caller and the request id of the HTTP request carrying the call. */
 export interface ToolContext {

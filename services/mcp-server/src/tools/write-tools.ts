@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { refusal } from '../service-refusal';
 import { ok } from '../tool-result';
-import { tool } from './tool';
+import { catalogArg as catalog, tool } from './tool';
 
 // The write tools: listed only for a token whose scope holds
 // `catalogs:write`, and refused (insufficient_scope) for any other before
 // they run (tools/register.ts). The control plane still judges each call at
 // the record's level on the catalog.
 
-const catalog = z.string().min(1).describe('The catalog (warehouse): its name, e.g. "lake", or its warehouse_id as list_catalogs shows.');
 
 const Column = z.object({
   name: z.string().min(1).describe('Column name.'),
