@@ -7,7 +7,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { bearer, gateway, sql, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
 import { callTool, postMcp, refusedWith } from '../support/mcp';
-import { allowLakeReadInBrowser, mcpUrl, personWithSession } from '../support/oauth';
+import { allowLakeReadInBrowser, mcpUrl, newCatalogOf, personWithSession } from '../support/oauth';
 
 // The MCP SDK's own client, given Floe's tool-server URL and nothing else:
 // its first call is refused 401 with the protected-resource pointer; the SDK
@@ -33,9 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
   redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
   person = await personWithSession();
-  const w = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'scratch' });
-  expect(w.status).toBe(201);
-  scratch = w.body.warehouse_id;
+  scratch = await newCatalogOf(person, 'scratch');
 }, 90_000);
 afterAll(async () => {
   await new Promise((r) => callback.close(r));

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { discoverOAuthServerInfo, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import request from 'supertest';
 import { bearer, gateway, sql, stack } from './helpers';
-import type { Served } from '../support/oauth';
+import { newCatalogOf, type Served } from '../support/oauth';
 import {
   accessFor, callTool, clientDocuments, mcpClient, mcpUrl, metadataUrl, personWithSession, postMcp, refusedWith, type Access, type Person,
 } from '../support/mcp';
@@ -30,9 +30,7 @@ const client = (name: string) => `${docs.base}/client-mcp-${name}.json`;
 beforeAll(async () => {
   docs = await clientDocuments();
   [person, stranger] = await Promise.all([personWithSession(), personWithSession()]);
-  const made = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'hidden' });
-  expect(made.status).toBe(201);
-  ungranted = { warehouse_id: made.body.warehouse_id, name: 'hidden' };
+  ungranted = { warehouse_id: await newCatalogOf(person, 'hidden'), name: 'hidden' };
   // One client each: a record is bound to person and client, and a new consent replaces its grants.
   writer = await accessFor(person, client('writer'), [{ warehouse_id: person.lake, level: 'write' }]);
   reader = await accessFor(person, client('reader'), [{ warehouse_id: person.lake, level: 'write' }], 'catalogs:read');

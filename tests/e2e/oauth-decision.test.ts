@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { join, uniq } from './control-plane-helpers';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
-import { authorizeFrom, consentRequest, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
+import { authorizeFrom, consentRequest, newCatalogOf, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
 
 // Spec: POST /v1/oauth/authorize/decision — a person answers a consent
 // request in a login session. Deny: back to the client with access_denied.
@@ -26,9 +26,7 @@ const decide = (credential: string, body: unknown) => gateway().post('/v1/oauth/
 beforeAll(async () => {
   docs = await serveDocuments('127.0.0.77', () => docs.base);
   person = await personWithSession();
-  const w = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'scratch' });
-  expect(w.status).toBe(201);
-  scratch = w.body.warehouse_id;
+  scratch = await newCatalogOf(person, 'scratch');
 }, 90_000);
 afterAll(async () => {
   await new Promise((r) => docs.server.close(r));

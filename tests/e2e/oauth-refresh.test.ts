@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { join } from './control-plane-helpers';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
 import { requestFrom } from '../support/from-address';
-import { authorizeFrom, consentRequest, mcpUrl, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
+import { authorizeFrom, consentRequest, mcpUrl, newCatalogOf, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
 
 // Spec: POST /oauth/token grant_type=refresh_token (rotation; reuse of a
 // rotated-out token revokes the family; a narrower scope honoured),
@@ -25,9 +25,7 @@ const clientId = () => `${docs.base}/client-refresh.json`;
 beforeAll(async () => {
   docs = await serveDocuments('127.0.0.77', () => docs.base);
   [person, other] = await Promise.all([personWithSession(), personWithSession()]);
-  const w = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'scratch' });
-  expect(w.status).toBe(201);
-  scratch = w.body.warehouse_id;
+  scratch = await newCatalogOf(person, 'scratch');
 }, 120_000);
 afterAll(async () => {
   await new Promise((r) => docs.server.close(r));

@@ -7,7 +7,7 @@ import { join } from './control-plane-helpers';
 import { bearer, gateway, sql, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
 import { requestFrom } from '../support/from-address';
-import { authorizeFrom, consentRequest, mcpUrl, personWithSession, serveDocuments, SESSION_PASSWORD, valid, type Served } from '../support/oauth';
+import { authorizeFrom, consentRequest, mcpUrl, newCatalogOf, personWithSession, serveDocuments, SESSION_PASSWORD, valid, type Served } from '../support/oauth';
 
 // The OAuth consent page, /app/authorize, in headless Chromium: an
 // application's authorization request lands the person here; signed out,
@@ -42,12 +42,6 @@ const newRequest = async (client: string) => consentRequest(await authorizeFrom(
 const consentUrl = (id: string) => `${stack().base_url}/app/authorize?request=${id}`;
 const decide = (body: unknown) => gateway().post('/v1/oauth/authorize/decision').set(bearer(person.access)).send(body as object);
 
-async function newCatalog(name: string): Promise<string> {
-  const w = await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name });
-  expect(w.status).toBe(201);
-  return w.body.warehouse_id;
-}
-
 beforeAll(async () => {
   docs = await serveDocuments('127.0.0.77', () => docs.base);
   // The application's redirect URI: a loopback callback (the documents list http://127.0.0.1/callback, any port).
@@ -55,8 +49,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   callback = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback` };
   person = await personWithSession();
-  scratch = await newCatalog('scratch');
-  extra = await newCatalog('extra');
+  scratch = await newCatalogOf(person, 'scratch');
+  extra = await newCatalogOf(person, 'extra');
 }, 90_000);
 afterAll(async () => {
   await new Promise((r) => docs.server.close(r));

@@ -79,6 +79,13 @@ export function consentRequest(res: AddressedAnswer): string {
   return new URL(res.headers.location!).searchParams.get('request')!;
 }
 
+/** A further catalog of the person's project, made with their session: its id. */
+export async function newCatalogOf(p: { access: string; project: string }, name: string): Promise<string> {
+  const w = await gateway().post('/v1/warehouses').set(bearer(p.access)).send({ project_id: p.project, name });
+  expect(w.status).toBe(201);
+  return w.body.warehouse_id;
+}
+
 /** A person with a password and a login session: admin of an organisation with `lake`. */
 export async function personWithSession() {
   const email = `oa-${uniq()}${uniq()}@example.com`;
