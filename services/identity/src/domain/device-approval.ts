@@ -119,16 +119,30 @@ export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, c
   };
 }
 
-/** What the approver gives: each resolved catalog once, at the asked level capped by their own; 403 on one they hold nothing on. */
-function grantsOf(cat: DeviceCatalogs): GivenCatalog[] {
-  const given = new Map<string, GivenCatalog>();
-  for (const r of cat.requested) {
+/** A catalog a person gives a machine or an application: the level given, the one asked, and the person's own. */
+export interface GivenLevel extends GivenCatalog {
+  asked: DeviceLevel;
+  held: DeviceLevel | 'none';
+}
+
+/**
+ * What a person gives (a device approval, an OAuth consent): each resolved
+ * catalog once, at the asked level capped by their own (the highest where
+ * one is asked twice); 403 on one they hold nothing on.
+ */
+export function givenLevels(requested: DeviceCatalogs['requested']): GivenLevel[] {
+  const given = new Map<string, GivenLevel>();
+  for (const r of requested) {
     const level = capped(r.level, r.my_level);
     if (!level) throw forbidden('forbidden', `you hold nothing on the catalog ${r.name}, so you cannot give it`, { warehouse_id: r.warehouse_id });
     const before = given.get(r.warehouse_id);
-    if (!before || RANK[level] > RANK[before.level]) given.set(r.warehouse_id, { warehouse_id: r.warehouse_id, name: r.name, level });
+    if (!before || RANK[level] > RANK[before.level]) given.set(r.warehouse_id, { warehouse_id: r.warehouse_id, name: r.name, level, asked: r.level, held: r.my_level });
   }
   return [...given.values()];
+}
+
+function grantsOf(cat: DeviceCatalogs): GivenCatalog[] {
+  return givenLevels(cat.requested).map(({ warehouse_id, name, level }) => ({ warehouse_id, name, level }));
 }
 
 function describe(l: DeviceLoginRecord) {

@@ -1,12 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
+import { hashSecret } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, forbidden, HttpError, writeAudit, type Caller, type SqlClient } from '@floe/http';
 import { createMcpRecord, deviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { bind, bindingOf, insertOAuthCode } from '../store/oauth-grants';
 import { claimOAuthRequest, releaseOAuthRequest, type OAuthRequestRecord } from '../store/oauth-requests';
-import { capped } from './device-approval';
+import { givenLevels } from './device-approval';
 import { pendingRequest, requireLoginSession } from './oauth-consent';
 
 // Spec: POST /v1/oauth/authorize/decision — the person's answer to a consent
@@ -30,10 +31,6 @@ export interface DecisionDeps {
 export type Decision =
   | { requestId: string; allow: false }
   | { requestId: string; allow: true; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; orgId?: string; role: 'member' | 'admin' };
-
-const RANK: Record<DeviceLevel | 'none', number> = { none: 0, read: 1, write: 2 };
-
-export const codeHash = (code: string) => createHash('sha256').update(code).digest('hex');
 
 /** The client's redirect URI with these parameters added (its own query kept). */
 function redirectWith(r: OAuthRequestRecord, params: Record<string, string>, iss: string): string {
@@ -76,13 +73,7 @@ export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: 
   const cat = await deviceCatalogs(d.config, {
     principalId: caller.principalId, orgId: c.orgId, requested: c.grants.map((g) => ({ ref: g.warehouse_id, level: g.level })), requestedLevel: 'read', ensureCatalog: false,
   });
-  const given = new Map<string, { warehouse_id: string; name: string; level: DeviceLevel; asked: DeviceLevel; held: DeviceLevel | 'none' }>();
-  for (const w of cat.requested) {
-    const level = capped(w.level, w.my_level);
-    if (!level) throw forbidden('forbidden', `you hold nothing on the catalog ${w.name}, so you cannot give it`, { warehouse_id: w.warehouse_id });
-    const before = given.get(w.warehouse_id);
-    if (!before || RANK[level] > RANK[before.level]) given.set(w.warehouse_id, { warehouse_id: w.warehouse_id, name: w.name, level, asked: w.level, held: w.my_level });
-  }
+  const given = givenLevels(cat.requested);
   const org = cat.organization;
   if (c.role === 'admin' && org.role !== 'admin') {
     throw forbidden('insufficient_role', `an admin token is for an admin of ${org.handle} to give; you are a member`, { role: org.role, needed: 'admin' });
@@ -95,7 +86,7 @@ export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: 
     const bound = await bindingOf(d.prisma, caller.principalId, r.clientId);
     record = await createMcpRecord(d.config, {
       orgId: org.org_id, name: tokenName(r, caller), capBy: caller.principalId, role: c.role,
-      grants: [...given.values()].map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })),
+      grants: given.map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })),
       reuseAgentId: bound && bound.orgId === org.org_id ? bound.agentId : undefined,
     });
     await bind(d.prisma, { personId: caller.principalId, clientId: r.clientId, agentId: record.agent_id, orgId: org.org_id });
@@ -105,11 +96,11 @@ export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: 
   }
   const code = `oac_${randomBytes(32).toString('base64url')}`;
   await insertOAuthCode(d.prisma, {
-    codeHash: codeHash(code), requestId: r.id, clientId: r.clientId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
+    codeHash: hashSecret(code), requestId: r.id, clientId: r.clientId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
     resource: r.resource, scope: r.scope, agentId: record.agent_id, personId: caller.principalId, orgId: org.org_id,
     expiresAt: new Date(Date.now() + CODE_SECONDS * 1000),
   });
-  const cappedGrants = [...given.values()].filter((g) => g.level !== g.asked).map((g) => ({ warehouse_id: g.warehouse_id, name: g.name, asked: g.asked, level: g.level, my_level: g.held }));
+  const cappedGrants = given.filter((g) => g.level !== g.asked).map((g) => ({ warehouse_id: g.warehouse_id, name: g.name, asked: g.asked, level: g.level, my_level: g.held }));
   await writeAudit(d.db, req, {
     action: 'oauth.allow', orgId: org.org_id, targetType: 'oauth_request', targetId: r.id,
     data: { client_id: r.clientId, agent_id: record.agent_id, reused: record.reused, role: record.role, grants: record.grants, scope: r.scope },
