@@ -10,7 +10,6 @@ import { oauthClientExists } from '../store/oauth-clients';
 import {
   oauthCodeByHash, oauthFamilyById, recordIsActive, revokeOAuthFamilies, rotateFamilyRefresh, spendCodeIntoFamily, type OAuthFamilyRecord,
 } from '../store/oauth-grants';
-import { codeHash } from './oauth-decision';
 import { OAuthError, SCOPES } from './oauth-server';
 import { RACE_SECONDS } from './sessions';
 
@@ -95,7 +94,7 @@ async function requireKnownClient(d: TokenDeps, clientId: string): Promise<void>
 async function exchangeCode(d: TokenDeps, b: Record<string, unknown>) {
   const { code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri } = required(b, ['code', 'code_verifier', 'client_id', 'redirect_uri']);
   await requireKnownClient(d, clientId);
-  const hash = codeHash(code);
+  const hash = hashSecret(code);
   const c = await oauthCodeByHash(d.prisma, hash);
   if (!c || c.clientId !== clientId) throw invalidGrant('unknown authorization code, or one issued to another client');
   if (c.usedAt) return codeReused(d, hash);
@@ -121,19 +120,16 @@ async function codeReused(d: TokenDeps, hash: string): Promise<never> {
 async function refreshFamily(d: TokenDeps, b: Record<string, unknown>) {
   const { refresh_token: token, client_id: clientId } = required(b, ['refresh_token', 'client_id']);
   await requireKnownClient(d, clientId);
-  const m = REFRESH.exec(token);
-  if (!m) throw invalidGrant('not a refresh token of this service');
-  const [, id, secret] = m;
-  const presented = hashSecret(secret);
-  const f = await oauthFamilyById(d.prisma, id);
-  if (!f || (f.refreshHash !== presented && f.previousRefreshHash !== presented)) throw invalidGrant('unknown refresh token');
+  const held = await refreshTokenFamily(d, token);
+  if (!held) throw invalidGrant('not a refresh token of this service, or one it does not know');
+  const { f, presented } = held;
   if (f.clientId !== clientId) throw invalidGrant('this refresh token was issued to another client');
   if (f.revokedAt) throw invalidGrant('this refresh token was revoked; authorize again');
   if (f.expiresAt.getTime() <= Date.now()) throw invalidGrant('this refresh token expired (30 days unused); authorize again');
   checkResource(b, f.resource);
   const scope = narrowedScope(b, f.scope);
 
-  if (f.refreshHash !== presented) {
+  if (!held.current) {
     // The token this family's last rotation replaced: a racing twin moments ago, otherwise a copy someone kept.
     const since = f.rotatedAt ? (Date.now() - f.rotatedAt.getTime()) / 1000 : Infinity;
     if (since <= RACE_SECONDS) throw invalidGrant('another refresh with this token won a moment ago; use the pair it answered');
@@ -211,28 +207,36 @@ export async function revokeToken(d: TokenDeps & { keys: KeySet }, body: unknown
   const token = str(b.token);
   if (!token) return {};
   const clientId = str(b.client_id);
-  const familyId = REFRESH.test(token) ? await refreshTokenFamily(d, token) : await accessTokenFamily(d, token);
-  if (!familyId) return {};
-  const f = await oauthFamilyById(d.prisma, familyId);
+  const f = REFRESH.test(token) ? (await refreshTokenFamily(d, token))?.f : await accessTokenFamily(d, token);
   if (f && (!clientId || clientId === f.clientId)) await revokeFamilies(d, { id: f.id }, 'revoked_by_client');
   return {};
 }
 
-async function refreshTokenFamily(d: TokenDeps, token: string): Promise<string | null> {
-  const [, id, secret] = REFRESH.exec(token)!;
-  const f = await oauthFamilyById(d.prisma, id);
-  const presented = hashSecret(secret);
-  return f && (f.refreshHash === presented || f.previousRefreshHash === presented) ? f.id : null;
+/**
+ * The family a refresh token of ours belongs to, the hash presented, and
+ * whether it is the current token (else the one the family's last rotation
+ * replaced); null for anything else.
+ */
+async function refreshTokenFamily(d: TokenDeps, token: string): Promise<{ f: OAuthFamilyRecord; presented: string; current: boolean } | null> {
+  const m = REFRESH.exec(token);
+  if (!m) return null;
+  const f = await oauthFamilyById(d.prisma, m[1]);
+  const presented = hashSecret(m[2]);
+  if (!f || (f.refreshHash !== presented && f.previousRefreshHash !== presented)) return null;
+  return { f, presented, current: f.refreshHash === presented };
 }
 
-async function accessTokenFamily(d: TokenDeps & { keys: KeySet }, token: string): Promise<string | null> {
+/** The family an access token of ours names (`sid`). */
+async function accessTokenFamily(d: TokenDeps & { keys: KeySet }, token: string): Promise<OAuthFamilyRecord | null> {
+  let sid: unknown;
   try {
     // An expired access token still names its family: revoking it ends the refresh tokens too.
     const { payload } = await jwtVerify(token, d.keys.getKey, {
       issuer: d.config.baseUrl, audience: d.config.oauth.mcpUrl, algorithms: ['RS256'], clockTolerance: OAUTH_REFRESH_SECONDS,
     });
-    return payload.kind === 'mcp' && typeof payload.sid === 'string' ? payload.sid : null;
+    sid = payload.kind === 'mcp' ? payload.sid : undefined;
   } catch {
     return null;
   }
+  return typeof sid === 'string' ? oauthFamilyById(d.prisma, sid) : null;
 }
