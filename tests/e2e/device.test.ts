@@ -349,3 +349,32 @@ describe('collecting the key', () => {
     expectError(await poll(s.device_code), 400, 'invalid_grant');
   }, 60_000);
 });
+
+describe('the organisation policy (PATCH /v1/orgs/{org_id}/policy device_login)', () => {
+  test('reserved to admins: a member\'s approval is 403 org_policy_forbids and decides nothing; an admin\'s goes through', async () => {
+    const own = await signedUp();
+    const member = await newMember(own.org);
+    expect((await gateway().patch(`/v1/orgs/${own.org.org_id}/policy`).set(bearer(own.key)).send({ device_login: 'admins' })).status).toBe(200);
+    const s = await start({ hostname: `pol-${uniq()}` });
+    const refused = expectError(await approve(member.api_key, { user_code: s.user_code, org_id: own.org.org_id }), 403, 'org_policy_forbids');
+    expect(refused.policy).toEqual({ device_login: 'admins' });
+    expect((await status(own.key, s.user_code)).body.status).toBe('pending');
+    expectError(await poll(s.device_code), 400, 'authorization_pending');
+    expect((await approve(own.key, { user_code: s.user_code })).status).toBe(200);
+    await pollEarlier(s.user_code, 10);
+    expect((await poll(s.device_code)).status).toBe(200);
+  });
+
+  test('switched off after an approval: the machine\'s poll is 403 org_policy_forbids and no agent is made', async () => {
+    const own = await signedUp();
+    const s = await start({ hostname: `off-${uniq()}` });
+    expect((await approve(own.key, { user_code: s.user_code })).status).toBe(200);
+    expect((await gateway().patch(`/v1/orgs/${own.org.org_id}/policy`).set(bearer(own.key)).send({ device_login: 'nobody' })).status).toBe(200);
+    expectError(await poll(s.device_code), 403, 'org_policy_forbids');
+    const agents = await gateway().get(`/v1/orgs/${own.org.org_id}/agents`).set(bearer(own.key));
+    expect(agents.body.agents).toEqual([]);
+    // Nobody approves now, admins included.
+    const next = await start({ hostname: `off-${uniq()}` });
+    expectError(await approve(own.key, { user_code: next.user_code }), 403, 'org_policy_forbids');
+  });
+});

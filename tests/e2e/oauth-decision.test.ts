@@ -272,3 +272,24 @@ describe('GET /v1/oauth/authorize/pending after an allow: the record an allow wo
     expect((await gateway().get(`/internal/agents/${agentId}/grants`).query({ org_id: person.org.org_id }).set(bearer(stack().bootstrap_secret))).status).toBe(404);
   });
 });
+
+describe('the organisation policy (PATCH /v1/orgs/{org_id}/policy oauth_consent)', () => {
+  test('switched off: an allow is 403 org_policy_forbids and makes nothing (the request stays open); a deny still answers the client; back on, allowed', async () => {
+    const own = await personWithSession();
+    const setConsent = (v: string) => gateway().patch(`/v1/orgs/${own.org.org_id}/policy`).set(bearer(own.access)).send({ oauth_consent: v });
+    expect((await setConsent('nobody')).status).toBe(200);
+    const id = await newRequest(clientUrl('client-policy'));
+    const refused = expectError(await decide(own.access, { request_id: id, allow: true, grants: [{ warehouse_id: own.lake, level: 'read' }] }), 403, 'org_policy_forbids');
+    expect(refused.policy).toEqual({ oauth_consent: 'nobody' });
+    expect((await sql(`SELECT status FROM oauth_requests WHERE id = $1`, [id]))[0].status).toBe('pending');
+    expect(await sql(`SELECT 1 FROM memberships WHERE org_id = $1 AND joined_via = 'oauth'`, [own.org.org_id])).toEqual([]);
+    const denied = await decide(own.access, { request_id: id, allow: false });
+    expect(denied.status).toBe(200);
+    expect(backToClient(denied.body.redirect_to).error).toBe('access_denied');
+
+    // Reserved to admins: this person is the admin, so it goes through.
+    expect((await setConsent('admins')).status).toBe(200);
+    const allowed = await decide(own.access, { request_id: await newRequest(clientUrl('client-policy')), allow: true, grants: [{ warehouse_id: own.lake, level: 'read' }] });
+    expect(allowed.status).toBe(200);
+  });
+});

@@ -100,10 +100,14 @@ export interface DeviceCatalogs {
 /** The organisation a person approves a device login in, their catalogs and levels there, and the asked catalogs resolved. */
 export function deviceCatalogs(
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
-  q: { principalId: string; orgId?: string; requested: Array<{ ref: string; level: DeviceLevel }>; requestedLevel: DeviceLevel; ensureCatalog: boolean },
+  q: {
+    principalId: string; orgId?: string; requested: Array<{ ref: string; level: DeviceLevel }>; requestedLevel: DeviceLevel; ensureCatalog: boolean;
+    /** A decision being made: the organisation's policy may refuse it (403 org_policy_forbids). */
+    decision?: 'device_login' | 'oauth_consent';
+  },
 ): Promise<DeviceCatalogs> {
   return call(config, '/internal/device/catalogs', {
-    principal_id: q.principalId, org_id: q.orgId, requested: q.requested, requested_level: q.requestedLevel, ensure_catalog: q.ensureCatalog,
+    principal_id: q.principalId, org_id: q.orgId, requested: q.requested, requested_level: q.requestedLevel, ensure_catalog: q.ensureCatalog, decision: q.decision,
   });
 }
 

@@ -5,6 +5,7 @@ import { agentsOf, confine, replaceGrants, type AgentRecord } from '../store/age
 import { setRole, underOrganizationLock } from '../store/members';
 import { grantsWithin, type AskedGrant, type HeldGrant } from './agent-grants';
 import { agentDetail, findAgent, insufficientRole, nameTaken, type AgentDeps } from './agents';
+import { requirePolicyAllows } from './org-policy';
 import { membershipFor } from './orgs';
 
 // Spec: PATCH and DELETE /v1/orgs/{org_id}/agents/{agent_id}. An edit
@@ -37,6 +38,7 @@ export async function editAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle:
   if (target.status !== 'active') throw revoked(target);
   if (target.agentId === ctx.principalId && m.role !== 'admin') throw forbidden('forbidden', 'a token cannot change itself unless it is an admin', { role: m.role });
   requireEditor(m, ctx, target, 'changing');
+  await requirePolicyAllows(d.prisma, m, 'agents');
   if (e.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'making an admin agent');
   const before = await agentDetail(d.prisma, m.orgId, target.agentId);
   // A legacy unconfined agent is confined by any edit: it keeps what it held, capped by the editor, unless given a list.

@@ -7,6 +7,7 @@ import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from
 import { addMembership, creatorOf, isMember, setRole, underOrganizationLock } from '../store/members';
 import { activePrincipal } from '../store/memberships';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
+import { requirePolicyAllows, type PolicyAction } from './org-policy';
 import { membershipFor } from './orgs';
 
 // Spec: Organisations and agents — token records. An agent is a principal
@@ -38,6 +39,9 @@ export interface NewAgent {
   joinedVia: 'agent' | 'device' | 'oauth';
 }
 
+/** The organisation policy's field that governs making an agent this way (the approver's role is judged for device logins and consents). */
+const POLICY_ACTION_OF: Record<NewAgent['joinedVia'], PolicyAction> = { agent: 'agents', device: 'device_login', oauth: 'oauth_consent' };
+
 export const insufficientRole = (m: OrgMembership, what: string) =>
   forbidden('insufficient_role', `${what} is for an admin of ${m.handle}; you are a member`, { role: m.role, needed: 'admin' });
 
@@ -64,6 +68,7 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   if (ctx.kind === 'mcp') throw forbidden('forbidden', 'an OAuth access token cannot make agents; an admin or member makes them');
   const m = membershipFor(ctx, orgIdOrHandle);
   if (a.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'an admin agent');
+  await requirePolicyAllows(d.prisma, m, POLICY_ACTION_OF[a.joinedVia]);
   await requireLiveCreator(d.prisma, ctx, m.orgId);
   const grants = await grantsWithin(d.prisma, ctx, m, a.grants, mode);
 
@@ -98,6 +103,7 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
 export async function replaceMcpGrants(d: AgentDeps, ctx: AccessContext, orgId: string, agentId: string, a: Pick<NewAgent, 'role' | 'grants'>): Promise<AgentDetail | null> {
   const m = membershipFor(ctx, orgId);
   if (a.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'an admin token');
+  await requirePolicyAllows(d.prisma, m, 'oauth_consent');
   const [record] = await agentsOf(d.prisma, m.orgId, { idOrName: agentId });
   if (!record || record.agentId !== agentId || record.kind !== 'mcp' || record.status !== 'active') return null;
   const grants = await grantsWithin(d.prisma, ctx, m, a.grants, 'cap');

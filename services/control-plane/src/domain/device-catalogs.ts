@@ -6,6 +6,7 @@ import { resolveWarehouse } from '../resolve';
 import { holdsLiveWarehouse } from '../store/organizations';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { createCatalogAudited, firstOrNewProject, type OnboardDeps } from './onboard';
+import { requirePolicyAllows } from './org-policy';
 import { chosenMembership } from './projects';
 
 // POST /internal/device/catalogs, for identity's device approval (spec:
@@ -15,7 +16,9 @@ import { chosenMembership } from './projects';
 // default catalog, its oldest). Levels are the control plane's
 // (access/levels.ts); identity caps what it gives by `my_level`. With
 // `ensureCatalog`, an organisation without a catalog first gets `demo_data`
-// in its default project, so an approval always has a catalog to give.
+// in its default project, so an approval always has a catalog to give. With
+// `decision`, the organisation's policy is asked first (403
+// `org_policy_forbids`).
 
 export const DEVICE_FIRST_CATALOG = 'demo_data';
 
@@ -28,6 +31,8 @@ export interface DeviceCatalogsInput {
   requested: Array<{ ref: string; level: AskedLevel }>;
   requestedLevel: AskedLevel;
   ensureCatalog: boolean;
+  /** A decision being made (an approval, an allowed consent): refused first when the organisation's policy reserves it. */
+  decision?: 'device_login' | 'oauth_consent';
 }
 
 interface Held {
@@ -46,6 +51,8 @@ export async function deviceCatalogs(d: OnboardDeps, req: Request, input: Device
   if (!m) throw conflict('org_required', 'you belong to no organisation; a device login adds an agent to one', { available: [] });
   // Every lookup below stays inside the chosen organisation.
   const inOrg: AccessContext = { ...ctx, memberships: [m] };
+  // Before anything is made (demo_data included).
+  if (input.decision) await requirePolicyAllows(d.prisma, m, input.decision);
 
   let created = null;
   const none = !(await holdsLiveWarehouse(d.prisma, m.orgId));

@@ -16,6 +16,7 @@ const DeviceCatalogs = z.object({
   requested: z.array(z.object({ ref: z.string().min(1).max(200), level: Level })).max(100).default([]),
   requested_level: Level.default('write'),
   ensure_catalog: z.boolean().default(false),
+  decision: z.enum(['device_login', 'oauth_consent']).optional(),
 });
 
 export function mountInternalDevice(app: Express, d: ControlPlaneDeps): void {
@@ -23,7 +24,7 @@ export function mountInternalDevice(app: Express, d: ControlPlaneDeps): void {
     post: [requireBootstrapSecret(d.config.bootstrapSecret), async (req, res) => {
       const b = parse(DeviceCatalogs, req.body);
       res.json(await deviceCatalogs(d, req, {
-        principalId: b.principal_id, orgId: b.org_id, requested: b.requested, requestedLevel: b.requested_level, ensureCatalog: b.ensure_catalog,
+        principalId: b.principal_id, orgId: b.org_id, requested: b.requested, requestedLevel: b.requested_level, ensureCatalog: b.ensure_catalog, decision: b.decision,
       }));
     }],
   });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { claimDomain, releaseDomain } from '../domain/domains';
+import { changeOrgPolicy, POLICY_CHOICES, POLICY_DEFAULTS, POLICY_FIELDS, PolicyChange, readOrgPolicy, type PolicyView } from '../domain/org-policy';
 import { changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '../domain/orgs';
 import { memberRow } from '../responses';
 
@@ -12,6 +13,11 @@ import { memberRow } from '../responses';
 const PatchOrg = z.object({ name: z.string().trim().min(1).max(100).optional(), domain_join: z.boolean().optional() });
 const ORG_FIELDS = ['name', 'domain_join'];
 const PatchMember = z.object({ role: z.enum(['admin', 'member', 'owner']) });
+
+const policyBody = (v: PolicyView) => ({
+  org_id: v.orgId, handle: v.handle, policy: v.policy, defaults: POLICY_DEFAULTS, choices: POLICY_CHOICES,
+  updated_at: v.updatedAt?.toISOString() ?? null, updated_by: v.updatedBy, role: v.role,
+});
 
 export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/orgs', {
@@ -31,6 +37,21 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
         await writeAudit(d.db, req, { action: 'org.update', orgId: r.org.id, targetType: 'org', targetId: r.org.id, data: { changes: r.changes, previous: r.previous } });
       }
       res.json({ org_id: r.org.id, name: r.org.name, handle: r.org.handle, domain_join: r.org.domainJoin, role: r.role, updated: Object.keys(r.changes), previous: r.previous });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/policy', {
+    get: [...d.authed, async (req, res) => {
+      res.json(policyBody(await readOrgPolicy(d.prisma, req.access!, String(req.params.org_id))));
+    }],
+    patch: [...d.authed, async (req, res) => {
+      const unknown = Object.keys((req.body ?? {}) as object).filter((k) => !(POLICY_FIELDS as string[]).includes(k));
+      if (unknown.length) throw badRequest('invalid_field', `${unknown.join(', ')} is not a policy field`, { field: unknown[0], accepts: POLICY_FIELDS });
+      const r = await changeOrgPolicy(d.prisma, req.access!, String(req.params.org_id), parse(PolicyChange, req.body ?? {}));
+      if (Object.keys(r.changes).length) {
+        await writeAudit(d.db, req, { action: 'org.update', orgId: r.view.orgId, targetType: 'org', targetId: r.view.orgId, data: { changes: { policy: r.changes }, previous: { policy: r.previous } } });
+      }
+      res.json({ ...policyBody(r.view), updated: Object.keys(r.changes), previous: r.previous });
     }],
   });
 

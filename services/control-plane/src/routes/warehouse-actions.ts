@@ -4,6 +4,7 @@ import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaS
 import { isWarehouseAdmin, requireAdmin, requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
+import { requirePolicyAllows } from '../domain/org-policy';
 import { publishWarehouse, unpublishWarehouse } from '../domain/publishing';
 import { RESTORE_NOTE, restoreWarehouse } from '../domain/warehouse-restore';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';
@@ -95,6 +96,8 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.prisma, ctx, String(req.params.warehouse_id));
       requireAdmin(ctx, w, 'making a catalog public');
+      const org = ctx.memberships.find((m) => m.orgId === w.orgId);
+      if (org) await requirePolicyAllows(d.prisma, org, 'public_catalogs');
       const body = parse(Confirm, req.body ?? {});
       if (body.confirm !== w.name) {
         throw badRequest('confirmation_required', `confirm with the catalog's name: {"confirm": "${w.name}"}`, { confirm_with: w.name, field: 'confirm' });

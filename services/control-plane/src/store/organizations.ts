@@ -91,3 +91,12 @@ export async function removePerson(prisma: PrismaClient, principalId: string, le
     return { memberships, grants };
   });
 }
+
+/** The organisation's stored policy (as written: fields left out hold their defaults) and who changed it last. */
+export function orgPolicyRow(db: Db, orgId: string): Promise<{ policy: unknown; policyUpdatedAt: Date | null; policyUpdatedBy: string | null } | null> {
+  return db.organization.findUnique({ where: { id: orgId }, select: { policy: true, policyUpdatedAt: true, policyUpdatedBy: true } });
+}
+
+export async function setOrgPolicy(db: Db, orgId: string, policy: Record<string, string>, by: string): Promise<void> {
+  await db.organization.update({ where: { id: orgId }, data: { policy, policyUpdatedAt: new Date(), policyUpdatedBy: by } });
+}

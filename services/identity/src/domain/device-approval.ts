@@ -102,7 +102,7 @@ export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, c
 
   // act: an organisation without a catalog gets `demo_data` first; levels are capped by the approver's own
   const cat = await deviceCatalogs(d.config, {
-    principalId: caller.principalId, orgId: c.orgId, requested: asked, requestedLevel: c.level ?? l.requestedLevel, ensureCatalog: true,
+    principalId: caller.principalId, orgId: c.orgId, requested: asked, requestedLevel: c.level ?? l.requestedLevel, ensureCatalog: true, decision: 'device_login',
   });
   const grants = grantsOf(cat);
   if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'approved', decidedBy: caller.principalId, orgId: cat.organization.org_id, grants }))) {

@@ -71,7 +71,7 @@ export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: 
   // validate: the catalogs chosen, each capped by the person's level (nothing held: refused), and the role
   if (!c.grants.length) throw badRequest('invalid_value', 'choose at least one catalog, or refuse with "allow": false', { field: 'grants' });
   const cat = await deviceCatalogs(d.config, {
-    principalId: caller.principalId, orgId: c.orgId, requested: c.grants.map((g) => ({ ref: g.warehouse_id, level: g.level })), requestedLevel: 'read', ensureCatalog: false,
+    principalId: caller.principalId, orgId: c.orgId, requested: c.grants.map((g) => ({ ref: g.warehouse_id, level: g.level })), requestedLevel: 'read', ensureCatalog: false, decision: 'oauth_consent',
   });
   const given = givenLevels(cat.requested);
   const org = cat.organization;
