@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { loadConfig } from '@floe/config';
 import { join, newMember, newOrg, newOrgWithAdmin, newWarehouse, uniq, type TestOrg } from './control-plane-helpers';
 import { bearer, expectError, gateway, newPrincipal, sql, stack } from './helpers';
@@ -348,6 +349,34 @@ describe('collecting the key', () => {
     expect(keys.map((r) => r.key_id)).toEqual([ok[0].body.key_id]);
     expectError(await poll(s.device_code), 400, 'invalid_grant');
   }, 60_000);
+});
+
+describe('a collection whose answer was lost', () => {
+  test('the poll died after the agent was made: the next collection revokes that agent (its key never shown) and makes one in its place', async () => {
+    const own = await signedUp();
+    const host = `lost-${uniq()}`;
+    const s = await start({ hostname: host, requested_level: 'read' });
+    expect((await approve(own.key, { user_code: s.user_code })).status).toBe(200);
+    const [login] = await sql<{ id: string }>(`SELECT id FROM device_logins WHERE user_code = $1`, [s.user_code]);
+    // What the dying poll asked of the control plane (identity's own call), whose answer never came back.
+    const lost = await request(stack().services['control-plane'].url).post('/internal/agents').set(bearer(stack().bootstrap_secret)).send({
+      org_id: own.org.org_id, name: host, label: `cli on ${host}`, cap_by: own.principalId, grants: [{ warehouse_id: own.lake, level: 'read' }], via: 'device',
+      source_ref: `device_login:${login.id}`,
+    });
+    expect(lost.status).toBe(201);
+
+    const res = await poll(s.device_code);
+    expect(res.status).toBe(200);
+    expect(res.body.principal_id).not.toBe(lost.body.agent_id);
+    expect(res.body.connection).toMatchObject({ name: host, grants: [{ warehouse_id: own.lake, name: 'lake', level: 'read' }] });
+    // The lost key is refused; one live agent of that name, not a second one beside it.
+    expect((await gateway().get('/v1/warehouses').set(bearer(lost.body.api_key))).status).toBe(401);
+    expect((await gateway().get('/v1/warehouses').set(bearer(res.body.api_key))).status).toBe(200);
+    const live = (await gateway().get(`/v1/orgs/${own.org.org_id}/agents`).set(bearer(own.key))).body.agents;
+    expect(live.map((a: { agent_id: string; name: string }) => [a.agent_id, a.name])).toEqual([[res.body.principal_id, host]]);
+    const events = await sql(`SELECT target_id, data FROM audit_events WHERE org_id = $1 AND action = 'agent.revoke'`, [own.org.org_id]);
+    expect(events).toEqual([{ target_id: lost.body.agent_id, data: { reason: 'key_never_delivered', source_ref: `device_login:${login.id}`, replaced_by: res.body.principal_id } }]);
+  });
 });
 
 describe('the organisation policy (PATCH /v1/orgs/{org_id}/policy device_login)', () => {

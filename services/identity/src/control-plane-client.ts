@@ -132,10 +132,10 @@ export type McpRecord = Omit<CreatedAgent, 'api_key' | 'key_id'> & { api_key: nu
 /** An agent of the organisation with a first API key, made by `capBy` (the approver) and its grants capped again by their levels now (the control plane's POST /internal/agents). */
 export function createAgent(
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
-  a: { orgId: string; name: string; label: string; capBy: string; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; via: 'device' },
+  a: { orgId: string; name: string; label: string; capBy: string; grants: Array<{ warehouse_id: string; level: DeviceLevel }>; via: 'device'; sourceRef: string },
 ): Promise<CreatedAgent> {
   return call(config, '/internal/agents', {
-    org_id: a.orgId, name: a.name, label: a.label, cap_by: a.capBy, grants: a.grants, via: a.via,
+    org_id: a.orgId, name: a.name, label: a.label, cap_by: a.capBy, grants: a.grants, via: a.via, source_ref: a.sourceRef,
   });
 }
 

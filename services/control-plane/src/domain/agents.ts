@@ -4,7 +4,7 @@ import { conflict, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
 import { createAgentPrincipal, createMcpPrincipal, revokePrincipal } from '../identity-client';
 import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../store/agents';
-import { addMembership, creatorOf, isMember, setRole, underOrganizationLock } from '../store/members';
+import { addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock } from '../store/members';
 import { activePrincipal } from '../store/memberships';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
 import { requirePolicyAllows, type PolicyAction } from './org-policy';
@@ -37,6 +37,8 @@ export interface NewAgent {
   label: string;
   /** `agent` from the route, `device` from an approved device login, `oauth` from an allowed OAuth consent (kind `mcp`, no key). */
   joinedVia: 'agent' | 'device' | 'oauth';
+  /** What the agent is made for (`device_login:<id>`): made again, the first one is replaced. */
+  sourceRef?: string;
 }
 
 /** The organisation policy's field that governs making an agent this way (the approver's role is judged for device logins and consents). */
@@ -73,6 +75,7 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   const grants = await grantsWithin(d.prisma, ctx, m, a.grants, mode);
 
   // act: identity makes the principal and its key; the membership and grants follow under the organisation's lock
+  const replaced = a.sourceRef ? await revokeUndelivered(d, m.orgId, a.sourceRef, ctx.principalId) : null;
   const before = await agentsOf(d.prisma, m.orgId);
   const name = a.joinedVia !== 'agent' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
   const same = before.find((x) => x.name === name);
@@ -82,7 +85,7 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
     await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
       const rival = (await agentsOf(tx, m.orgId, { idOrName: name })).find((x) => x.name === name);
       if (rival) throw nameTaken(name, rival.agentId);
-      await addMembership(tx, { orgId: m.orgId, principalId: created.principal_id, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId });
+      await addMembership(tx, { orgId: m.orgId, principalId: created.principal_id, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId, sourceRef: a.sourceRef });
       await replaceGrants(tx, m.orgId, created.principal_id, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
     });
   } catch (e) {
@@ -91,7 +94,25 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
     throw e;
   }
   const detail = await agentDetail(d.prisma, m.orgId, created.principal_id);
-  return { ...detail, apiKey: created.api_key, keyId: created.key_id, label: a.label };
+  return { ...detail, apiKey: created.api_key, keyId: created.key_id, label: a.label, replaced };
+}
+
+/**
+ * The agent made earlier for `sourceRef`, whose key never reached anyone:
+ * identity records a device login as collected only after this answer, so
+ * the login is collected again only when the first attempt's answer was lost
+ * (its poll died). That agent is revoked and its grants removed, and the ref
+ * freed for the one made now. Null when there was none.
+ */
+async function revokeUndelivered(d: AgentDeps, orgId: string, sourceRef: string, by: string): Promise<string | null> {
+  return underOrganizationLock(d.prisma, orgId, async (tx) => {
+    const earlier = await memberMadeFor(tx, orgId, sourceRef);
+    if (!earlier) return null;
+    await revokePrincipal(d.config, earlier);
+    await replaceGrants(tx, orgId, earlier, [], by);
+    await releaseSourceRef(tx, orgId, earlier);
+    return earlier;
+  });
 }
 
 /**

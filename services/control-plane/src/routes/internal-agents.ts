@@ -26,6 +26,8 @@ const DeviceAgent = z.object({
   kind: z.enum(['agent', 'mcp']).default('agent'),
   role: z.enum(['member', 'admin']).default('member'),
   reuse_agent_id: z.string().min(1).max(100).optional(),
+  /** What the agent is for (identity: `device_login:<id>`); asked again, the agent made the first time is revoked and replaced. */
+  source_ref: z.string().min(1).max(200).optional(),
 }).refine((b) => (b.kind === 'mcp') === (b.via === 'oauth'), { message: 'kind mcp goes with via oauth, kind agent with via device' })
   .refine((b) => b.via === 'oauth' || (b.role === 'member' && !b.reuse_agent_id), { message: 'a device login makes a member agent, never reuses one' });
 
@@ -48,7 +50,13 @@ export function mountInternalAgents(app: Express, d: ControlPlaneDeps): void {
           return;
         }
       }
-      const r = await createAgent(d, approver, body.org_id, { name: body.name, role: body.role, grants, label: body.label, joinedVia: body.via }, 'cap');
+      const r = await createAgent(d, approver, body.org_id, { name: body.name, role: body.role, grants, label: body.label, joinedVia: body.via, sourceRef: body.source_ref }, 'cap');
+      if (r.replaced) {
+        await writeAudit(d.db, req, {
+          action: 'agent.revoke', actorId: approver.principalId, actorKind: 'human', orgId: r.orgId, targetType: 'agent', targetId: r.replaced,
+          data: { reason: 'key_never_delivered', source_ref: body.source_ref, replaced_by: r.agent.agentId },
+        });
+      }
       const view = agentView(r);
       await writeAudit(d.db, req, {
         action: 'agent.create', actorId: approver.principalId, actorKind: 'human', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId,

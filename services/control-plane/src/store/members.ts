@@ -79,6 +79,16 @@ export async function isMember(db: Db, orgId: string, principalId: string): Prom
   return (await db.membership.count({ where: { orgId, principalId } })) > 0;
 }
 
-export async function addMembership(db: Db, m: { orgId: string; principalId: string; role: 'admin' | 'member'; joinedVia: string; createdBy: string | null }): Promise<void> {
+export async function addMembership(db: Db, m: { orgId: string; principalId: string; role: 'admin' | 'member'; joinedVia: string; createdBy: string | null; sourceRef?: string }): Promise<void> {
   await db.membership.create({ data: m });
+}
+
+/** The member made for `sourceRef` (a device login), if any. */
+export async function memberMadeFor(db: Db, orgId: string, sourceRef: string): Promise<string | null> {
+  return (await db.membership.findUnique({ where: { orgId_sourceRef: { orgId, sourceRef } }, select: { principalId: true } }))?.principalId ?? null;
+}
+
+/** Frees `sourceRef` for the member made again in its place. */
+export async function releaseSourceRef(db: Db, orgId: string, principalId: string): Promise<void> {
+  await db.membership.update({ where: { orgId_principalId: { orgId, principalId } }, data: { sourceRef: null } });
 }

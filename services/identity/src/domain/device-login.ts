@@ -136,6 +136,8 @@ async function collect(d: DevicePollDeps, l: DeviceLoginRecord): Promise<Collect
     agent = await createAgent(d.config, {
       orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), capBy: l.decidedBy!,
       grants: (l.grants ?? []).map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })), via: 'device',
+      // A poll that dies after this answer leaves an agent whose key nobody saw: the next collection replaces it.
+      sourceRef: `device_login:${l.id}`,
     });
   } catch (err) {
     // Nothing was made: the next poll tries again.
