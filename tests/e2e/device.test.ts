@@ -351,6 +351,25 @@ describe('collecting the key', () => {
   }, 60_000);
 });
 
+describe('guessing user codes', () => {
+  test('20 lookups an hour that match nothing, then 429 rate_limited for every lookup of that person, a real code included; others are not held back', async () => {
+    const guesser = await signedUp();
+    const s = await start({ hostname: `guess-${uniq()}` });
+    for (let i = 0; i < 20; i++) {
+      const route = [() => pending(guesser.key, `BBBB-${'CDFG'[i % 4]}${'CDFG'[(i >> 2) % 4]}BB`), () => status(guesser.key, 'ZZZZ-ZZZZ'), () => approve(guesser.key, { user_code: 'XXXX-XXXX' })][i % 3];
+      expectError(await route(), 404, 'device_code_not_found');
+    }
+    const held = expectError(await pending(guesser.key, 'BBBB-BBBB'), 429, 'rate_limited');
+    expect(held.retry_after_seconds).toBeGreaterThan(0);
+    const real = await pending(guesser.key, s.user_code);
+    expect(real.status).toBe(429);
+    expect(Number(real.headers['retry-after'])).toBeGreaterThan(0);
+    expectError(await approve(guesser.key, { user_code: s.user_code }), 429, 'rate_limited');
+    expect((await status(admin.key, s.user_code)).body.status).toBe('pending');
+    expect((await pending(admin.key, s.user_code)).status).toBe(200);
+  });
+});
+
 describe('a collection whose answer was lost', () => {
   test('the poll died after the agent was made: the next collection revokes that agent (its key never shown) and makes one in its place', async () => {
     const own = await signedUp();

@@ -17,6 +17,13 @@ export class AttemptLimit {
   take(key: string): Promise<number | null> {
     return takeOrWait(this.limiter, key);
   }
+
+  /** Whether the window's attempts are all taken, without taking one: null when some remain, else the seconds until one does. */
+  async spent(key: string): Promise<number | null> {
+    const res = await this.limiter.get(key);
+    if (!res || res.consumedPoints < this.points) return null;
+    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  }
 }
 
 /** Takes one point from a rate-limiter-flexible limiter: null when allowed, else the whole seconds until the next (at least 1). */

@@ -2,6 +2,7 @@ import { AttemptLimit, Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
+import { DEVICE_CODE_MISSES_PER_HOUR } from './domain/device-approval';
 import { DevCodes, STARTS_PER_HOUR } from './domain/email-codes';
 import { LoginFailures } from './domain/login';
 import { AUTHORIZE_PER_HOUR } from './domain/oauth-authorize';
@@ -25,6 +26,8 @@ export interface IdentityDeps extends RedisDeps {
   loginFailures: LoginFailures;
   /** Device authorisation starts per caller address (60 an hour). */
   deviceStarts: AttemptLimit;
+  /** Device user codes a person looked up and missed (20 an hour). */
+  deviceCodeMisses: AttemptLimit;
   /** OAuth authorization requests (120 an hour) and dynamic registrations (20 an hour) per caller address. */
   authorizeAttempts: AttemptLimit;
   registrations: AttemptLimit;
@@ -47,6 +50,7 @@ export const identity = deployable<IdentityDeps>({
       loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, config.loginAttemptsPerHour, 3600),
       loginFailures: new LoginFailures(redis, config.redisPrefix),
       deviceStarts: new AttemptLimit(redis, `${config.redisPrefix}rl:device-starts:`, config.deviceStartsPerHour, 3600),
+      deviceCodeMisses: new AttemptLimit(redis, `${config.redisPrefix}rl:device-code-misses:`, DEVICE_CODE_MISSES_PER_HOUR, 3600),
       authorizeAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:oauth-authorize:`, AUTHORIZE_PER_HOUR, 3600),
       registrations: new AttemptLimit(redis, `${config.redisPrefix}rl:oauth-register:`, REGISTRATIONS_PER_HOUR, 3600),
     };

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
-import { badRequest, forbidden, notFound, writeAudit, type Caller, type SqlClient } from '@floe/http';
+import type { AttemptLimit } from '@floe/auth';
+import { badRequest, forbidden, notFound, rateLimited, writeAudit, type Caller, type SqlClient } from '@floe/http';
 import { deviceCatalogs, type DeviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { decideDeviceLogin, deviceLoginByUserCode, type AskedCatalog, type DeviceLoginRecord, type GivenCatalog } from '../store/device-logins';
 import { expiresIn, keyLabelOf, statusOf } from './device-codes';
@@ -17,7 +18,31 @@ export interface DeviceApprovalDeps {
   prisma: PrismaClient;
   db: SqlClient;
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+  /** User codes a person looked up and missed (DEVICE_CODE_MISSES_PER_HOUR). */
+  deviceCodeMisses: AttemptLimit;
 }
+
+/**
+ * A signed-in person may look up any pending code, so codes could be guessed
+ * (20^8 of them, 15 minutes each): each lookup that finds nothing it may see
+ * takes one of this many an hour from the person, and once they are spent
+ * every lookup, finding or not, is 429 until the window passes.
+ */
+export const DEVICE_CODE_MISSES_PER_HOUR = 20;
+
+/** The login under a user code as `caller` may look it up: 429 while their misses are spent; `visible` judges what they may see, a miss takes one. */
+async function lookUp(d: DeviceApprovalDeps, caller: Caller, userCode: string, visible: (l: DeviceLoginRecord) => boolean, miss: () => Error): Promise<DeviceLoginRecord> {
+  const spent = await d.deviceCodeMisses.spent(caller.principalId);
+  if (spent !== null) throw tooManyMisses(d, spent);
+  const l = await deviceLoginByUserCode(d.prisma, userCode);
+  if (l && visible(l)) return l;
+  const wait = await d.deviceCodeMisses.take(caller.principalId);
+  if (wait !== null) throw tooManyMisses(d, wait);
+  throw miss();
+}
+
+const tooManyMisses = (d: DeviceApprovalDeps, seconds: number) =>
+  rateLimited(seconds, `more than ${d.deviceCodeMisses.points} device codes that matched nothing in an hour; check the code the machine shows and try again later`);
 
 const RANK: Record<DeviceLevel | 'none', number> = { none: 0, read: 1, write: 2 };
 
@@ -29,11 +54,9 @@ function requirePerson(caller: Caller): void {
 }
 
 /** A login still waiting for a decision; 404 `device_code_not_found` for an unknown, decided or expired one. */
-async function pendingLogin(d: DeviceApprovalDeps, userCode: string): Promise<DeviceLoginRecord> {
-  const l = await deviceLoginByUserCode(d.prisma, userCode);
+async function pendingLogin(d: DeviceApprovalDeps, caller: Caller, userCode: string): Promise<DeviceLoginRecord> {
   // One answer whatever the reason: whether another person decided it is theirs to see (the status route).
-  if (!l || statusOf(l) !== 'pending') throw notFound('device_code_not_found', `no device login waiting for a decision has the code ${userCode}`);
-  return l;
+  return lookUp(d, caller, userCode, (l) => statusOf(l) === 'pending', () => notFound('device_code_not_found', `no device login waiting for a decision has the code ${userCode}`));
 }
 
 const decidedMeanwhile = (userCode: string) => notFound('device_code_not_found', `the device login ${userCode} was decided, or expired, meanwhile`);
@@ -42,7 +65,7 @@ const refOf = (c: AskedCatalog) => ({ ref: (c.warehouse_id ?? c.name)!, level: c
 
 export async function pendingDeviceLogin(d: DeviceApprovalDeps, caller: Caller, userCode: string, orgId: string | undefined) {
   requirePerson(caller);
-  const l = await pendingLogin(d, userCode);
+  const l = await pendingLogin(d, caller, userCode);
   const cat = await deviceCatalogs(d.config, { principalId: caller.principalId, orgId, requested: l.requested.map(refOf), requestedLevel: l.requestedLevel, ensureCatalog: false });
   const asked = new Map(cat.requested.map((r) => [r.warehouse_id, r.level]));
   const requested = cat.requested.map((r) => ({ warehouse_id: r.warehouse_id, name: r.name, level: capped(r.level, r.my_level) }));
@@ -84,7 +107,7 @@ export interface DeviceDecision {
 export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, caller: Caller, c: DeviceDecision) {
   // authorize
   requirePerson(caller);
-  const l = await pendingLogin(d, c.userCode);
+  const l = await pendingLogin(d, caller, c.userCode);
   if (c.deny) {
     if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'denied', decidedBy: caller.principalId, orgId: null, grants: null }))) throw decidedMeanwhile(c.userCode);
     await writeAudit(d.db, req, { action: 'device.deny', targetType: 'device_login', targetId: l.id, data: { client_name: l.clientName, hostname: l.hostname } });
@@ -164,8 +187,7 @@ function decisionView(l: DeviceLoginRecord, orgId: string | null, grants: GivenC
 /** A pending login to any signed-in person; a decided one only to the person who decided it (404 to anyone else). */
 export async function deviceLoginStatus(d: DeviceApprovalDeps, caller: Caller, userCode: string) {
   requirePerson(caller);
-  const l = await deviceLoginByUserCode(d.prisma, userCode);
-  if (!l || (l.decidedBy !== null && l.decidedBy !== caller.principalId)) throw notFound('device_code_not_found', `no device login has the code ${userCode}`);
+  const l = await lookUp(d, caller, userCode, (x) => x.decidedBy === null || x.decidedBy === caller.principalId, () => notFound('device_code_not_found', `no device login has the code ${userCode}`));
   const status = statusOf(l);
   return {
     user_code: l.userCode,
