@@ -94,7 +94,7 @@ test('20 concurrent deletes: one effect; every credential refused right after th
   const listed = await gateway().get('/v1/warehouses').set(bearer(admin.api_key));
   expect(listed.body.warehouses.map((x: { warehouse_id: string }) => x.warehouse_id)).not.toContain(w.warehouse_id);
   const tomb = expectError(await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(member.api_key)), 404, 'warehouse_deleting');
-  expect(tomb).toMatchObject({ state: 'deleting', grants_removed: 1, tables_dropped: null, completed_at: null, storage: { step: 'queued' }, storage_complete: null, tables_refused: null });
+  expect(tomb).toMatchObject({ state: 'deleting', grants_removed: 1, tables_dropped: null, completed_at: null, storage: { step: 'queued' }, storage_complete: null, tables_refused: null, teardown_error: null });
   expect(tomb.requested_at).toBe(gone.requested_at);
   expectError(await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(other.admin.api_key)), 404, 'warehouse_not_found');
   const reserved = await gateway().post('/v1/warehouses').set(bearer(admin.api_key)).send({ project_id: w.project_id, name: w.name });
@@ -240,7 +240,7 @@ test('after the grace period nothing of it is left on the store; the tombstone h
     return r.body?.error?.code === 'warehouse_deleted' ? expectError(r, 404, 'warehouse_deleted') : null;
   }, 60, 500);
   expect(tomb).toMatchObject({
-    state: 'deleted', tables_dropped: 1, tables_refused: 0, grants_removed: 0, storage_complete: true,
+    state: 'deleted', tables_dropped: 1, tables_refused: 0, grants_removed: 0, storage_complete: true, teardown_error: null,
     requested_at: gone.body.requested_at, storage: expect.objectContaining({ step: 'done', uploaders: 1, role: 'deleted' }),
   });
   expect(tomb.completed_at).toEqual(expect.any(String));
