@@ -9,6 +9,14 @@ import { sql, stack } from './helpers';
 // Spec: GET /v1/public/{handle}/{catalog}/connection (no credential), the
 // internal GET /internal/tls-ask, and the public tier: a public catalog's
 // table bytes are not counted against the private storage limit.
+//
+// The answer's recipes are not run here. DuckDB's recipe needs its httpfs
+// and iceberg extensions, which DuckDB downloads from its own host on INSTALL;
+// this project's machines reach only the npm registry and Debian, and no
+// package of either ships them (@duckdb/node-api links in parquet, json and
+// icu, not those). PyIceberg is packaged in neither. What the recipes rely on is run
+// instead: the metadata file and every data file read with no credential at
+// all (icebird, below).
 
 const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }, { id: 2, name: 'city', required: false, type: 'string' }] };
 const publicPath = (handle: string, catalog: string) => `/v1/public/${handle}/${catalog}/connection`;

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { GetRoleCommand } from '@aws-sdk/client-iam';
-import { S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import request from 'supertest';
 import { queueConnection, queuePrefix, QUEUES, teardownJobId } from '@floe/queues';
 import { readWithIcebird } from '../support/icebird';
 import { until } from '../support/poll';
@@ -10,6 +11,8 @@ import { token } from './catalog-helpers';
 import { bearer, expectError, gateway, newMember, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
 import { catalogWithRows, exchangeStatus, readStatus } from './deletion-helpers';
 import { sql, stack } from './helpers';
+import { blobReader } from './sink-objects';
+import { sinkSetup, sinkTestSchema } from './sink-helpers';
 
 // Spec: DELETE /v1/warehouses/{id}, the tombstone at GET /v1/warehouses/{id},
 // POST /v1/warehouses refusals while a name is held; Floe's POST …/restore.
@@ -91,7 +94,7 @@ test('20 concurrent deletes: one effect; every credential refused right after th
   const listed = await gateway().get('/v1/warehouses').set(bearer(admin.api_key));
   expect(listed.body.warehouses.map((x: { warehouse_id: string }) => x.warehouse_id)).not.toContain(w.warehouse_id);
   const tomb = expectError(await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(member.api_key)), 404, 'warehouse_deleting');
-  expect(tomb).toMatchObject({ state: 'deleting', grants_removed: 1, tables_dropped: null, completed_at: null, storage: { step: 'queued' }, storage_complete: null, tables_refused: null });
+  expect(tomb).toMatchObject({ state: 'deleting', grants_removed: 1, tables_dropped: null, completed_at: null, storage: { step: 'queued' }, storage_complete: null, tables_refused: null, teardown_error: null });
   expect(tomb.requested_at).toBe(gone.requested_at);
   expectError(await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(other.admin.api_key)), 404, 'warehouse_not_found');
   const reserved = await gateway().post('/v1/warehouses').set(bearer(admin.api_key)).send({ project_id: w.project_id, name: w.name });
@@ -129,6 +132,58 @@ test('20 concurrent deletes: one effect; every credential refused right after th
   expect((await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(admin.api_key))).status).toBe(200);
   expect(await adminStorage().bucketExists(w.bucket)).toBe(true);
 }, 90_000);
+
+test('sinks of a catalog being deleted take nothing (404 sink_not_found, send and device routes) and are out of the sink routes; restore brings them back', async () => {
+  const { admin, w } = await sinkSetup();
+  await gateway().post('/v1/tables').set(bearer(admin.api_key)).send({ warehouse_id: w.name, namespace: 'events', name: 'views', schema: sinkTestSchema }).expect(201);
+  const newSink = async (table: string) => (await gateway().post('/v1/sinks').set(bearer(admin.api_key)).send({ name: `s${uniq()}`, table, warehouse: w.name }).expect(201)).body;
+  const sink = await newSink('events.clicks');
+  // A second sink deleted on its own before the catalog: restore does not bring that one back.
+  const dropped = await newSink('events.views');
+  await gateway().delete(`/v1/sinks/${dropped.sink_id}`).set(bearer(admin.api_key)).expect(202);
+  const device = (await gateway().post(`/v1/sinks/${sink.sink_id}/device-token`).set(bearer(admin.api_key)).send({}).expect(201)).body;
+  const devicePath = new URL(device.device_url).pathname;
+  const send = (s: { sink_id: string; send_key: string }, batchId: string) => request(stack().base_url).post(`/v1/sinks/${s.sink_id}`)
+    .set(bearer(s.send_key)).set('Content-Type', 'application/json').set('Idempotency-Key', batchId).send('[{"id": 1}]');
+  const post = (body: string) => request(stack().ingest_url).post(devicePath).set('Content-Type', 'application/json').send(body);
+  const stored = async () => ((await (await blobReader(w.warehouse_id)).send(new ListObjectsV2Command({ Bucket: w.blob_bucket, Prefix: `_sink/${sink.sink_id}/` }))).Contents ?? [])
+    .map((o) => o.Key!.slice(`_sink/${sink.sink_id}/`.length)).sort();
+  expect((await send(sink, 'before')).status).toBe(202);
+  const first = await post('{"id": 2}');
+  expect(first.status).toBe(202);
+
+  await del(admin.api_key, w.warehouse_id, { confirm: w.name }).expect(202);
+
+  // From the 202 on: both routes refuse with the spec's code for a sink that takes nothing, saying why; nothing is written.
+  for (const refused of [await send(sink, 'while-deleting'), await post('{"id": 3}')]) {
+    const err = expectError(refused, 404, 'sink_not_found');
+    expect(err).toMatchObject({ catalog_state: 'deleting' });
+    expect(err.message).toBe(`the catalog of sink ${sink.sink_id} is being deleted; its sinks take nothing unless the catalog is restored`);
+  }
+  // A sink deleted on its own says so first.
+  expect(expectError(await send(dropped, 'while-deleting'), 404, 'sink_not_found').message).toBe(`sink ${dropped.sink_id} was deleted`);
+  expect((await sql(`SELECT batch_id FROM sink_batches WHERE sink_id = $1 ORDER BY batch_id`, [sink.sink_id])).map((r) => r.batch_id)).toEqual(['before', first.body.batch_id]);
+  // The sink routes see no sink of a catalog that is gone, deleted ones included.
+  for (const q of [{}, { include_deleted: 'true' }]) {
+    const listed = await gateway().get('/v1/sinks').query(q).set(bearer(admin.api_key));
+    expect([listed.status, listed.body.count, listed.body.sinks]).toEqual([200, 0, []]);
+  }
+  expectError(await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(admin.api_key)), 404, 'sink_not_found');
+  expectError(await gateway().get(`/v1/sinks/${sink.name}`).set(bearer(admin.api_key)), 404, 'sink_not_found');
+
+  // Restore: the sink takes batches again on both routes (the refused ones were never recorded, so they are new); the deleted one stays deleted.
+  await restore(admin.api_key, w.warehouse_id).expect(200);
+  expect(await stored()).toEqual([`${first.body.batch_id}.ndjson`, 'before.ndjson'].sort());
+  const again = await send(sink, 'while-deleting');
+  expect([again.status, again.body.duplicate]).toEqual([202, undefined]);
+  const posted = await post('{"id": 3}');
+  expect([posted.status, posted.body.duplicate]).toEqual([202, undefined]);
+  expect(expectError(await send(dropped, 'after'), 404, 'sink_not_found').message).toBe(`sink ${dropped.sink_id} was deleted`);
+  const got = await gateway().get(`/v1/sinks/${sink.sink_id}`).set(bearer(admin.api_key));
+  expect([got.status, got.body.state, got.body.lag.batches_waiting]).toEqual([200, 'active', 4]);
+  const listed = await gateway().get('/v1/sinks').query({ warehouse: w.warehouse_id, include_deleted: 'true' }).set(bearer(admin.api_key));
+  expect(listed.body.sinks.map((x: { sink_id: string; state: string }) => [x.sink_id, x.state])).toEqual([[sink.sink_id, 'active'], [dropped.sink_id, 'deleted']]);
+}, 60_000);
 
 test('restore: not_restorable after the grace period, already_exists when the name was taken, limit_exceeded over the count', async () => {
   const { admin } = await newOrgWithAdmin();
@@ -185,7 +240,7 @@ test('after the grace period nothing of it is left on the store; the tombstone h
     return r.body?.error?.code === 'warehouse_deleted' ? expectError(r, 404, 'warehouse_deleted') : null;
   }, 60, 500);
   expect(tomb).toMatchObject({
-    state: 'deleted', tables_dropped: 1, tables_refused: 0, grants_removed: 0, storage_complete: true,
+    state: 'deleted', tables_dropped: 1, tables_refused: 0, grants_removed: 0, storage_complete: true, teardown_error: null,
     requested_at: gone.body.requested_at, storage: expect.objectContaining({ step: 'done', uploaders: 1, role: 'deleted' }),
   });
   expect(tomb.completed_at).toEqual(expect.any(String));

@@ -32,8 +32,23 @@ export interface Tombstone {
   storage: Record<string, unknown> | null;
   storage_complete: boolean | null;
   completed_at: string | null;
+  /** The last failed attempt of teardown; null until one fails, and again once teardown ends (absent on older rows). */
+  teardown_error?: TeardownError | null;
   /** The buckets the catalog had: the row's own columns are released once they are removed. */
   buckets: { table: string; blob: string };
+}
+
+/** A failed teardown attempt, as the teardown worker records it (services/teardown-worker/src/teardown.ts). */
+export interface TeardownError {
+  /** The store's refusal as the storage layer words it (never its internals), or that an internal error was logged. */
+  message: string;
+  /** Where it failed: `tables`, or a storage step (`uploaders`, `identity`, `identity_ro`, `role`, `table_bucket`, `blob_bucket`). */
+  step: string;
+  /** Attempts of the current teardown job that have failed. */
+  attempts: number;
+  failed_at: string;
+  /** The job used up its retries; the hourly teardown sweep queues it again. */
+  gave_up: boolean;
 }
 
 export interface DeletedWarehouse {
@@ -91,6 +106,7 @@ export async function beginDeletion(
       storage: null,
       storage_complete: null,
       completed_at: null,
+      teardown_error: null,
       buckets: { table: w.tableBucket, blob: w.blobBucket },
     };
     // Raw: the times are the database's clock, as every lease and deadline of this row.

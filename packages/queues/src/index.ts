@@ -9,7 +9,7 @@ import { OAUTH_PRUNE_QUEUE } from './oauth-prune';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
-import { TEARDOWN_QUEUE } from './teardown';
+import { TEARDOWN_QUEUE, TEARDOWN_SWEEP_QUEUE } from './teardown';
 
 export * from './catalog-purge';
 export * from './metering';
@@ -23,6 +23,7 @@ export const QUEUES = {
   provisioning: 'provisioning',
   credentials: 'credentials',
   teardown: TEARDOWN_QUEUE,
+  teardownSweep: TEARDOWN_SWEEP_QUEUE,
   metering: METERING_QUEUE,
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
@@ -87,9 +88,14 @@ export class Producers {
     await this.queue(name).add(jobName, data, { removeOnComplete: 1000, removeOnFail: 1000, ...opts });
   }
 
-  /** Removes a waiting or delayed job; false when there was none, or it is running. */
+  /** Removes a waiting, delayed or failed job; false when there was none, or it is running. */
   async remove(name: QueueName, jobId: string): Promise<boolean> {
     return (await this.queue(name).remove(jobId)) === 1;
+  }
+
+  /** Where a job stands (`waiting`, `delayed`, `active`, `failed`, …), or `unknown` when there is none of that id. */
+  async state(name: QueueName, jobId: string): Promise<string> {
+    return this.queue(name).getJobState(jobId);
   }
 
   async close(): Promise<void> {

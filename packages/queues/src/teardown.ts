@@ -15,12 +15,14 @@ export type TeardownJob = z.infer<typeof TeardownJob>;
 export const teardownJobId = (warehouseId: string): string => `teardown-${warehouseId}`;
 
 /**
- * Retried with backoff for about a day (a storage outage must not leave a
- * catalog half torn down); completed jobs are removed, so a catalog restored
- * and deleted again queues a fresh one.
+ * Retried with backoff (a storage outage must not leave a catalog half torn
+ * down): BullMQ waits 2 s × 2^(n-1) before retry n, so 16 attempts span about
+ * 18 hours (25 would have spanned over a year). A job that used them up
+ * fails and is queued again by the teardown sweep below. Completed jobs are
+ * removed, so a catalog restored and deleted again queues a fresh one.
  */
 export const TEARDOWN_JOB_OPTIONS: JobsOptions = {
-  attempts: 25, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: 1000,
+  attempts: 16, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: 1000,
 };
 
 /** Queues a catalog's teardown, due when its grace period ends (`teardownAfter`). */
@@ -32,3 +34,14 @@ export async function queueTeardown(producers: TeardownProducer, w: { id: string
     ...TEARDOWN_JOB_OPTIONS, jobId: teardownJobId(w.id), delay: Math.max(0, w.teardownAfter.getTime() - Date.now()),
   });
 }
+
+// The teardown sweep: one job scheduler for the cluster, consumed by the
+// teardown worker. A catalog past its grace period, still `deleting`, whose
+// teardown job is neither waiting, delayed nor running (its retries used up,
+// or the job lost with Redis) has its teardown queued again.
+export const TEARDOWN_SWEEP_QUEUE = 'teardown-sweep';
+export const TEARDOWN_SWEEP_SCHEDULER = 'teardown-sweep-pass';
+export const TEARDOWN_SWEEP_EVERY_MS = 3600_000;
+
+/** A pass that failed is not retried: the next one comes within the hour. */
+export const TEARDOWN_SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;

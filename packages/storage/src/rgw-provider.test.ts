@@ -301,3 +301,23 @@ describe('key rotation and removal', () => {
   });
 });
 
+
+describe('suspension (a deleted catalog sealed, then restored)', () => {
+  test('a suspended identity is refused; reinstated, it reaches its buckets again with its policy (RGW drops policies on a user change)', async () => {
+    const uid = `t-${id}-susp`;
+    const keys = await store.ensureIdentity({ uid, displayName: 'susp', buckets: [A.blob], access: 'write' });
+    try {
+      await put(as(keys), A.blob, 'susp/before.txt');
+      expect(await store.setIdentitySuspended(uid, true)).toBe('suspended');
+      expect(await status(put(as(keys), A.blob, 'susp/while.txt'))).toBe(403);
+      expect(await store.setIdentitySuspended(uid, false)).toBe('active');
+      await put(as(keys), A.blob, 'susp/after.txt');
+      expect((await list(as(keys), A.blob, 'susp/')).Contents?.map((o) => o.Key)).toEqual(['susp/after.txt', 'susp/before.txt']);
+      // Still confined: another warehouse's bucket stays refused.
+      expect(await status(put(as(keys), B.blob, 'susp/x.txt'))).toBe(403);
+      expect(await store.setIdentitySuspended(`${uid}-none`, true)).toBe('absent');
+    } finally {
+      await store.deleteIdentity(uid);
+    }
+  });
+});

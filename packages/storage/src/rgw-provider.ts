@@ -243,7 +243,8 @@ export class RgwStorage implements StorageProvider {
     const user = await this.getUser(uid);
     if (!user) return 'absent';
     if (Boolean(user.suspended) !== suspended) {
-      const res = await this.admin.call('POST', 'user', { uid, suspended }, suspended ? 'suspend identity' : 'reinstate identity');
+      // Suspending is an admin-API change of the user, which drops its IAM policies: kept, so a reinstated identity (a restored catalog) reaches its buckets again.
+      const res = await this.preservingPolicies(uid, () => this.admin.call('POST', 'user', { uid, suspended }, suspended ? 'suspend identity' : 'reinstate identity'));
       if (res === null) return 'absent';
     }
     return suspended ? 'suspended' : 'active';
@@ -263,10 +264,11 @@ export class RgwStorage implements StorageProvider {
   }
 
   /**
-   * RGW Pacific drops a user's IAM policies whenever the admin API adds or
-   * removes one of its keys. Key changes therefore read the policies first
-   * and put them back after, so an identity never loses its confinement
-   * (without them it could reach nothing, which is safe, but useless).
+   * RGW Pacific drops a user's IAM policies whenever the admin API changes
+   * the user: adds or removes one of its keys, suspends or reinstates it.
+   * Such changes therefore read the policies first and put them back after,
+   * so an identity never loses its confinement (without them it could reach
+   * nothing, which is safe, but useless).
    */
   private async preservingPolicies<T>(uid: string, change: () => Promise<T>): Promise<T> {
     const policies = await this.userPolicies(uid);

@@ -72,6 +72,8 @@ export function tombstoneView(t: TombstoneRecord) {
     // A row deleted before tombstones were kept says only that it is gone.
     storage_complete: s ? s.storage_complete : t.status === 'deleted',
     tables_refused: s?.tables_refused ?? null,
+    // Floe's: why a catalog is still `deleting` past its grace period (null while nothing failed, and once teardown ends).
+    teardown_error: s?.teardown_error ?? null,
     teardown_after: t.teardownAfter ? t.teardownAfter.toISOString() : null,
     restorable_until: isRestorable(t) ? t.teardownAfter!.toISOString() : null,
   };

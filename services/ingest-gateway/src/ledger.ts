@@ -21,6 +21,8 @@ export interface IntakeSink {
   id: string;
   state: string;
   warehouse_id: string;
+  /** The catalog's status: its sinks take nothing while it is `deleting` or `deleted` (sink-gate.ts). */
+  warehouse_status: string;
   blob_bucket: string;
   storage_access_key: string;
   /** Sealed with the deployment's data key; opened only to write an accepted batch. */
@@ -33,7 +35,7 @@ export interface IntakeSink {
 export async function intakeSinkBy<T extends IntakeSink>(d: IngestDeps, by: 'id' | 'send_key_id' | 'device_token_hash', value: string): Promise<T | null> {
   const { rows } = await d.db.query<T>({
     name: `ingest_sink_by_${by}`,
-    text: `SELECT s.id, s.state, s.send_key_hash, s.device_options, s.warehouse_id, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
+    text: `SELECT s.id, s.state, s.send_key_hash, s.device_options, s.warehouse_id, w.status AS warehouse_status, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
              FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id JOIN projects p ON p.id = w.project_id
             WHERE s.${by} = $1`,
     values: [value],

@@ -2,13 +2,16 @@ import { createApp, databaseAnswers } from '@floe/http';
 import { teardownWorker } from './deps';
 import { startOAuthPrune } from './oauth-prune';
 import { startOrgErasure } from './org-erasure';
+import { startTeardownSweep } from './teardown-sweep';
 import { startUploaderExpiry } from './uploader-expiry';
 import { startWorkers } from './workers';
 
 // The teardown worker: provisioning retries, credential retirement after a
 // rotate, uploader expiry, the erasure of organisations left without members,
-// the OAuth prune pass, and catalog teardown after a deletion's grace period. BullMQ consumers plus a tiny health
-// server; any number may run, jobs are idempotent and keyed by their subject.
+// the OAuth prune pass, and catalog teardown after a deletion's grace period
+// (with the hourly sweep that queues a stuck teardown again). BullMQ consumers
+// plus a tiny health server; any number may run, jobs are idempotent and
+// keyed by their subject.
 const { config, logger, deps } = teardownWorker.start();
 const { workers, producers } = startWorkers(deps);
 const erasure = startOrgErasure(deps, producers);
@@ -17,6 +20,8 @@ const expiry = startUploaderExpiry(deps);
 expiry.catch((err) => logger.error('the uploader expiry scheduler could not be set up', { err: (err as Error).message }));
 const oauthPrune = startOAuthPrune(deps);
 oauthPrune.catch((err) => logger.error('the OAuth prune scheduler could not be set up', { err: (err as Error).message }));
+const sweep = startTeardownSweep(deps, producers);
+sweep.catch((err) => logger.error('the teardown sweep scheduler could not be set up', { err: (err as Error).message }));
 
 const app = createApp({
   service: 'teardown-worker',
@@ -37,7 +42,8 @@ teardownWorker.serve(deps, app, {
     const e = await erasure.catch(() => undefined);
     const x = await expiry.catch(() => undefined);
     const o = await oauthPrune.catch(() => undefined);
-    await Promise.allSettled([...workers.map((w) => w.close()), e?.worker.close(), x?.worker.close(), o?.worker.close()]);
-    await Promise.allSettled([producers.close(), e?.passes.close(), x?.queue.close(), o?.queue.close()]);
+    const t = await sweep.catch(() => undefined);
+    await Promise.allSettled([...workers.map((w) => w.close()), e?.worker.close(), x?.worker.close(), o?.worker.close(), t?.worker.close()]);
+    await Promise.allSettled([producers.close(), e?.passes.close(), x?.queue.close(), o?.queue.close(), t?.queue.close()]);
   },
 });

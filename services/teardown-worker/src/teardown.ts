@@ -1,9 +1,12 @@
 import { DelayedError, type Job } from 'bullmq';
+import type { TeardownError } from '@floe/db/warehouse-deletion';
 import { TeardownJob } from '@floe/queues';
-import { uploaderUidPrefix } from '@floe/storage';
+import { StorageError, uploaderUidPrefix } from '@floe/storage';
 import { revokeUploadersOf } from './store/uploaders';
 import type { WorkerDeps } from './deps';
-import { beginTeardown, dropCatalogTables, finishTeardown, recordStorageStep, teardownView, type TeardownView } from './store/teardown';
+import {
+  beginTeardown, dropCatalogTables, finishTeardown, recordStorageStep, recordTeardownError, teardownView, type TeardownView,
+} from './store/teardown';
 
 // The `teardown` job: a deleted catalog's tables and storage removed once its
 // grace period is over. Steps, each recorded on the row before the next, so a
@@ -16,10 +19,17 @@ import { beginTeardown, dropCatalogTables, finishTeardown, recordStorageStep, te
 //      (their keys and policies with them), the role and its policy, then
 //      both buckets emptied (objects, versions, unfinished uploads) and removed;
 //   4. done: status `deleted`, the tombstone complete, `warehouse.delete_complete`.
+// An attempt that fails is recorded in the tombstone (`teardown_error`: what,
+// where, how often), so GET /v1/warehouses/{id} shows why the catalog is still
+// `deleting`; BullMQ retries it with backoff, and once the job's retries are
+// used up the teardown sweep (teardown-sweep.ts) queues it again.
 
 type StorageSteps = Record<string, unknown>;
 
-export async function teardownWarehouse(d: WorkerDeps, job: Job, token?: string): Promise<string> {
+/** What a teardown touches: the rows, the store, the log, and the fault tests' crash point. */
+export type TeardownDeps = Pick<WorkerDeps, 'prisma' | 'storage' | 'logger'> & { config: Pick<WorkerDeps['config'], 'teardown'> };
+
+export async function teardownWarehouse(d: TeardownDeps, job: Job, token?: string): Promise<string> {
   const { warehouse_id: id } = TeardownJob.parse(job.data);
   let w = await teardownView(d.prisma, id);
   if (!w || w.status !== 'deleting') return 'nothing to do';
@@ -33,6 +43,20 @@ export async function teardownWarehouse(d: WorkerDeps, job: Job, token?: string)
     w = (await teardownView(d.prisma, id))!;
   }
 
+  const at = { step: w.step === 'tables' ? 'tables' : 'storage' };
+  try {
+    return await removeEverything(d, w, at);
+  } catch (err) {
+    await recordFailure(d, job, id, at.step, err);
+    throw err;
+  }
+}
+
+/** Steps 2 to 4; `at.step` follows the step under way, for the record of a failure. */
+async function removeEverything(d: TeardownDeps, view: TeardownView, at: { step: string }): Promise<string> {
+  const id = view.id;
+  let w = view;
+
   // tables
   if (w.step === 'tables') {
     const dropped = await dropCatalogTables(d.prisma, id, w.tombstone.buckets.table);
@@ -45,6 +69,7 @@ export async function teardownWarehouse(d: WorkerDeps, job: Job, token?: string)
   const done: StorageSteps = { ...(w.tombstone.storage ?? {}) };
   const step = async (name: string, run: () => Promise<unknown>) => {
     if (name in done) return;
+    at.step = name;
     done[name] = await run();
     await recordStorageStep(d.prisma, id, name, done[name]);
   };
@@ -54,17 +79,43 @@ export async function teardownWarehouse(d: WorkerDeps, job: Job, token?: string)
     await revokeUploadersOf(d.prisma, id);
     return uids.length;
   });
-  await step('identity', () => d.storage.deleteIdentity(w!.storageUid));
-  await step('identity_ro', () => d.storage.deleteIdentity(w!.storageRoUid));
+  await step('identity', () => d.storage.deleteIdentity(w.storageUid));
+  await step('identity_ro', () => d.storage.deleteIdentity(w.storageRoUid));
   maybeCrash(d, 'after_identities');
-  await step('role', () => d.storage.deleteRole(w!.roleName));
-  await step('table_bucket', () => d.storage.removeBucket(w!.tombstone.buckets.table));
-  await step('blob_bucket', () => d.storage.removeBucket(w!.tombstone.buckets.blob));
+  await step('role', () => d.storage.deleteRole(w.roleName));
+  await step('table_bucket', () => d.storage.removeBucket(w.tombstone.buckets.table));
+  await step('blob_bucket', () => d.storage.removeBucket(w.tombstone.buckets.blob));
 
   // done
+  at.step = 'done';
   const finished = await finishTeardown(d.prisma, (await teardownView(d.prisma, id))!, done);
   if (finished) d.logger.info('catalog torn down', { warehouse_id: id, storage: done });
   return finished ? 'deleted' : 'finished elsewhere';
+}
+
+/**
+ * A failed attempt, in the tombstone; at error level once the job has no
+ * retry left (every failed attempt is also logged by the worker as a failed job).
+ */
+async function recordFailure(d: TeardownDeps, job: Job, id: string, step: string, err: unknown): Promise<void> {
+  // attemptsMade counts the attempts that failed before this one.
+  const attempts = job.attemptsMade + 1;
+  const error: TeardownError = {
+    // A storage error's message names the operation and never the store's internals; anything else stays in the log.
+    message: err instanceof StorageError ? err.message : 'an internal error; the teardown worker logged it',
+    step,
+    attempts,
+    failed_at: new Date().toISOString(),
+    gave_up: attempts >= (job.opts.attempts ?? 1),
+  };
+  await recordTeardownError(d.prisma, id, error).catch((e) => {
+    d.logger.warn('a failed teardown attempt could not be recorded', { warehouse_id: id, err: (e as Error).message });
+  });
+  if (error.gave_up) {
+    d.logger.error('catalog teardown used up its retries; the teardown sweep queues it again within the hour', {
+      warehouse_id: id, step, attempts, err: (err as Error).message,
+    });
+  }
 }
 
 /** Not due yet (or a restore is under way): the job waits until the grace period's end, at least a few seconds. */
@@ -75,6 +126,6 @@ async function delayUntil(job: Job, token: string | undefined, w: TeardownView):
 }
 
 /** The fault tests' hook (FLOE_TEARDOWN_CRASH_AT): the process ends here, exit code 86, mid-job. */
-function maybeCrash(d: WorkerDeps, stage: 'after_tables' | 'after_identities'): void {
+function maybeCrash(d: TeardownDeps, stage: 'after_tables' | 'after_identities'): void {
   if (d.config.teardown.crashAt === stage) process.exit(86);
 }

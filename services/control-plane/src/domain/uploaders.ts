@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@floe/db';
-import { conflict } from '@floe/http';
+import { conflict, type Logger } from '@floe/http';
 import { ExpireUploaderJob, expireUploaderJobId, Producers, QUEUES, UPLOADER_EXPIRY_JOB_OPTIONS } from '@floe/queues';
 import { uploaderUidPrefix, type PolicyDocument, type StorageProvider, type UploaderRevocation } from '@floe/storage';
 import {
@@ -15,9 +15,13 @@ import { UPLOADERS_PER_CATALOG } from './uploader-rules';
 // create: (serialised per warehouse, in one transaction) refuse a taken name,
 //   refuse past the count limit, make the storage identity (user with its key,
 //   then its user policy), insert the row; then queue the expiry. A storage
-//   step that fails, or a row that cannot be written, undoes the identity, so
-//   nothing half-made is left behind. Twenty concurrent creates of one name
-//   make one identity: the others wait for the lock and then see the name taken.
+//   step that fails (502 `storage_error`), or a row that cannot be written,
+//   undoes the identity, so nothing half-made is left behind
+//   (uploaders.test.ts). Once the row is committed the uploader stands: an
+//   expiry job the queue does not take is the expiry sweep's to catch, not a
+//   reason to remove an identity its row still names. Twenty concurrent
+//   creates of one name make one identity: the others wait for the lock and
+//   then see the name taken.
 // revoke: (the row locked) key deleted first, so the credential stops at once,
 //   then the policy, then the identity; the row last. A failed storage step
 //   leaves the row active and the revoke safe to retry. Concurrent revocations
@@ -27,6 +31,7 @@ export interface UploaderDeps {
   prisma: PrismaClient;
   storage: StorageProvider;
   queues: Producers;
+  logger: Logger;
 }
 
 export interface IamWrite {
@@ -54,8 +59,9 @@ export async function createUploader(
 ): Promise<CreatedUploader> {
   const iamUser = iamUserFor(w.id);
   let made = false;
+  let created: { row: UploaderRecord; identity: Awaited<ReturnType<StorageProvider['createUploader']>> };
   try {
-    const created = await d.prisma.$transaction(async (tx) => {
+    created = await d.prisma.$transaction(async (tx) => {
       await lockUploaderCreation(tx, w.id);
       const taken = await activeUploaderNamed(tx, w.id, input.name);
       if (taken) {
@@ -79,21 +85,30 @@ export async function createUploader(
       });
       return { row, identity };
     }, LOCK_WAIT);
-    if (input.expiresAt) await queueExpiry(d.queues, created.row.id, input.expiresAt);
-    return {
-      row: created.row,
-      secretAccessKey: created.identity.secretAccessKey,
-      policy: created.identity.policy,
-      iamWrites: [
-        { what: 'create_user_with_key', target: iamUser, result: created.identity.created ? 'created' : 'existing' },
-        { what: 'put_user_policy', target: `${iamUser}/floe-uploader`, result: 'put' },
-      ],
-    };
   } catch (err) {
     // Whatever part of the identity exists goes again; the uid is this request's own, so nothing else is touched.
-    if (made) await d.storage.revokeUploader(iamUser).catch(() => undefined);
+    if (made) {
+      await d.storage.revokeUploader(iamUser).catch((e) => {
+        // Left to the catalog's teardown, which removes every `u-<warehouse>-` identity; said, so an operator can remove it sooner.
+        d.logger.warn('a half-made uploader identity could not be removed', { warehouse_id: w.id, iam_user: iamUser, err: (e as Error).message });
+      });
+    }
     throw err;
   }
+  if (input.expiresAt) {
+    await queueExpiry(d.queues, created.row.id, input.expiresAt).catch((err) => {
+      d.logger.warn('an uploader\'s expiry job was not queued; the expiry sweep expires it', { uploader_id: created.row.id, err: (err as Error).message });
+    });
+  }
+  return {
+    row: created.row,
+    secretAccessKey: created.identity.secretAccessKey,
+    policy: created.identity.policy,
+    iamWrites: [
+      { what: 'create_user_with_key', target: iamUser, result: created.identity.created ? 'created' : 'existing' },
+      { what: 'put_user_policy', target: `${iamUser}/floe-uploader`, result: 'put' },
+    ],
+  };
 }
 
 /** The sweep catches an expiry whose job was lost; this one is the exact time. */

@@ -5,6 +5,7 @@ import { HttpError, conflict, route } from '@floe/http';
 import { DEFAULT_DEVICE_OPTIONS, DEVICE_RATE, applyDeviceOptions, readDevicePost, type DeviceOptions } from '@floe/ingest';
 import type { IngestDeps } from '../deps';
 import { duplicateView, existingBatch, intakeSinkBy, recordBatch, requireStorageHeadroom, type IntakeSink } from '../ledger';
+import { requireCatalogLive } from '../sink-gate';
 
 // Spec: device ingest route POST /d/{token} on {ingest_url}. The URL is the
 // credential; form, JSON, NDJSON or CSV bodies up to 256 KiB; an identical
@@ -63,6 +64,8 @@ async function deviceSink(d: IngestDeps, token: string): Promise<DeviceSink> {
   const sink = hash ? await intakeSinkBy<DeviceSink>(d, 'device_token_hash', hash) : null;
   // A deleted sink's token is as unknown as a made-up one: the URL says nothing about what it was.
   if (!sink || sink.state === 'deleted') throw new HttpError(401, 'invalid_device_token', 'this device URL is not valid (unknown, replaced or removed token)');
+  // A token that still stands, of a catalog being deleted: said as the send route says it (the token works again after a restore).
+  requireCatalogLive(sink);
   if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sink.id} is disabled`);
   return sink;
 }

@@ -3,7 +3,7 @@ import { badRequest, notFound, requireBootstrapSecret, route } from '@floe/http'
 import type { IngestDeps } from '../deps';
 import { intakeSinkBy } from '../ledger';
 import { takeSendBatch } from '../send-intake';
-import { requireOpen } from './send';
+import { requireOpen } from '../sink-gate';
 
 // POST /internal/sinks/{sink_id}/batches — the send route's intake for the
 // MCP tool server. The public send route takes a sink's send key only

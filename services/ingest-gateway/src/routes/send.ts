@@ -1,9 +1,10 @@
 import type { Express, Request } from 'express';
 import { looksLikeApiKey, parseSendKey, secretMatches } from '@floe/auth';
-import { HttpError, conflict, forbidden, notFound, route } from '@floe/http';
+import { HttpError, forbidden, route } from '@floe/http';
 import type { IngestDeps } from '../deps';
 import { intakeSinkBy, type IntakeSink } from '../ledger';
 import { takeSendBatch } from '../send-intake';
+import { requireOpen } from '../sink-gate';
 
 // Spec: POST /v1/sinks/{sink_id} — the send route. A JSON array of objects,
 // stored unchanged as one NDJSON object per batch in the blob bucket with one
@@ -37,10 +38,4 @@ async function authenticate(d: IngestDeps, req: Request, sinkId: string): Promis
   }
   requireOpen(sink, sinkId);
   return sink;
-}
-
-/** A deleted sink takes nothing (404), a disabled one neither (409): for every sender alike. */
-export function requireOpen(sink: IntakeSink, sinkId: string): void {
-  if (sink.state === 'deleted') throw notFound('sink_not_found', `sink ${sinkId} was deleted`);
-  if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sinkId} is disabled`);
 }

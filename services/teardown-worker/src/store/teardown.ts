@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from '@floe/db';
-import { tombstoneOf, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
+import { tombstoneOf, type TeardownError, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
 
 // The rows a catalog's teardown changes, each step committed with the step it
 // reached (`teardown_step`, and the tombstone's counts), so a worker that dies
@@ -85,10 +85,34 @@ export async function recordStorageStep(prisma: PrismaClient, id: string, step: 
      WHERE id = ${id} AND status = 'deleting'`;
 }
 
+/** Records a failed attempt in the tombstone (`teardown_error`), while the catalog is still being torn down. */
+export async function recordTeardownError(prisma: PrismaClient, id: string, error: TeardownError): Promise<void> {
+  // Raw: jsonb concatenation sets one key of the tombstone in place.
+  await prisma.$executeRaw`
+    UPDATE warehouses SET tombstone = tombstone || ${JSON.stringify({ teardown_error: error })}::jsonb WHERE id = ${id} AND status = 'deleting'`;
+}
+
+export interface PastGrace {
+  id: string;
+  name: string;
+  step: TeardownStep | null;
+  teardownAfter: Date;
+  teardownError: TeardownError | null;
+}
+
+/** Catalogs still being deleted whose grace period is over (on the database's clock): the teardown sweep's worklist. */
+export async function deletionsPastGrace(prisma: PrismaClient): Promise<PastGrace[]> {
+  // Raw: the grace is tested on the database's clock, as it was set.
+  const rows = await prisma.$queryRaw<Array<{ id: string; name: string; teardown_step: TeardownStep | null; teardown_after: Date; teardown_error: TeardownError | null }>>`
+    SELECT id, name, teardown_step, teardown_after, tombstone->'teardown_error' AS teardown_error
+      FROM warehouses WHERE status = 'deleting' AND teardown_after <= now() ORDER BY teardown_after, id`;
+  return rows.map((r) => ({ id: r.id, name: r.name, step: r.teardown_step, teardownAfter: r.teardown_after, teardownError: r.teardown_error ?? null }));
+}
+
 /**
- * The end, in one transaction: status `deleted`, the tombstone complete, the
- * bucket names released (a new catalog may take them; the tombstone keeps
- * them), held grants and credentials gone, the catalog's sinks deleted with
+ * The end, in one transaction: status `deleted`, the tombstone complete (an
+ * earlier attempt's `teardown_error` cleared), the bucket names released (a
+ * new catalog may take them; the tombstone keeps them), held grants and credentials gone, the catalog's sinks deleted with
  * their waiting batches discarded (their objects went with the blob bucket),
  * `warehouse.delete_complete` audited. False when another worker finished first.
  */
@@ -101,7 +125,7 @@ export async function finishTeardown(prisma: PrismaClient, w: TeardownView, stor
     await tx.$executeRaw`
       UPDATE warehouses SET status = 'deleted', teardown_step = 'done',
              table_bucket = ${`deleted/${w.id}/table`}, blob_bucket = ${`deleted/${w.id}/blob`},
-             tombstone = tombstone || ${JSON.stringify({ storage, storage_complete: true, completed_at: completedAt.toISOString() })}::jsonb
+             tombstone = tombstone || ${JSON.stringify({ storage, storage_complete: true, completed_at: completedAt.toISOString(), teardown_error: null })}::jsonb
        WHERE id = ${w.id}`;
     await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId: w.id } });
     await tx.catalogCredential.updateMany({ where: { warehouseId: w.id, revokedAt: null }, data: { revokedAt: completedAt } });
