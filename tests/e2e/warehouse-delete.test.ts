@@ -192,6 +192,9 @@ test('restore: not_restorable after the grace period, already_exists when the na
   const b = await newWarehouse(admin.api_key, project.project_id);
   await del(admin.api_key, a.warehouse_id, { confirm: a.name }).expect(202);
   await del(admin.api_key, b.warehouse_id, { confirm: b.name }).expect(202);
+  // The stack's grace is 10 s, less than the steps below may take on a loaded machine: a is held restorable, b for 30 s.
+  await sql(`UPDATE warehouses SET teardown_after = now() + interval '10 minutes' WHERE id = $1`, [a.warehouse_id]);
+  await sql(`UPDATE warehouses SET teardown_after = now() + interval '30 seconds' WHERE id = $1`, [b.warehouse_id]);
 
   // A live catalog holds the name now (the API holds a deleting catalog's name, so the test renames one in).
   const c = await newWarehouse(admin.api_key, project.project_id);
@@ -207,10 +210,10 @@ test('restore: not_restorable after the grace period, already_exists when the na
   expect(over).toMatchObject({ limit_value: 10, current: 10 });
 
   // Past the grace period (teardown begins): not_restorable, and then the tombstone of a deleted catalog.
-  await until('teardown of b', async () => ((await gateway().get(`/v1/warehouses/${b.warehouse_id}`).set(bearer(admin.api_key))).body?.error?.code === 'warehouse_deleted' ? true : null), 60, 500);
+  await until('teardown of b', async () => ((await gateway().get(`/v1/warehouses/${b.warehouse_id}`).set(bearer(admin.api_key))).body?.error?.code === 'warehouse_deleted' ? true : null), 90, 500);
   expectError(await restore(admin.api_key, b.warehouse_id), 409, 'not_restorable');
   expectError(await del(admin.api_key, b.warehouse_id, { confirm: b.name }), 404, 'warehouse_deleted');
-}, 90_000);
+}, 150_000);
 
 test('after the grace period nothing of it is left on the store; the tombstone holds the counts; the name is free again', async () => {
   const { admin } = await newOrgWithAdmin();
