@@ -82,4 +82,6 @@ export interface UsageReportAnswer {
   stored_bytes: number;
   limit_value: number;
   over: boolean;
+  /** The scope's public tier allowance (`public_storage_bytes`): the hard quota a public catalog's table bucket carries. */
+  public_limit_value: number;
 }

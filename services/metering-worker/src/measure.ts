@@ -40,7 +40,8 @@ export async function measureCatalog(d: MeteringDeps, job: Job): Promise<string>
   if (!answer.recorded) return 'not live';
 
   // enforce
-  const done = await enforceScope(d, answer, { id: w.id, quotas: [table.quota, ...(blob ? [blob.quota] : [])] });
+  const quotas = new Map([[w.tableBucket, table.quota], ...(blob ? [[w.blobBucket, blob.quota] as const] : [])]);
+  const done = await enforceScope(d, answer, { id: w.id, quotas });
   return `measured ${table.bytes + (blob?.bytes ?? 0)} bytes; frozen ${done.frozen.length}, lifted ${done.lifted.length}`;
 }
 
