@@ -5,15 +5,18 @@
 // sample; traffic appears once two worker samples carry the usage log's
 // counters; over the organisation's storage limit the next pass freezes the
 // buckets (the store refuses a PUT, GETs work, read_only_since is set) but
-// a public catalog's table bucket (the public tier), and back under it lifts them.
+// a public catalog's table bucket (the public tier), and back under it lifts
+// them; a measure job's report sent again (a retry) rewrites its one sample.
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { warehouseTraffic } from '@floe/db/usage';
+import { sweepMeasureJobId, type UsageReport } from '@floe/queues';
 import { RgwStorage } from '@floe/storage';
+import request from 'supertest';
 import { cephInfo } from '../../scripts/lib/ceph';
 import { appendRows, keyOf, vendedS3, type TableRef } from './append-helpers';
 import { token } from './catalog-helpers';
 import { newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
-import { bearer, db, gateway, sql } from './helpers';
+import { bearer, db, expectError, gateway, sql, stack } from './helpers';
 
 const FREE_STORAGE_BYTES = 5_368_709_120;
 const PUBLIC_STORAGE_BYTES = 50 * 1024 ** 3;
@@ -173,3 +176,28 @@ test('over the organisation\'s storage limit the pass freezes the buckets (PUT r
   expect(unpublished.status).toBe(200);
   expect(unpublished.body.bucket_quotas).toEqual({ quotas: { [pub.bucket]: { enabled: true, max_bytes: FREE_STORAGE_BYTES } }, errors: [] });
 }, 180_000);
+
+test('a retried measure job writes no second sample: its report, sent again, rewrites the job\'s one sample', async () => {
+  const fresh = await newWarehouse(admin.api_key, w.project_id, `retried_${Date.now().toString(36)}`);
+  const jobKey = sweepMeasureJobId(fresh.warehouse_id, 424242);
+  const report = (bytes: number): UsageReport => {
+    const now = new Date();
+    return {
+      warehouse_id: fresh.warehouse_id, source: 'sweep', measured_at: now.toISOString(), stale_after: new Date(now.getTime() + 40_000).toISOString(),
+      table: { bytes, objects: 1 }, blob: { bytes: 0, objects: 0 }, complete: true, traffic: null, job_key: jobKey,
+    };
+  };
+  const send = (r: UsageReport) => request(stack().services['control-plane'].url).post('/internal/usage').set(bearer(stack().bootstrap_secret)).send(r);
+  const first = await send(report(100));
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ warehouse_id: fresh.warehouse_id, recorded: true, over: false });
+  // The retry measured again: its figures replace the first attempt's, in the same row.
+  const retried = await send(report(200));
+  expect(retried.status).toBe(200);
+  expect(retried.body.recorded).toBe(true);
+  const rows = await sql<{ table_bytes: string; source: string }>(`SELECT table_bytes::text, source FROM usage_samples WHERE job_key = $1`, [jobKey]);
+  expect(rows).toEqual([{ table_bytes: '200', source: 'sweep' }]);
+  // A report without the job's key is refused: every worker report names its job.
+  const { job_key: _omitted, ...keyless } = report(300);
+  expect(expectError(await send(keyless as UsageReport), 400, 'missing_field').field).toBe('job_key');
+});
