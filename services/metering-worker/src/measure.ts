@@ -38,6 +38,9 @@ export async function measureCatalog(d: MeteringDeps, job: Job): Promise<string>
     complete: true, traffic, job_key: String(job.id),
   };
   const answer = await reportUsage({ url: d.config.services.controlPlane, secret: d.config.bootstrapSecret ?? '' }, report);
+  // The fault tests' hook (FLOE_METERING_CRASH_AT, tests/fault/metering-crash.test.ts): the process ends
+  // with the sample written and the job unfinished, so the job is taken again and must add no second sample.
+  if (d.config.metering.crashAt === 'after_report') process.exit(86);
   if (!answer.recorded) return 'not live';
 
   // enforce
