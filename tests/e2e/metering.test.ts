@@ -4,18 +4,22 @@
 // sample; data written with vended credentials shows in the next sweep's
 // sample; traffic appears once two worker samples carry the usage log's
 // counters; over the organisation's storage limit the next pass freezes the
-// buckets (the store refuses a PUT, GETs work, read_only_since is set), and
-// back under it lifts them.
+// buckets (the store refuses a PUT, GETs work, read_only_since is set) but
+// a public catalog's table bucket (the public tier), and back under it lifts
+// them; a measure job's report sent again (a retry) rewrites its one sample.
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { warehouseTraffic } from '@floe/db/usage';
+import { sweepMeasureJobId, type UsageReport } from '@floe/queues';
 import { RgwStorage } from '@floe/storage';
+import request from 'supertest';
 import { cephInfo } from '../../scripts/lib/ceph';
 import { appendRows, keyOf, vendedS3, type TableRef } from './append-helpers';
 import { token } from './catalog-helpers';
 import { newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
-import { bearer, db, gateway, sql } from './helpers';
+import { bearer, db, expectError, gateway, sql, stack } from './helpers';
 
 const FREE_STORAGE_BYTES = 5_368_709_120;
+const PUBLIC_STORAGE_BYTES = 50 * 1024 ** 3;
 const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }, { id: 2, name: 'note', required: false, type: 'string' }] };
 
 let admin: { api_key: string };
@@ -122,13 +126,33 @@ test('traffic is null with a note until two consecutive worker samples carry cou
   expect(freshUsage).toMatchObject({ traffic: null, traffic_note: expect.any(String) });
 }, 90_000);
 
-test('over the organisation\'s storage limit the pass freezes the buckets (PUT refused by the store, GET works); back under it lifts them', async () => {
+test('over the organisation\'s storage limit the pass freezes the buckets (PUT refused by the store, GET works) but a public table bucket; back under it lifts them', async () => {
   const { s3, location } = await vendedS3(ref);
   const key = keyOf(w.bucket, `${location}/data/probe-${Date.now()}.bin`);
   await s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: key, Body: Buffer.alloc(4096, 1) }));
+  // A public catalog of the same organisation: its table bucket carries the public allowance from publication on.
+  const pub = await newWarehouse(admin.api_key, w.project_id, `public_${Date.now().toString(36)}`);
+  const published = await gateway().post(`/v1/warehouses/${pub.warehouse_id}/public`).set(bearer(admin.api_key)).send({ confirm: pub.name });
+  expect(published.status).toBe(200);
+  expect(published.body.bucket_quotas).toEqual({ quotas: { [pub.bucket]: { enabled: true, max_bytes: PUBLIC_STORAGE_BYTES } }, errors: [] });
+  const pubReadOnly = async () => (await sql<{ read_only_since: Date | null }>(`SELECT read_only_since FROM warehouses WHERE id = $1`, [pub.warehouse_id]))[0].read_only_since;
 
   await sql(`INSERT INTO org_limits (org_id, plan, overrides) VALUES ($1, 'free', '{"storage_bytes": 1}')`, [orgId]);
   await until('read_only_since set by the enforcement pass', readOnlySince, 60);
+  // The public catalog is read-only too, but only its blob bucket is frozen: the table bucket keeps the public allowance, takes writes and is read anonymously.
+  await until('the public catalog marked read-only', pubReadOnly, 60);
+  expect(await store.getBucketQuota(pub.bucket)).toEqual({ enabled: true, maxBytes: PUBLIC_STORAGE_BYTES });
+  expect((await store.getBucketQuota(pub.blob_bucket)).maxBytes!).toBeLessThan(FREE_STORAGE_BYTES);
+  await store.s3.send(new PutObjectCommand({ Bucket: pub.bucket, Key: 'open/while-frozen.txt', Body: 'still writable' }));
+  const anonymous = await fetch(`${published.body.public_url}open/while-frozen.txt`);
+  expect(anonymous.status).toBe(200);
+  expect(await anonymous.text()).toBe('still writable');
+  // Unpublished while read-only, the table bucket is frozen with the rest; published again, it has the public allowance back.
+  const privateWhileFrozen = await gateway().delete(`/v1/warehouses/${pub.warehouse_id}/public`).set(bearer(admin.api_key));
+  expect(privateWhileFrozen.status).toBe(200);
+  expect(privateWhileFrozen.body.bucket_quotas.quotas[pub.bucket].max_bytes).toBeLessThan(FREE_STORAGE_BYTES);
+  const again = await gateway().post(`/v1/warehouses/${pub.warehouse_id}/public`).set(bearer(admin.api_key)).send({ confirm: pub.name });
+  expect(again.body.bucket_quotas).toEqual({ quotas: { [pub.bucket]: { enabled: true, max_bytes: PUBLIC_STORAGE_BYTES } }, errors: [] });
   const frozen = await store.getBucketQuota(w.bucket);
   expect(frozen.enabled).toBe(true);
   expect(frozen.maxBytes!).toBeLessThan(FREE_STORAGE_BYTES);
@@ -144,4 +168,36 @@ test('over the organisation\'s storage limit the pass freezes the buckets (PUT r
   await until('read_only_since cleared', async () => (await readOnlySince()) === null, 60);
   expect(await store.getBucketQuota(w.bucket)).toEqual({ enabled: true, maxBytes: FREE_STORAGE_BYTES });
   await s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: `${key}.3`, Body: Buffer.alloc(4096, 3) }));
-}, 150_000);
+  // Lifted, the public catalog's blob bucket is back at the private limit and its table bucket keeps the public allowance; unpublished, the table bucket is back under the private limit.
+  await until('the public catalog lifted', async () => (await pubReadOnly()) === null, 60);
+  expect(await store.getBucketQuota(pub.blob_bucket)).toEqual({ enabled: true, maxBytes: FREE_STORAGE_BYTES });
+  expect(await store.getBucketQuota(pub.bucket)).toEqual({ enabled: true, maxBytes: PUBLIC_STORAGE_BYTES });
+  const unpublished = await gateway().delete(`/v1/warehouses/${pub.warehouse_id}/public`).set(bearer(admin.api_key));
+  expect(unpublished.status).toBe(200);
+  expect(unpublished.body.bucket_quotas).toEqual({ quotas: { [pub.bucket]: { enabled: true, max_bytes: FREE_STORAGE_BYTES } }, errors: [] });
+}, 180_000);
+
+test('a retried measure job writes no second sample: its report, sent again, rewrites the job\'s one sample', async () => {
+  const fresh = await newWarehouse(admin.api_key, w.project_id, `retried_${Date.now().toString(36)}`);
+  const jobKey = sweepMeasureJobId(fresh.warehouse_id, 424242);
+  const report = (bytes: number): UsageReport => {
+    const now = new Date();
+    return {
+      warehouse_id: fresh.warehouse_id, source: 'sweep', measured_at: now.toISOString(), stale_after: new Date(now.getTime() + 40_000).toISOString(),
+      table: { bytes, objects: 1 }, blob: { bytes: 0, objects: 0 }, complete: true, traffic: null, job_key: jobKey,
+    };
+  };
+  const send = (r: UsageReport) => request(stack().services['control-plane'].url).post('/internal/usage').set(bearer(stack().bootstrap_secret)).send(r);
+  const first = await send(report(100));
+  expect(first.status).toBe(200);
+  expect(first.body).toMatchObject({ warehouse_id: fresh.warehouse_id, recorded: true, over: false });
+  // The retry measured again: its figures replace the first attempt's, in the same row.
+  const retried = await send(report(200));
+  expect(retried.status).toBe(200);
+  expect(retried.body.recorded).toBe(true);
+  const rows = await sql<{ table_bytes: string; source: string }>(`SELECT table_bytes::text, source FROM usage_samples WHERE job_key = $1`, [jobKey]);
+  expect(rows).toEqual([{ table_bytes: '200', source: 'sweep' }]);
+  // A report without the job's key is refused: every worker report names its job.
+  const { job_key: _omitted, ...keyless } = report(300);
+  expect(expectError(await send(keyless as UsageReport), 400, 'missing_field').field).toBe('job_key');
+});

@@ -10,6 +10,7 @@ import { sinkTestSchema } from './sink-helpers';
 // (Errors rule 4, Events `org.limits.update` and `quota.reject`).
 
 const FREE_STORAGE = 5_368_709_120;
+const PUBLIC_STORAGE = 50 * 1024 ** 3;
 let operator: NewPrincipal;
 beforeAll(async () => { operator = await newPrincipal('operator'); });
 
@@ -77,11 +78,14 @@ test('refusals: org_not_found; invalid_value for a bad plan, override name or va
   expect((await sql(`SELECT count(*)::int AS n FROM org_limits_audit WHERE org_id = $1`, [org.org_id]))[0].n).toBe(0);
 });
 
-test('PATCH: one limits-audit row and one org.limits.update event per call; a storage change re-sets every bucket quota at once; null removes', async () => {
+test('PATCH: one limits-audit row and one org.limits.update event per call; a storage change re-sets every private bucket quota at once, a public allowance change every public table bucket\'s; null removes', async () => {
   const { org, admin } = await newOrgWithAdmin();
   const project = await newProject(admin.api_key);
   const a = await newWarehouse(admin.api_key, project.project_id);
   const b = await newWarehouse(admin.api_key, project.project_id);
+  const pub = await newWarehouse(admin.api_key, project.project_id);
+  // pub is public: its table bucket is in the public tier, so only its blob bucket follows the storage limit.
+  expect((await gateway().post(`/v1/warehouses/${pub.warehouse_id}/public`).set(bearer(admin.api_key)).send({ confirm: pub.name })).status).toBe(200);
   const first = await patch(org.handle, { plan: 'custom', overrides: { storage_bytes: 3 * 1024 ** 3, projects: 5 }, note: 'pilot customer' });
   expect(first.status).toBe(200);
   expect(first.body).toMatchObject({
@@ -89,9 +93,15 @@ test('PATCH: one limits-audit row and one org.limits.update event per call; a st
     limits: { storage_bytes: { value: 3 * 1024 ** 3, enforcement: expect.any(String) }, projects: { value: 5 } },
     changed: expect.arrayContaining(['storage_bytes', 'projects']),
   });
-  const buckets = [a.bucket, a.blob_bucket, b.bucket, b.blob_bucket].sort();
+  const buckets = [a.bucket, a.blob_bucket, b.bucket, b.blob_bucket, pub.blob_bucket].sort();
   expect(first.body.bucket_quotas).toEqual({ limit_value: 3 * 1024 ** 3, set: buckets, errors: [] });
+  expect(first.body.public_bucket_quotas).toBeNull();
   for (const bucket of buckets) expect(await adminStorage().getBucketQuota(bucket)).toEqual({ enabled: true, maxBytes: 3 * 1024 ** 3 });
+  expect(await adminStorage().getBucketQuota(pub.bucket)).toEqual({ enabled: true, maxBytes: PUBLIC_STORAGE });
+  const publicTier = await patch(org.org_id, { overrides: { public_storage_bytes: 7 * 1024 ** 3 } });
+  expect(publicTier.body).toMatchObject({ changed: ['public_storage_bytes'], bucket_quotas: null, public_bucket_quotas: { limit_value: 7 * 1024 ** 3, set: [pub.bucket], errors: [] } });
+  expect(await adminStorage().getBucketQuota(pub.bucket)).toEqual({ enabled: true, maxBytes: 7 * 1024 ** 3 });
+  expect((await patch(org.org_id, { overrides: { public_storage_bytes: null } })).body.public_bucket_quotas).toEqual({ limit_value: PUBLIC_STORAGE, set: [pub.bucket], errors: [] });
 
   // A note alone changes no limit and sets no quota, but is still one row and one event.
   const second = await patch(org.org_id, { note: 'renewed' });
@@ -103,11 +113,12 @@ test('PATCH: one limits-audit row and one org.limits.update event per call; a st
 
   const got = await gateway().get(`/v1/admin/orgs/${org.handle}/limits`).set(asOperator());
   expect(got.body).toMatchObject({ plan: 'custom', overrides: { projects: 5 }, note: 'renewed', updated_by: operator.principal_id });
-  expect(got.body.changes.map((c: { note: string }) => c.note)).toEqual(['renewed', 'renewed', 'pilot customer']);
-  expect(got.body.changes[2]).toMatchObject({ previous_plan: 'free', plan: 'custom', previous_overrides: {}, actor_id: operator.principal_id });
+  expect(got.body.changes.map((c: { note: string }) => c.note)).toEqual(['renewed', 'renewed', 'pilot customer', 'pilot customer', 'pilot customer']);
+  expect(got.body.changes[4]).toMatchObject({ previous_plan: 'free', plan: 'custom', previous_overrides: {}, actor_id: operator.principal_id });
   const events = await sql(`SELECT actor_id, actor_kind, data FROM audit_events WHERE action = 'org.limits.update' AND org_id = $1 ORDER BY id`, [org.org_id]);
-  expect(events.length).toBe(3);
-  expect(events[0]).toMatchObject({ actor_id: operator.principal_id, actor_kind: 'operator', data: { plan: 'custom', previous_plan: 'free', bucket_quotas: { set: 4, errors: 0 } } });
+  expect(events.length).toBe(5);
+  expect(events[0]).toMatchObject({ actor_id: operator.principal_id, actor_kind: 'operator', data: { plan: 'custom', previous_plan: 'free', bucket_quotas: { set: 5, errors: 0 }, public_bucket_quotas: null } });
+  expect(events[1].data).toMatchObject({ bucket_quotas: null, public_bucket_quotas: { limit_value: 7 * 1024 ** 3, set: 1, errors: 0 } });
   const audit = await gateway().get(`/v1/admin/orgs/${org.org_id}/limits/audit`).query({ limit: '2' }).set(asOperator());
   expect(audit.body).toMatchObject({ count: 2, limit: 2 });
   expect(audit.body.changes[0].overrides).toEqual({ projects: 5 });

@@ -119,6 +119,8 @@ const EnvSchema = z.object({
   // creation a catalog's first sample is taken (spec: about 120 s). A test stack shortens both.
   FLOE_METERING_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
   FLOE_METERING_FIRST_SAMPLE_SECONDS: z.coerce.number().int().min(0).default(120),
+  // Fault tests only: the metering worker exits once its first measure job's report is recorded.
+  FLOE_METERING_CRASH_AT: z.enum(['after_report']).optional(),
   // Fault tests only: the roller process exits at this stage of a roll.
   FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit', 'before_mark']).optional(),
   // Soft delete: how long a deleted catalog can be restored before teardown removes its tables and storage (a day).
@@ -172,7 +174,7 @@ export interface FloeConfig {
   /** FLOE_ADMIN_ROUTES_PUBLIC: the gateway routes /v1/admin/* (default false: 404 there). */
   adminRoutesPublic: boolean;
   /** The metering worker's sweep interval and the delay of a new catalog's first sample, in seconds. */
-  metering: { sweepSeconds: number; firstSampleSeconds: number };
+  metering: { sweepSeconds: number; firstSampleSeconds: number; crashAt: 'after_report' | undefined };
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
   teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
@@ -254,7 +256,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     sinksEnabled: e.FLOE_SINKS === 'on',
     oauth: { dynamicRegistration: e.FLOE_OAUTH_DYNAMIC_REGISTRATION === 'on', metadataAllowHosts, mcpUrl: trimSlash(e.FLOE_MCP_URL ?? `${baseUrl}/mcp`) },
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
-    metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS },
+    metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,

@@ -1,4 +1,4 @@
-import { applyOverrides, isLimitName, LIMITS, overridesOf, PLANS } from './limits';
+import { applyOverrides, isLimitName, LIMITS, overridesOf, PLANS, tierBuckets } from './limits';
 
 test('every plan names every limit, and custom starts from the free numbers', () => {
   for (const plan of Object.values(PLANS)) expect(Object.keys(plan).sort()).toEqual(Object.keys(LIMITS).sort());
@@ -12,4 +12,9 @@ test('overrides lay over the plan; stored junk is ignored, not trusted', () => {
   expect(overridesOf(null)).toEqual({});
   expect(isLimitName('storage_bytes')).toBe(true);
   expect(isLimitName('toString')).toBe(false);
+});
+
+test('a public catalog\'s table bucket is in the public tier; its blob bucket and every bucket of a private catalog are private', () => {
+  expect(tierBuckets({ tableBucket: 't', blobBucket: 'b', publicSince: null })).toEqual({ private: ['t', 'b'], public: [] });
+  expect(tierBuckets({ tableBucket: 't', blobBucket: 'b', publicSince: new Date() })).toEqual({ private: ['b'], public: ['t'] });
 });

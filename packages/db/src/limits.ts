@@ -6,8 +6,8 @@
 
 /** The limits an override may set, with how each is enforced (GET /v1/admin/plans). */
 export const LIMITS = {
-  storage_bytes: 'private storage of the organisation (or of an owner\'s projects outside one): over it, catalog and table creation, credential vending and sink sends answer 409 quota_exceeded, and buckets turn read-only at the next enforcement pass; every bucket carries a hard quota at this number',
-  public_storage_bytes: 'table bytes of public catalogs (the public tier): publishing past it answers 409 quota_exceeded',
+  storage_bytes: 'private storage of the organisation (or of an owner\'s projects outside one): over it, catalog and table creation, credential vending and sink sends answer 409 quota_exceeded, and buckets turn read-only at the next enforcement pass; every private bucket carries a hard quota at this number (a public catalog\'s table bucket is in the public tier)',
+  public_storage_bytes: 'table bytes of public catalogs (the public tier): publishing past it answers 409 quota_exceeded; a public catalog\'s table bucket carries a hard quota at this number and is never frozen by the private limit',
   objects: 'objects stored across the organisation\'s buckets: reported with headroom in GET /v1/usage; enforced with storage at the enforcement pass',
   projects: 'projects of the organisation: creating one more answers 409 limit_exceeded',
   warehouses_per_project: 'catalogs of one project: creating or restoring one more answers 409 limit_exceeded',
@@ -82,3 +82,14 @@ export async function effectiveLimits(db: Queryable, orgId: string | null): Prom
  * enforcement pass turns the scope's buckets read-only; under, it lifts them.
  */
 export const overStorageLimit = (storedBytes: number, limitBytes: number): boolean => storedBytes >= limitBytes;
+
+/**
+ * Which tier each bucket of a catalog counts in, so which limit its hard
+ * quota carries and whether the private tier's freeze touches it. A public
+ * catalog's table bucket is in the public tier (`public_storage_bytes`); its
+ * blob bucket is never public and stays private, as does every bucket of a
+ * private catalog. scopeStoredBytes (usage.ts) counts the bytes by the same rule.
+ */
+export function tierBuckets(w: { tableBucket: string; blobBucket: string; publicSince: Date | null }): { private: string[]; public: string[] } {
+  return w.publicSince ? { private: [w.blobBucket], public: [w.tableBucket] } : { private: [w.tableBucket, w.blobBucket], public: [] };
+}

@@ -70,6 +70,12 @@ export const UsageReport = z.object({
   complete: z.boolean(),
   /** The usage log's counters of both buckets per UTC hour read for this report; null when the log did not answer. */
   traffic: z.array(TrafficHour).max(48).nullable(),
+  /**
+   * The measuring job's id (sweepMeasureJobId, creationMeasureJobId): the
+   * sample's key, so a retried job (BullMQ retries a job that failed after
+   * its report) rewrites its one sample instead of adding a second.
+   */
+  job_key: z.string().min(1).max(200),
 });
 export type UsageReport = z.infer<typeof UsageReport>;
 
@@ -82,4 +88,6 @@ export interface UsageReportAnswer {
   stored_bytes: number;
   limit_value: number;
   over: boolean;
+  /** The scope's public tier allowance (`public_storage_bytes`): the hard quota a public catalog's table bucket carries. */
+  public_limit_value: number;
 }

@@ -1,15 +1,18 @@
+import { withQuotaScopeLock } from '@floe/db/quota-scope';
 import type { UsageReportAnswer } from '@floe/queues';
-import { StorageError, type StorageProvider } from '@floe/storage';
+import { StorageError } from '@floe/storage';
 import type { MeteringDeps } from './deps';
-import { enforcementPlan, hardQuotaDrifted } from './enforcement-plan';
-import { clearReadOnly, markReadOnly, scopeWarehouses, type MeteredWarehouse } from './store/warehouses';
+import { driftedQuotas, enforcementPlan, type HardQuota, type TierLimits } from './enforcement-plan';
+import { clearReadOnly, markReadOnly, scopeWarehouses } from './store/warehouses';
 
 // The enforcement pass of a quota scope, run after each catalog's report
 // (so after every sweep, and after a new catalog's first sample): the
-// control plane answered the scope's stored bytes against its limit; this
-// applies enforcement-plan.ts to the scope's buckets and marks
+// control plane answered the scope's private stored bytes against its limit;
+// this applies enforcement-plan.ts to the scope's buckets and marks
 // `warehouses.read_only_since`. Every step is idempotent; a scope's pass
-// runs under a Postgres advisory lock so replicas never interleave one.
+// acts under the scope's lock (packages/db/src/quota-scope.ts), which
+// publishing and unpublishing take too, so neither replicas nor a
+// publication ever interleave with it.
 
 type Quota = { enabled: boolean; maxBytes: number | null };
 
@@ -23,74 +26,54 @@ async function onBucket<T>(step: Promise<T>): Promise<T | null> {
   }
 }
 
-async function freeze(storage: StorageProvider, w: MeteredWarehouse): Promise<void> {
-  await onBucket(storage.freezeBucket(w.tableBucket));
-  await onBucket(storage.freezeBucket(w.blobBucket));
-}
-
-async function setHardQuota(storage: StorageProvider, w: MeteredWarehouse, limit: number): Promise<void> {
-  await onBucket(storage.setBucketQuota(w.tableBucket, limit));
-  await onBucket(storage.setBucketQuota(w.blobBucket, limit));
-}
-
-async function underScopeLock<T>(d: Pick<MeteringDeps, 'db'>, key: string, fn: () => Promise<T>): Promise<T> {
-  const client = await d.db.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`metering-scope:${key}`]);
-    try {
-      return await fn();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`metering-scope:${key}`]);
-    }
-  } finally {
-    client.release();
-  }
+async function setHardQuotas(d: Pick<MeteringDeps, 'storage'>, quotas: HardQuota[]): Promise<void> {
+  for (const q of quotas) await onBucket(d.storage.setBucketQuota(q.bucket, q.limitBytes));
 }
 
 export interface EnforcementResult {
   frozen: string[];
   lifted: string[];
-  /** Whether the measured catalog's hard quota was set again. */
-  quotaReset: boolean;
+  /** The measured catalog's buckets whose hard quota was set again. */
+  quotasReset: string[];
 }
 
 /**
  * Enforces the scope of one report. `measured` is the catalog just measured
- * with its buckets' quotas as the stats call read them: if it stays
- * writable and a quota drifted from the limit, the hard quota is set again.
+ * with its buckets' quotas as the stats call read them (per bucket): a
+ * standing hard quota that drifted from its limit is set again.
  */
 export async function enforceScope(
-  d: Pick<MeteringDeps, 'db' | 'prisma' | 'storage' | 'logger'>, answer: UsageReportAnswer, measured: { id: string; quotas: Quota[] },
+  d: Pick<MeteringDeps, 'db' | 'prisma' | 'storage' | 'logger'>, answer: UsageReportAnswer, measured: { id: string; quotas: Map<string, Quota> },
 ): Promise<EnforcementResult> {
   const scope = answer.scope!;
-  const scopeRef = { orgId: scope.org_id, ownerId: scope.owner_id };
-  const limit = answer.limit_value;
+  const limits: TierLimits = { storage: answer.limit_value, publicStorage: answer.public_limit_value };
   const pending = async () => {
-    const catalogs = await scopeWarehouses(d.prisma, scopeRef);
-    const plan = enforcementPlan({ over: answer.over, catalogs });
+    const catalogs = await scopeWarehouses(d.prisma, { orgId: scope.org_id, ownerId: scope.owner_id });
+    const plan = enforcementPlan({ over: answer.over, limits, catalogs });
     const self = catalogs.find((c) => c.id === measured.id);
-    const drifted = Boolean(self && !answer.over && !self.readOnlySince && measured.quotas.some((q) => hardQuotaDrifted(q, limit)));
-    return { catalogs, plan, self, drifted };
+    const drifted = self ? driftedQuotas(self, limits, answer.over || self.readOnlySince !== null, measured.quotas) : [];
+    return { plan, drifted };
   };
   // Most passes change nothing: decide without the lock, and take it only to act.
   const first = await pending();
-  if (!first.plan.freeze.length && !first.plan.lift.length && !first.drifted) return { frozen: [], lifted: [], quotaReset: false };
+  if (!first.plan.freeze.length && !first.plan.lift.length && !first.drifted.length) return { frozen: [], lifted: [], quotasReset: [] };
 
-  return underScopeLock(d, scope.org_id ?? `owner:${scope.owner_id}`, async () => {
-    const { catalogs, plan, self, drifted } = await pending();
-    const byId = new Map(catalogs.map((c) => [c.id, c]));
-    for (const id of plan.freeze) {
-      await freeze(d.storage, byId.get(id)!);
-      await markReadOnly(d.prisma, id);
+  return withQuotaScopeLock(d.db, { orgId: scope.org_id, ownerId: scope.owner_id }, async () => {
+    const { plan, drifted } = await pending();
+    for (const c of plan.freeze) {
+      for (const bucket of c.buckets) await onBucket(d.storage.freezeBucket(bucket));
+      await markReadOnly(d.prisma, c.id);
     }
-    for (const id of plan.lift) {
-      await setHardQuota(d.storage, byId.get(id)!, limit);
-      await clearReadOnly(d.prisma, id);
+    for (const c of plan.lift) {
+      await setHardQuotas(d, c.quotas);
+      await clearReadOnly(d.prisma, c.id);
     }
-    if (drifted && self) await setHardQuota(d.storage, self, limit);
-    if (plan.freeze.length || plan.lift.length) {
-      d.logger.info('storage limit enforced', { scope: scope.kind, org_id: scope.org_id, stored_bytes: answer.stored_bytes, limit_value: limit, frozen: plan.freeze, lifted: plan.lift });
+    await setHardQuotas(d, drifted);
+    const frozen = plan.freeze.map((c) => c.id);
+    const lifted = plan.lift.map((c) => c.id);
+    if (frozen.length || lifted.length) {
+      d.logger.info('storage limit enforced', { scope: scope.kind, org_id: scope.org_id, stored_bytes: answer.stored_bytes, limit_value: limits.storage, frozen, lifted });
     }
-    return { frozen: plan.freeze, lifted: plan.lift, quotaReset: drifted };
+    return { frozen, lifted, quotasReset: drifted.map((q) => q.bucket) };
   });
 }

@@ -11,7 +11,8 @@ import { catalogTraffic, trafficWindowStart } from './traffic';
 // admin bucket stats, one call per bucket (its own counters — never a
 // listing, so the cost does not grow with objects); the usage log's traffic;
 // the report to the control plane, which writes the sample; then the scope's
-// enforcement pass. A retry measures again: a sample is a fact of its time.
+// enforcement pass. A retry measures again and its report rewrites the
+// job's one sample (keyed by the job id): a retried job adds no second sample.
 
 const bucketOrAbsent = async <T>(step: Promise<T>): Promise<T | null> =>
   step.catch((err: unknown) => {
@@ -34,13 +35,17 @@ export async function measureCatalog(d: MeteringDeps, job: Job): Promise<string>
     warehouse_id: w.id, source: data.source, measured_at: measuredAt.toISOString(),
     stale_after: new Date(measuredAt.getTime() + 2 * d.config.metering.sweepSeconds * 1000).toISOString(),
     table: { bytes: table.bytes, objects: table.objects }, blob: blob && { bytes: blob.bytes, objects: blob.objects },
-    complete: true, traffic,
+    complete: true, traffic, job_key: String(job.id),
   };
   const answer = await reportUsage({ url: d.config.services.controlPlane, secret: d.config.bootstrapSecret ?? '' }, report);
+  // The fault tests' hook (FLOE_METERING_CRASH_AT, tests/fault/metering-crash.test.ts): the process ends
+  // with the sample written and the job unfinished, so the job is taken again and must add no second sample.
+  if (d.config.metering.crashAt === 'after_report') process.exit(86);
   if (!answer.recorded) return 'not live';
 
   // enforce
-  const done = await enforceScope(d, answer, { id: w.id, quotas: [table.quota, ...(blob ? [blob.quota] : [])] });
+  const quotas = new Map([[w.tableBucket, table.quota], ...(blob ? [[w.blobBucket, blob.quota] as const] : [])]);
+  const done = await enforceScope(d, answer, { id: w.id, quotas });
   return `measured ${table.bytes + (blob?.bytes ?? 0)} bytes; frozen ${done.frozen.length}, lifted ${done.lifted.length}`;
 }
 

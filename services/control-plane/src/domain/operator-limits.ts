@@ -80,8 +80,10 @@ export interface QuotaReset {
 /**
  * PATCH /v1/admin/orgs/{org_id}/limits under the organisation's lock: the new
  * plan, overrides and note, one limits-audit row, and — when the effective
- * storage limit changed — the hard quota of every live, unfrozen bucket of the
- * organisation re-set to it (a bucket the store refuses is reported, not fatal).
+ * storage limit changed — the hard quota of every live, unfrozen private
+ * bucket of the organisation re-set to it; when the public allowance changed,
+ * every public catalog's table bucket's (a bucket the store refuses is
+ * reported, not fatal).
  */
 export async function patchOrgLimits(d: { prisma: PrismaClient; storage: StorageProvider }, actorId: string, org: OrgRef, p: LimitsPatch) {
   checkPatch(p);
@@ -99,8 +101,10 @@ export async function patchOrgLimits(d: { prisma: PrismaClient; storage: Storage
     const after = applyOverrides(plan, overrides);
     const change = await recordLimitsChange(tx, { orgId: org.id, actorId, plan, previousPlan, overrides, previousOverrides, note });
     const changed = (Object.keys(LIMITS) as LimitName[]).filter((k) => before[k] !== after[k]);
-    const quotas = changed.includes('storage_bytes') ? await resetBucketQuotas(d.storage, await quotaBucketsOf(tx, org.id), after.storage_bytes) : null;
-    return { change, plan, previousPlan, overrides, previousOverrides, note, before, after, changed, quotas };
+    const buckets = changed.includes('storage_bytes') || changed.includes('public_storage_bytes') ? await quotaBucketsOf(tx, org.id) : null;
+    const quotas = buckets && changed.includes('storage_bytes') ? await resetBucketQuotas(d.storage, buckets.private, after.storage_bytes) : null;
+    const publicQuotas = buckets && changed.includes('public_storage_bytes') ? await resetBucketQuotas(d.storage, buckets.public, after.public_storage_bytes) : null;
+    return { change, plan, previousPlan, overrides, previousOverrides, note, before, after, changed, quotas, publicQuotas };
   });
 }
 

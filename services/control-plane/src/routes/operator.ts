@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { parseLimit } from '../domain/audit-query';
-import { changeView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg } from '../domain/operator-limits';
+import { changeView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg, type QuotaReset } from '../domain/operator-limits';
 import { limitsChanges } from '../store/org-limits';
 
 // Spec: Operator routes (not public by default: the gateway routes them only
@@ -14,6 +14,9 @@ const Patch = z.object({
   overrides: z.record(z.string(), z.number().nullable()).optional(),
   note: z.string().max(2000).nullable().optional(),
 }).strict();
+
+/** A quota reset as the audit event keeps it: counts, not bucket names. */
+const quotaCounts = (q: QuotaReset | null) => q && { limit_value: q.limit_value, set: q.set.length, errors: q.errors.length };
 
 export function mountOperator(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/admin/plans', {
@@ -40,7 +43,7 @@ export function mountOperator(app: Express, d: ControlPlaneDeps): void {
         action: 'org.limits.update', orgId: org.id, targetType: 'org', targetId: org.id,
         data: {
           change_id: String(r.change.id), plan: r.plan, previous_plan: r.previousPlan, overrides: r.overrides, previous_overrides: r.previousOverrides,
-          note: r.note, changed: r.changed, bucket_quotas: r.quotas && { limit_value: r.quotas.limit_value, set: r.quotas.set.length, errors: r.quotas.errors.length },
+          note: r.note, changed: r.changed, bucket_quotas: quotaCounts(r.quotas), public_bucket_quotas: quotaCounts(r.publicQuotas),
         },
       });
       // answer
@@ -49,7 +52,8 @@ export function mountOperator(app: Express, d: ControlPlaneDeps): void {
         change: changeView(r.change),
         changed: r.changed,
         bucket_quotas: r.quotas,
-        note_on_enforcement: 'A changed storage limit re-sets the hard quota of every live bucket of the organisation now; read-only flips follow the hourly enforcement pass.',
+        public_bucket_quotas: r.publicQuotas,
+        note_on_enforcement: 'A changed storage limit re-sets the hard quota of every live private bucket of the organisation now, a changed public allowance that of every public catalog\'s table bucket; read-only flips follow the hourly enforcement pass.',
       });
     }],
   });

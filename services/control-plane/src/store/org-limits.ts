@@ -1,4 +1,5 @@
 import type { Db, PrismaClient } from '@floe/db';
+import { tierBuckets } from '@floe/db/limits';
 
 // An organisation's plan and overrides (`org_limits`) and the operator's
 // changes to them (`org_limits_audit`): the operator routes' data. Reading the
@@ -67,12 +68,20 @@ export async function recordLimitsChange(tx: Db, c: { orgId: string; actorId: st
   });
 }
 
-/** Table and blob buckets of the organisation's live catalogs not frozen by the enforcement pass (their quota is the freeze). */
-export async function quotaBucketsOf(db: Db, orgId: string): Promise<string[]> {
+/**
+ * The buckets of the organisation's live catalogs whose hard quota follows a
+ * limit, by tier (packages/db/src/limits.ts tierBuckets): private buckets of
+ * catalogs not frozen by the enforcement pass (a frozen one's quota is the
+ * freeze), and every public catalog's table bucket (the freeze never takes it).
+ */
+export async function quotaBucketsOf(db: Db, orgId: string): Promise<{ private: string[]; public: string[] }> {
   const rows = await db.warehouse.findMany({
-    where: { orgId, status: { in: ['provisioning', 'ready'] }, readOnlySince: null },
-    select: { tableBucket: true, blobBucket: true },
+    where: { orgId, status: { in: ['provisioning', 'ready'] } },
+    select: { tableBucket: true, blobBucket: true, readOnlySince: true, publicSince: true },
     orderBy: { createdAt: 'asc' },
   });
-  return rows.flatMap((w) => [w.tableBucket, w.blobBucket]);
+  return {
+    private: rows.flatMap((w) => (w.readOnlySince ? [] : tierBuckets(w).private)),
+    public: rows.flatMap((w) => tierBuckets(w).public),
+  };
 }

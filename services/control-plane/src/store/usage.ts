@@ -104,16 +104,19 @@ export async function liveWarehouseScope(db: Db, warehouseId: string): Promise<{
   return rows[0] ? { orgId: rows[0].org_id, ownerId: rows[0].owner_id } : null;
 }
 
-/** Stores the metering worker's report: the sample, and its traffic hours rewritten with the log's totals so far. One transaction. */
-export async function insertReportedSample(db: Db, r: UsageReport): Promise<void> {
+/**
+ * Stores the metering worker's report: the job's sample — written once, then
+ * rewritten by a retry of the same job (its key), never a second row — and
+ * its traffic hours rewritten with the log's totals so far. One transaction.
+ */
+export async function upsertReportedSample(db: Db, r: UsageReport): Promise<void> {
   await db.$transaction(async (tx) => {
-    await tx.usageSample.create({
-      data: {
-        warehouseId: r.warehouse_id, source: r.source, measuredAt: new Date(r.measured_at), staleAfter: new Date(r.stale_after),
-        tableBytes: BigInt(r.table.bytes), blobBytes: BigInt(r.blob?.bytes ?? 0), objects: BigInt(r.table.objects), blobObjects: BigInt(r.blob?.objects ?? 0),
-        complete: r.complete, trafficCounted: r.traffic !== null,
-      },
-    });
+    const figures = {
+      warehouseId: r.warehouse_id, source: r.source, measuredAt: new Date(r.measured_at), staleAfter: new Date(r.stale_after),
+      tableBytes: BigInt(r.table.bytes), blobBytes: BigInt(r.blob?.bytes ?? 0), objects: BigInt(r.table.objects), blobObjects: BigInt(r.blob?.objects ?? 0),
+      complete: r.complete, trafficCounted: r.traffic !== null,
+    };
+    await tx.usageSample.upsert({ where: { jobKey: r.job_key }, create: { ...figures, jobKey: r.job_key }, update: figures });
     for (const h of r.traffic ?? []) {
       const counters = { requests: BigInt(h.requests), bytesIn: BigInt(h.bytes_in), bytesOut: BigInt(h.bytes_out), updatedAt: new Date() };
       await tx.usageTrafficHour.upsert({

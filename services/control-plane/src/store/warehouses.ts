@@ -181,8 +181,10 @@ export async function markPublic(db: Db, id: string, by: string): Promise<{ publ
   return { publicSince: rows[0].public_since, publicBy: rows[0].public_by };
 }
 
-export async function markPrivate(db: Db, id: string): Promise<void> {
-  await db.warehouse.updateMany({ where: { id }, data: { publicSince: null, publicBy: null } });
+/** Forgets a publication; answers whether the catalog is read-only (the metering worker's mark), which decides the table bucket's quota. */
+export async function markPrivate(db: Db, id: string): Promise<{ readOnlySince: Date | null }> {
+  const row = await db.warehouse.update({ where: { id }, data: { publicSince: null, publicBy: null }, select: { readOnlySince: true } });
+  return { readOnlySince: row.readOnlySince };
 }
 
 /** Every warehouse whose buckets still exist or may (not `creating`, not `deleted`), oldest first: the lifecycle audit's worklist. */

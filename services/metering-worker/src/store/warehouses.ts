@@ -12,9 +12,11 @@ export interface MeteredWarehouse {
   blobBucket: string;
   orgId: string | null;
   readOnlySince: Date | null;
+  /** Set while public: the table bucket is then in the public tier (packages/db/src/limits.ts tierBuckets). */
+  publicSince: Date | null;
 }
 
-const fields = { id: true, tableBucket: true, blobBucket: true, orgId: true, readOnlySince: true } as const;
+const fields = { id: true, tableBucket: true, blobBucket: true, orgId: true, readOnlySince: true, publicSince: true } as const;
 
 /** Every live catalog: the sweep's worklist. */
 export async function liveWarehouses(db: PrismaClient): Promise<MeteredWarehouse[]> {
