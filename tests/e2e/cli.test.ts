@@ -47,7 +47,9 @@ test('catalogs lists exactly the catalogs the key reaches, with its level on eac
   const rows = JSON.parse(asMember.stdout) as Array<{ name: string; my_level: string; my_via: string }>;
   expect(rows.map((w) => [w.name, w.my_level]).sort()).toEqual([['lake', 'read'], [second, 'write']].sort());
   const api = await gateway().get('/v1/warehouses').set(bearer(member.api_key));
-  expect(rows).toEqual(api.body.warehouses);
+  // The stack's metering may write a sample between the two reads: the storage figure is compared by its shape only.
+  const unmetered = (ws: Array<Record<string, unknown>>) => ws.map(({ stored: _stored, ...w }) => ({ ...w, stored: expect.any(Object) }));
+  expect(rows).toEqual(unmetered(api.body.warehouses));
 
   const table = await floe(['catalogs'], withKey(member.api_key));
   const lines = table.stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
