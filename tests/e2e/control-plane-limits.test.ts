@@ -29,6 +29,29 @@ test('org_required when the caller belongs to several organisations', async () =
   expect(named.body.org_id).toBe(second.org_id);
 });
 
+test('20 project creates at once: one name makes one project (already_exists); the plan\'s count holds exactly (limit_exceeded); another organisation is not counted', async () => {
+  const { org, admin } = await newOrgWithAdmin();
+  const other = await newOrgWithAdmin();
+  const create = (name: string, key = admin.api_key) => gateway().post('/v1/projects').set(bearer(key)).send({ name });
+  const audited = async () => (await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'project.create' AND org_id = $1`, [org.org_id]))[0].n;
+
+  const same = await Promise.all(Array.from({ length: 20 }, () => create('twin')));
+  const made = same.filter((r) => r.status === 201);
+  expect(made).toHaveLength(1);
+  for (const r of same.filter((x) => x.status !== 201)) expect(expectError(r, 409, 'already_exists').project_id).toBe(made[0].body.project_id);
+  expect(await audited()).toBe(1);
+
+  // The plan's number lowered to 5 for this organisation: 20 distinct names at once make exactly 4 more.
+  await sql(`INSERT INTO org_limits (org_id, plan, overrides) VALUES ($1, 'free', '{"projects": 5}')`, [org.org_id]);
+  const many = await Promise.all(Array.from({ length: 20 }, (_, i) => create(`p${i}`)));
+  expect(many.filter((r) => r.status === 201)).toHaveLength(4);
+  for (const r of many.filter((x) => x.status !== 201)) expect(expectError(r, 409, 'limit_exceeded')).toMatchObject({ limit: 'projects', limit_value: 5, current: 5 });
+  expect(await sql(`SELECT count(*)::int AS n FROM projects WHERE org_id = $1`, [org.org_id])).toEqual([{ n: 5 }]);
+  expect(await audited()).toBe(5);
+  // Another organisation's name and count are its own.
+  expect((await create('twin', other.admin.api_key)).status).toBe(201);
+}, 60_000);
+
 test('limit_exceeded at ten catalogs per project, with limit_value and current', async () => {
   const { org, admin } = await newOrgWithAdmin();
   const project = await newProject(admin.api_key);

@@ -253,6 +253,26 @@ describe('POST /v1/auth/device/approve and GET /v1/auth/device/status', () => {
     expectError(await approve(admin.key, { user_code: s.user_code }), 404, 'device_code_not_found');
   });
 
+  test('20 decisions of one code at once (approvals and denials): one decision, one audit; the machine gets what it says, one agent at most', async () => {
+    // An approver of its own: each answer after the decision takes one of the person's hourly misses.
+    const person = await signedUp();
+    const s = await start({ hostname: `decide-${uniq()}` });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => approve(person.key, { user_code: s.user_code, ...(i % 2 ? { deny: true } : {}) })));
+    const decided = answers.filter((a) => a.status === 200);
+    expect(decided).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) expectError(a, 404, 'device_code_not_found');
+    const [{ id }] = await sql<{ id: string }>(`SELECT id FROM device_logins WHERE user_code = $1`, [s.user_code]);
+    expect(await sql(`SELECT action FROM audit_events WHERE action IN ('device.approve', 'device.deny') AND target_id = $1`, [id]))
+      .toEqual([{ action: decided[0].body.approved ? 'device.approve' : 'device.deny' }]);
+    if (decided[0].body.approved) {
+      const collected = await poll(s.device_code);
+      expect(collected.status).toBe(200);
+      expect(await sql(`SELECT principal_id FROM memberships WHERE source_ref = $1`, [`device_login:${id}`])).toEqual([{ principal_id: collected.body.principal_id }]);
+    } else {
+      expectError(await poll(s.device_code), 400, 'access_denied');
+    }
+  }, 60_000);
+
   test('a member gives at most their own level, whatever the machine or they ask', async () => {
     const member = await newMember(admin.org);
     const s = await start({ requested_level: 'write' });
@@ -330,6 +350,18 @@ describe('collecting the key', () => {
     // Revoking the agent revokes the connection.
     expect((await gateway().delete(`/v1/orgs/${admin.org.org_id}/agents/${res.body.principal_id}`).set(bearer(admin.key))).status).toBe(200);
     expect((await gateway().get('/v1/warehouses').set(bearer(res.body.api_key))).status).toBe(401);
+  });
+
+  test('the approver is the agent\'s maker: removed from the organisation, the login\'s agent stops at its next request (creator_revoked)', async () => {
+    const member = await newMember(admin.org);
+    const s = await start({ hostname: `maker-${uniq()}`, requested_level: 'read' });
+    expect((await approve(member.api_key, { user_code: s.user_code })).status).toBe(200);
+    const res = await poll(s.device_code);
+    expect(res.body.connection).toMatchObject({ created_by: member.principal_id });
+    expect((await gateway().get(`/v1/warehouses/${admin.lake}`).set(bearer(res.body.api_key))).body.my_level).toBe('read');
+    expect((await gateway().delete(`/v1/orgs/${admin.org.org_id}/members/${member.principal_id}`).set(bearer(admin.key))).status).toBe(200);
+    expectError(await gateway().get(`/v1/warehouses/${admin.lake}`).set(bearer(res.body.api_key)), 403, 'creator_revoked');
+    expectError(await gateway().get('/v1/warehouses').set(bearer(res.body.api_key)), 403, 'creator_revoked');
   });
 
   test('twenty polls at once after approval: one key, one agent', async () => {

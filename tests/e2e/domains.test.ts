@@ -1,4 +1,5 @@
-import { bearer, db, expectError, gateway } from './helpers';
+import { bearer, db, expectError, gateway, sql } from './helpers';
+import { newOrgWithAdmin } from './control-plane-helpers';
 import { codeIn, newestMailTo } from '../support/mail';
 
 // Spec: POST/DELETE /v1/orgs/{org_id}/domains, domain join at sign-up.
@@ -60,3 +61,27 @@ test('too_many_claims', async () => {
   }
   expect(expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain }), 400, 'too_many_claims').limit_value).toBe(10);
 });
+
+test('20 claims of one domain at once: across organisations one owner (the rest 409 domain_claimed); within one organisation one claim (the rest 200, created false), one audit', async () => {
+  const domain = `race-${uniq()}.test`;
+  // Twenty organisations whose admins have verified addresses on the domain (written as sign-up writes them).
+  const orgs = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+    const o = await newOrgWithAdmin();
+    await sql(`UPDATE principals SET email = $1, email_verified_at = now() WHERE id = $2`, [`admin${i}@${domain}`, o.admin.principal_id]);
+    return o;
+  }));
+  const claim = (o: { org: { org_id: string }; admin: { api_key: string } }, d = domain) => gateway().post(`/v1/orgs/${o.org.org_id}/domains`).set(bearer(o.admin.api_key)).send({ domain: d });
+  const across = await Promise.all(orgs.map((o) => claim(o)));
+  expect(across.filter((r) => r.status === 201)).toHaveLength(1);
+  for (const r of across.filter((x) => x.status !== 201)) expectError(r, 409, 'domain_claimed');
+  const owner = orgs[across.findIndex((r) => r.status === 201)];
+  expect(await sql(`SELECT org_id FROM org_domains WHERE domain = $1`, [domain])).toEqual([{ org_id: owner.org.org_id }]);
+
+  // One organisation claiming a domain of its own 20 times at once.
+  const own = `own-${uniq()}.test`;
+  await sql(`UPDATE principals SET email = $1 WHERE id = $2`, [`boss@${own}`, owner.admin.principal_id]);
+  const within = await Promise.all(Array.from({ length: 20 }, () => claim(owner, own)));
+  expect(within.map((r) => r.status).sort()).toEqual([...Array(19).fill(200), 201]);
+  expect(within.every((r) => r.body.domain === own && r.body.org_id === owner.org.org_id)).toBe(true);
+  expect(await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action IN ('org.domain_claim') AND target_id IN ($1, $2)`, [domain, own])).toEqual([{ n: 2 }]);
+}, 60_000);

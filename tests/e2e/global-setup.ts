@@ -8,9 +8,16 @@ export default async function setup(): Promise<void> {
   // the metering sweep (hourly) and a new catalog's first sample (120 s) are shortened for tests/e2e/metering.test.ts;
   // identity fetches OAuth client metadata documents from 127.0.0.77 (any port) past its private-address guard, where
   // tests/e2e/oauth-authorize.test.ts serves them (off by default, refused in production).
+  // The budgets per caller address of mailing starts (20 an hour) and pending handle reservations (3) are raised: most
+  // files sign people up from 127.0.0.1, far more than a client may; the tests read the stack's numbers from the
+  // environment set here (loadConfig()), and signup-email.test.ts reaches them from addresses of its own.
+  process.env.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR = '200';
+  process.env.FLOE_PENDING_HANDLES_PER_CALLER = '50';
   const { stateFile } = await startPrivateStack('e2e', {
     FLOE_SIGNER_CACHE_SECONDS: '1', FLOE_LOG_LEVEL: 'info', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '10', FLOE_ADMIN_ROUTES_PUBLIC: 'true',
     FLOE_METERING_SWEEP_SECONDS: '20', FLOE_METERING_FIRST_SAMPLE_SECONDS: '4', FLOE_OAUTH_METADATA_ALLOW_HOSTS: '127.0.0.77',
+    FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR: process.env.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR,
+    FLOE_PENDING_HANDLES_PER_CALLER: process.env.FLOE_PENDING_HANDLES_PER_CALLER,
   });
   process.env.FLOE_E2E_STATE = stateFile;
 }

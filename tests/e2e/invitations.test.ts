@@ -1,4 +1,5 @@
-import { bearer, db, expectError, gateway, identity, stack } from './helpers';
+import { bearer, db, expectError, gateway, identity, sql, stack } from './helpers';
+import { newOrgWithAdmin } from './control-plane-helpers';
 import { codeIn, newestMailTo } from '../support/mail';
 
 // Spec: invitations — an admin invites an address (the token shown once and
@@ -111,3 +112,34 @@ test('an invitation applies by itself when the address signs up: by e-mail code,
   const members = await gateway().get(`/v1/orgs/${admin.orgId}/members`).set(bearer(admin.key));
   expect(members.body.count).toBe(3);
 });
+
+test('20 accepts at once, of two invitations to one address: one join (one membership, one audit), every answer 200', async () => {
+  // An admin with a proven address, written as sign-up writes it.
+  const o = await newOrgWithAdmin();
+  await sql(`UPDATE principals SET email_verified_at = now() WHERE id = $1`, [o.admin.principal_id]);
+  const admin = { key: o.admin.api_key, orgId: o.org.org_id };
+  const invited = `twice-${uniq()}@example.com`;
+  const invite = async () => {
+    const r = await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email: invited, role: 'member' });
+    expect(r.status).toBe(201);
+    return r.body.token as string;
+  };
+  const tokens = [await invite(), await invite()];
+  const person = await personWith(invited);
+  const stranger = await personWith(`stranger-${uniq()}@example.com`);
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => gateway().post('/v1/orgs/invitations/accept').set(bearer(person.api_key)).send({ token: tokens[i % 2] })));
+  expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+  expect(answers.filter((a) => a.body.joined === true)).toHaveLength(1);
+  expect(answers.every((a) => a.body.org_id === admin.orgId && a.body.role === 'member')).toBe(true);
+  const pool = db();
+  try {
+    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM memberships WHERE org_id = $1 AND principal_id = $2`, [admin.orgId, person.principal_id]);
+    expect(rows[0].n).toBe(1);
+    const joins = await pool.query(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'org.member_join' AND org_id = $1 AND target_id = $2`, [admin.orgId, person.principal_id]);
+    expect(joins.rows[0].n).toBe(1);
+  } finally {
+    await pool.end();
+  }
+  // The tokens are the invited address's only: another person is still refused.
+  expectError(await gateway().post('/v1/orgs/invitations/accept').set(bearer(stranger.api_key)).send({ token: tokens[0] }), 404, 'invitation_not_found');
+}, 60_000);

@@ -83,6 +83,17 @@ test('set, read back (with the stored XML), audited; clear is idempotent; the ta
   expect((await gateway().get(path()).set(bearer(c.admin.api_key))).body).toMatchObject({ configured: false, rules: [] });
 });
 
+test('20 PUTs at once, each a different configuration: every one answers 200, and what is left is exactly one of them, whole', async () => {
+  const configs = Array.from({ length: 20 }, (_, i) => Array.from({ length: (i % 3) + 1 }, (_, j) => ({ id: `c${i}-r${j}`, prefix: `c${i}/r${j}/`, expire_days: i + 1 })));
+  const answers = await Promise.all(configs.map((rules) => put({ rules })));
+  expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+  const got = await gateway().get(path()).set(bearer(c.admin.api_key));
+  const left = got.body.rules.map((r: { id: string; prefix: string; expire_days: number }) => ({ id: r.id, prefix: r.prefix, expire_days: r.expire_days }));
+  expect(configs).toContainEqual(left);
+  expect(got.body.count).toBe(left.length);
+  await gateway().delete(path()).set(bearer(c.admin.api_key)).expect(200);
+}, 60_000);
+
 test('a rule made directly with the AWS SDK reads back as not expressible, with what it holds', async () => {
   await store.s3.send(new PutBucketLifecycleConfigurationCommand({ Bucket: c.w.blob_bucket, LifecycleConfiguration: { Rules: [
     { ID: 'tagged', Status: 'Enabled', Filter: { And: { Prefix: 'x/', Tags: [{ Key: 'team', Value: 'data' }] } }, Expiration: { Days: 3 } },

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { rawExchange, rawRequest, type RawResponse } from '../support/raw-http';
 import { token } from './catalog-helpers';
-import { bearer, gateway, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
-import { db, stack } from './helpers';
+import { bearer, gateway, newMember, newOrg, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
+import { db, newPrincipal, stack } from './helpers';
 import { sinkTestSchema } from './sink-helpers';
 
 // Issue 14 §4: malformed input is a 4xx in the surface's error model, never a
@@ -13,6 +13,7 @@ import { sinkTestSchema } from './sink-helpers';
 
 interface Tenant {
   key: string;
+  orgId: string;
   warehouseId: string;
   warehouseName: string;
   catalogToken: string;
@@ -22,18 +23,18 @@ interface Tenant {
 let t: Tenant;
 
 beforeAll(async () => {
-  const { admin } = await newOrgWithAdmin();
+  const { org, admin } = await newOrgWithAdmin();
   const project = await newProject(admin.api_key);
   const w = await newWarehouse(admin.api_key, project.project_id, `lake_${uniq()}`);
   await gateway().post('/v1/tables').set(bearer(admin.api_key)).send({ warehouse_id: w.warehouse_id, namespace: 'ev', name: 't', schema: sinkTestSchema }).expect(201);
   const credential = (await gateway().get('/v1/connection').query({ warehouse: w.warehouse_id }).set(bearer(admin.api_key)).expect(200)).body.catalog_credential;
-  t = { key: admin.api_key, warehouseId: w.warehouse_id, warehouseName: w.name, credential, catalogToken: await token(credential.client_id, credential.client_secret) };
+  t = { key: admin.api_key, orgId: org.org_id, warehouseId: w.warehouse_id, warehouseName: w.name, credential, catalogToken: await token(credential.client_id, credential.client_secret) };
 }, 60_000);
 
 const json = (value: unknown) => ({ headers: { 'Content-Type': 'application/json' }, body: typeof value === 'string' ? value : JSON.stringify(value) });
 
-/** Through the public gateway with the tenant's API key. */
-const api = (method: string, path: string, extra: { headers?: Record<string, string>; body?: string } = {}) =>
+/** Through the public gateway with the tenant's API key (from `localAddress` when given: the limits per caller address). */
+const api = (method: string, path: string, extra: { headers?: Record<string, string>; body?: string; localAddress?: string } = {}) =>
   rawRequest(stack().base_url, { method, path, ...extra, headers: { Authorization: `Bearer ${t.key}`, ...extra.headers } });
 
 /** Straight to the catalog with the tenant's catalog token; `{wh}` in the path is the warehouse id. */
@@ -53,6 +54,15 @@ function iceberg(res: RawResponse, status: number, type: string): Record<string,
   if (res.status !== status || res.body?.error?.type !== type) throw new Error(`expected ${status} ${type}, got ${res.status} ${res.text.slice(0, 300)}`);
   expect(res.body.error).toEqual({ message: expect.any(String), type, code: status, request_id: res.headers['x-request-id'] });
   return res.body.error;
+}
+
+const wrong: unknown[] = ['x', 5, -1.5, true, null, [], ['x'], {}, { a: 1 }, [[[]]]];
+
+/** Every top-level field of `base` replaced by each wrong value in turn, and the whole body replaced too. */
+function variants(base: Record<string, unknown>): unknown[] {
+  const out: unknown[] = [...wrong];
+  for (const key of Object.keys(base)) for (const v of wrong) out.push({ ...base, [key]: v });
+  return out;
 }
 
 /** The log lines of one deployable that carry a request id. */
@@ -220,15 +230,6 @@ describe('wrong types in a body: 400 naming the field, never 500', () => {
     }
     expect(envelope(await api('POST', '/v1/tables', json({ ...base, schema: { fields: [] } })), 400, 'missing_field').field).toBe('schema.type');
   });
-
-  const wrong: unknown[] = ['x', 5, -1.5, true, null, [], ['x'], {}, { a: 1 }, [[[]]]];
-
-  /** Every top-level field of `base` replaced by each wrong value in turn, and the whole body replaced too. */
-  function variants(base: Record<string, unknown>): unknown[] {
-    const out: unknown[] = [...wrong];
-    for (const key of Object.keys(base)) for (const v of wrong) out.push({ ...base, [key]: v });
-    return out;
-  }
 
   test('every control-plane and identity write route answers a 4xx to wrong types', async () => {
     const w = t.warehouseId;
@@ -437,6 +438,314 @@ describe('a repeated or array-shaped query parameter is 400 naming it, never a s
       expect([path, iceberg(await cat('GET', path), 400, 'BadRequestException').message]).toEqual([path, expect.stringMatching(/repeated|array or object/)]);
     }
     expect((await cat('GET', '/v1/{wh}/namespaces?pageSize=1')).status).toBe(200);
+  });
+});
+
+// Issue 27: every route built since the first round of these tests, with the
+// rules added since — a lone surrogate (JSON.parse takes one; Postgres text
+// turns it into U+FFFD and jsonb refuses it, which was a 500), a body that is
+// not JSON (415, where it used to be 400 missing_field), a number sent as a
+// string (refused, where "3" used to be read as 3) — each answered with its
+// exact status and code, in the surface's own error model.
+describe('routes built since: every malformed input a 4xx with its exact status and code', () => {
+  /** The loopback address this block's identity requests come from: sign-up, login and device starts are budgeted per caller address. */
+  const FROM = '127.0.0.117';
+  const ids = { sink: '', uploader: '', agent: '', member: '', operatorKey: '', otherOrg: '' };
+  const at = (path: string) => path
+    .replace('{org}', t.orgId).replace('{wh}', t.warehouseId).replace('{sink}', ids.sink).replace('{uploader}', ids.uploader)
+    .replace('{agent}', ids.agent).replace('{member}', ids.member).replace('{other_org}', ids.otherOrg);
+
+  beforeAll(async () => {
+    const sink = await gateway().post('/v1/sinks').set(bearer(t.key)).send({ name: `mi_${uniq()}`, table: 'ev.t', warehouse: t.warehouseId });
+    const uploader = await gateway().post(`/v1/warehouses/${t.warehouseId}/uploaders`).set(bearer(t.key)).send({ name: `mi${uniq()}` });
+    const agent = await gateway().post(`/v1/orgs/${t.orgId}/agents`).set(bearer(t.key)).send({ name: `mi-agent-${uniq()}` });
+    expect([sink.status, uploader.status, agent.status]).toEqual([201, 201, 201]);
+    ids.sink = sink.body.sink_id;
+    ids.uploader = uploader.body.uploader_id;
+    ids.agent = agent.body.agent_id;
+    ids.member = (await newMember({ org_id: t.orgId, handle: '', name: '' })).principal_id;
+    ids.operatorKey = (await newPrincipal('operator')).api_key;
+    ids.otherOrg = (await newOrg()).org_id;
+  }, 60_000);
+
+  /**
+   * Every JSON route of the control plane and identity built since, with a
+   * body of its shape. Where a valid body would send mail, spend a budget or
+   * change the tenant, one field holds a well-typed wrong value (an address
+   * that is none, a level that does not exist), so no variant below goes
+   * through.
+   */
+  const JSON_ROUTES: Array<[string, string, Record<string, unknown>]> = [
+    // organisations: settings, policy, domains, members, invitations, agents
+    ['PATCH', '/v1/orgs/{org}', { name: 'Renamed', domain_join: false }],
+    ['PATCH', '/v1/orgs/{org}/policy', { agents: 'admins', public_catalogs: 'admins' }],
+    ['POST', '/v1/orgs/{org}/domains', { domain: 'example.com' }],
+    ['PATCH', '/v1/orgs/{org}/members/{member}', { role: 'member' }],
+    ['POST', '/v1/orgs/{org}/invitations', { email: 'not-an-address', role: 'member' }],
+    ['POST', '/v1/orgs/invitations/accept', { token: 'no-such-invitation' }],
+    ['POST', '/v1/orgs/{org}/agents', { name: 'fz', role: 'nobody', grants: [{ warehouse_id: '{wh}', level: 'read' }] }],
+    ['PATCH', '/v1/orgs/{org}/agents/{agent}', { name: 'fz', role: 'nobody', grants: [] }],
+    // catalogs: restore, delete, uploaders, lifecycle, sinks and the device token
+    ['POST', '/v1/warehouses/{wh}/restore', {}],
+    ['DELETE', '/v1/warehouses/{wh}', { confirm: 'not-the-name' }],
+    ['POST', '/v1/warehouses/{wh}/uploaders', { name: 'bad name!', prefix: 'in/', list: true, expires_at: '2000-01-01T00:00:00Z' }],
+    ['PUT', '/v1/warehouses/{wh}/lifecycle', { rules: [{ id: 'r', prefix: 'logs/', expire_days: 0, enabled: true }] }],
+    ['POST', '/v1/sinks/{sink}/device-token', { required_field: 'id', pinned_value: 'short', strip_fields: ['a'], preset: 'no-such-preset', preset_params: {} }],
+    ['POST', '/v1/onboard', { engine: 'no-such-engine', accept_terms: true, organization_name: 'O', handle: 'h', org_id: '{org}' }],
+    // operator routes (the tenant is no operator; the operator's own calls are below)
+    ['PATCH', '/v1/admin/orgs/{other_org}/limits', { plan: 'free', overrides: { warehouses: 3 }, note: 'n' }],
+    // sign-up, recovery, login, sessions, passwords, the Terms, the account
+    ['POST', '/v1/signup/start', { email: 'not-an-address', workspace: 'w', full_name: 'F', organization_name: 'O', handle: 'h' }],
+    ['POST', '/v1/signup/verify', { email: 'nobody@example.com', code: '123456', accept_terms: true, engine: 'duckdb' }],
+    ['POST', '/v1/recover/start', { email: 'not-an-address' }],
+    ['POST', '/v1/recover/verify', { email: 'nobody@example.com', code: '123456' }],
+    ['POST', '/v1/auth/signup', { email: 'not-an-address', full_name: 'F', organization_name: 'O', handle: 'h', return_to: '/app/account' }],
+    ['POST', '/v1/auth/login', { email: 'not-an-address', password: 'a long enough passphrase' }],
+    ['POST', '/v1/auth/refresh', { refresh_token: 'rt_nope_nope' }],
+    ['POST', '/v1/auth/logout', { refresh_token: 'rt_nope_nope' }],
+    ['POST', '/v1/auth/password/set', { token: 'no-such-link', password: 'a long enough passphrase' }],
+    ['POST', '/v1/auth/password/reset/start', { email: 'not-an-address' }],
+    ['POST', '/v1/auth/password/reset', { token: 'no-such-link', password: 'a long enough passphrase' }],
+    ['POST', '/v1/auth/password/change', { current_password: 'wrong', new_password: 'a long enough passphrase' }],
+    ['POST', '/v1/terms/accept', { version: 'no-such-version' }],
+    ['DELETE', '/v1/me', { confirm: 'not-my-address@example.com' }],
+    // device login and the OAuth consent
+    ['POST', '/v1/auth/device', { client: 'cli', hostname: 'h', client_name: 'n', requested_level: 'admin', warehouses: [{ name: 'lake' }] }],
+    ['POST', '/v1/auth/device/approve', { user_code: 'ABCD-EFGH', deny: false, warehouses: [{ name: 'lake', level: 'read' }] }],
+    ['POST', '/v1/auth/device/token', { device_code: 'no-such-code' }],
+    ['POST', '/v1/oauth/authorize/decision', { request_id: 'no-such-request', allow: true, grants: [{ warehouse_id: '{wh}', level: 'read' }], role: 'member' }],
+  ];
+  /** JSON routes that take no body, or an optional one: a body of another type is refused at the edge before they act. */
+  const BODILESS: Array<[string, string]> = [
+    ['POST', '/v1/warehouses/{wh}/rotate'], ['POST', '/v1/warehouses/{wh}/measure'], ['DELETE', '/v1/warehouses/{wh}/uploaders/{uploader}'],
+    ['DELETE', '/v1/warehouses/{wh}/lifecycle'], ['DELETE', '/v1/sinks/{sink}/device-token'], ['DELETE', '/v1/orgs/{org}/agents/{agent}'],
+    ['DELETE', '/v1/orgs/{org}/domains/example.com'], ['DELETE', '/v1/orgs/{org}/members/{member}'], ['DELETE', '/v1/auth/sessions/ses_nope'],
+    ['DELETE', '/v1/warehouses/{wh}/public'], ['POST', '/v1/projects'], ['POST', '/v1/warehouses'],
+  ];
+  const send = (method: string, path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
+    api(method, at(path), { headers, body, localAddress: FROM });
+
+  test('a body that is not declared JSON is 415 unsupported_media_type (it was 400 missing_field), on every route, before any route acts', async () => {
+    const failures: string[] = [];
+    for (const [method, path] of [...JSON_ROUTES.map(([m, p]) => [m, p] as const), ...BODILESS]) {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
+        const res = await send(method, path, '{"name":"x"}', { 'Content-Type': type });
+        if (res.status !== 415 || res.body?.error?.code !== 'unsupported_media_type' || res.body.error.request_id !== res.headers['x-request-id']) {
+          failures.push(`${method} ${path} (${type}) -> ${res.status} ${res.text.slice(0, 160)}`);
+        }
+      }
+      // No Content-Type at all is no JSON either.
+      const untyped = await api(method, at(path), { body: '{"name":"x"}', localAddress: FROM });
+      if (untyped.status !== 415) failures.push(`${method} ${path} (untyped) -> ${untyped.status}`);
+    }
+    expect(failures).toEqual([]);
+    // The issue's own example: a project posted as text is 415, not 400 missing_field.
+    expect(envelope(await api('POST', '/v1/projects', { headers: { 'Content-Type': 'text/plain' }, body: '{"name":"p"}' }), 415, 'unsupported_media_type').accepts).toEqual(['application/json']);
+    // The refused calls did nothing: the catalog credential still works (no rotation), the sink's device token and the uploader are still there.
+    expect((await cat('GET', '/v1/{wh}/namespaces')).status).toBe(200);
+    expect((await api('GET', `/v1/warehouses/${t.warehouseId}/uploaders`)).body.uploaders.map((u: { uploader_id: string; status: string }) => [u.uploader_id, u.status])).toContainEqual([ids.uploader, 'active']);
+    // A route whose body is optional still takes none, and JSON with a charset or a +json type is JSON.
+    expect((await api('POST', '/v1/terms/accept', { localAddress: FROM })).status).toBe(200);
+    expect((await api('POST', '/v1/terms/accept', { localAddress: FROM, headers: { 'Content-Type': 'text/plain' }, body: '' })).status).toBe(200);
+    expect((await send('POST', '/v1/terms/accept', '{}', { 'Content-Type': 'application/json; charset=utf-8' })).status).toBe(200);
+    expect((await send('PATCH', '/v1/orgs/{org}', '{"domain_join":false}', { 'Content-Type': 'application/merge-patch+json' })).status).toBe(200);
+  }, 120_000);
+
+  test('a lone surrogate in a string or a key is 400 invalid_value naming the field, on every route (it reached Postgres: U+FFFD in text, a 500 in jsonb)', async () => {
+    const failures: string[] = [];
+    for (const [method, path] of JSON_ROUTES) {
+      for (const [body, field] of [['{"name":"a\\ud800b"}', 'name'], ['{"x":{"\\udfff":1}}', 'x.\udfff'], ['{"list":["ok","\\ude00\\ud83d"]}', 'list.1']] as const) {
+        const res = await send(method, path, body);
+        if (res.status !== 400 || res.body?.error?.code !== 'invalid_value' || res.body.error.field !== field || !/lone surrogate/.test(res.body.error.message)) {
+          failures.push(`${method} ${path} ${body} -> ${res.status} ${res.text.slice(0, 160)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    // A well-formed pair (an emoji) is one character, and passes.
+    const named = await send('PATCH', '/v1/orgs/{org}', '{"name":"Rockets \\ud83d\\ude80"}');
+    expect([named.status, named.body.name]).toEqual([200, 'Rockets \u{1F680}']);
+  }, 60_000);
+
+  test('a NUL in a string, bad JSON and nesting past 256 levels: 400 invalid_value on every route', async () => {
+    const failures: string[] = [];
+    const deep = `{"x":${'['.repeat(300)}${']'.repeat(300)}}`;
+    for (const [method, path] of JSON_ROUTES) {
+      for (const [body, field, pattern] of [['{"name":"a\\u0000"}', 'name', /NUL/], ['{"name":', 'body', /not valid JSON/], [deep, 'body', /deeper than 256/]] as const) {
+        const res = await send(method, path, body);
+        if (res.status !== 400 || res.body?.error?.code !== 'invalid_value' || res.body.error.field !== field || !pattern.test(res.body.error.message)) {
+          failures.push(`${method} ${path} ${body.slice(0, 20)} -> ${res.status} ${res.text.slice(0, 160)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  test('a broken percent-escape or a NUL in a path parameter or a query parameter, a repeated or bracketed query parameter: 400 invalid_value naming it', async () => {
+    const paths = [
+      'GET /v1/orgs/{id}', 'GET /v1/orgs/{id}/policy', 'GET /v1/orgs/{id}/members', 'GET /v1/orgs/{id}/invitations', 'GET /v1/orgs/{id}/agents',
+      'GET /v1/orgs/{org}/agents/{id}', 'DELETE /v1/orgs/{org}/domains/{id}', 'POST /v1/warehouses/{id}/restore', 'GET /v1/warehouses/{id}/uploaders',
+      'DELETE /v1/warehouses/{wh}/uploaders/{id}', 'GET /v1/warehouses/{id}/lifecycle', 'GET /v1/warehouses/{id}/blobs', 'GET /v1/warehouses/{id}/blobs/presign',
+      'POST /v1/warehouses/{id}/blobs/upload', 'GET /v1/sinks/{id}', 'POST /v1/sinks/{id}/device-token', 'POST /v1/sinks/{id}/test', 'DELETE /v1/auth/sessions/{id}',
+      'GET /v1/admin/orgs/{id}/limits', 'GET /v1/admin/orgs/{id}/limits/audit', 'GET /v1/handles/{id}', 'GET /v1/public/{id}/lake/connection',
+    ];
+    const failures: string[] = [];
+    for (const line of paths) {
+      const [method, path] = line.split(' ');
+      for (const bad of ['%zz', '%E0%A4%A', '%ED%A0%80', 'a%00b']) {
+        const res = await api(method, at(path).replace('{id}', bad), { localAddress: FROM });
+        if (res.status !== 400 || res.body?.error?.code !== 'invalid_value' || res.body.error.field !== 'path') failures.push(`${line} ${bad} -> ${res.status} ${res.text.slice(0, 120)}`);
+      }
+    }
+    const queries: Array<[string, string]> = [
+      ['/v1/warehouses/{wh}/blobs?prefix=a&prefix=b', 'prefix'], ['/v1/warehouses/{wh}/blobs?max_keys[x]=1', 'max_keys'],
+      ['/v1/warehouses/{wh}/blobs/presign?key=a&key=b', 'key'], ['/v1/warehouses/{wh}/uploaders?include_revoked=true&include_revoked=false', 'include_revoked'],
+      ['/v1/warehouses/{wh}/lifecycle?include_xml[]=true', 'include_xml'], ['/v1/orgs/{org}/agents?include_revoked=1&include_revoked=2', 'include_revoked'],
+      ['/v1/auth/device/pending?user_code=ABCD-EFGH&user_code=ABCD-EFGH', 'user_code'], ['/v1/auth/device/status?user_code[a]=1', 'user_code'],
+      ['/v1/oauth/authorize/pending?request_id=a&request_id=b', 'request_id'], ['/v1/admin/orgs/{org}/limits/audit?limit=1&limit=2', 'limit'],
+      ['/v1/sinks?warehouse=a&include_deleted=true&include_deleted=true', 'include_deleted'], ['/v1/usage?days=1&days=2', 'days'],
+    ];
+    for (const [path, field] of queries) {
+      const res = await api('GET', at(path), { localAddress: FROM });
+      if (res.status !== 400 || res.body?.error?.code !== 'invalid_value' || res.body.error.field !== field) failures.push(`${path} -> ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    // A broken escape in a query name or value (it used to be read as U+FFFD, a value nobody sent).
+    for (const [path, field] of [
+      ['/v1/warehouses/{wh}/blobs/presign?key=%zz', 'key'], ['/v1/auth/device/pending?user_code=%E0%A4%A', 'user_code'], ['/v1/orgs/{org}/agents?include_revoked=%ED%A0%80', 'include_revoked'],
+      ['/v1/admin/orgs/{org}/limits/audit?limit=1%', 'limit'], ['/v1/usage?da%zzys=1', 'da%zzys'],
+    ] as const) {
+      const res = await api('GET', at(path), { localAddress: FROM });
+      if (res.status !== 400 || res.body?.error?.code !== 'invalid_value' || res.body.error.field !== field) failures.push(`${path} -> ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs?prefix=%zz'), { localAddress: FROM }), 400, 'invalid_prefix').field).toBe('prefix');
+    // An escaped % and a + are read as sent.
+    expect((await api('GET', at('/v1/warehouses/{wh}/blobs/presign?key=100%25+done'), { localAddress: FROM })).body.key).toBe('100% done');
+    // A NUL in a query value: the blobs' prefix answers its own code, the others invalid_value.
+    expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs?prefix=a%00'), { localAddress: FROM }), 400, 'invalid_prefix').field).toBe('prefix');
+    expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs/presign?key=a%00'), { localAddress: FROM }), 400, 'invalid_value').field).toBe('key');
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  test('wrong types in any field, or as the whole body: a 4xx in the envelope on every route, never a 5xx', async () => {
+    const failures: string[] = [];
+    const asBody = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'string' ? at(x) : x));
+    for (const [method, path, base] of JSON_ROUTES) {
+      for (const body of variants(base)) {
+        const res = await send(method, path, asBody(body));
+        if (res.status >= 500 || res.status < 400 && res.status >= 300 || res.status >= 400 && !res.body?.error?.code) {
+          failures.push(`${method} ${path} ${JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }
+    }
+    // The operator's own calls reach the limits route's body rules (on an organisation of nobody's).
+    for (const body of variants({ plan: 'no-such-plan', overrides: { warehouses: 3, storage_bytes: null }, note: 'n' })) {
+      const res = await api('PATCH', at('/v1/admin/orgs/{other_org}/limits'), { ...json(body), headers: { Authorization: `Bearer ${ids.operatorKey}`, 'Content-Type': 'application/json' } });
+      if (res.status >= 500 || res.status >= 400 && !res.body?.error?.code) failures.push(`operator PATCH limits ${JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+  }, 240_000);
+
+  test('numbers and booleans sent as strings are wrong types: 400 invalid_value, never read as the value ("3" was taken as 3)', async () => {
+    const project = (await api('GET', '/v1/projects')).body.projects[0].project_id;
+    for (const v of ['3', '2', ' 3', '3.0']) {
+      const create = await api('POST', '/v1/warehouses', json({ project_id: project, name: `str_${uniq()}`, default_format_version: v }));
+      expect([v, envelope(create, 400, 'invalid_value').field]).toEqual([v, 'default_format_version']);
+      const patch = await api('PATCH', `/v1/warehouses/${t.warehouseId}`, json({ default_format_version: v }));
+      expect([v, envelope(patch, 400, 'invalid_value').field]).toEqual([v, 'default_format_version']);
+    }
+    // As numbers they are taken (the value already set changes nothing).
+    expect((await api('PATCH', `/v1/warehouses/${t.warehouseId}`, json({ default_format_version: 2 }))).status).toBe(200);
+    const cases: Array<[string, string, Record<string, unknown>, string]> = [
+      ['POST', `/v1/tables`, { warehouse_id: t.warehouseId, namespace: 'ev', name: `s_${uniq()}`, schema: sinkTestSchema, format_version: '3' }, 'format_version'],
+      ['POST', `/v1/warehouses/${t.warehouseId}/uploaders`, { name: `s${uniq()}`, list: 'true' }, 'list'],
+      ['PATCH', `/v1/orgs/${t.orgId}`, { domain_join: 'false' }, 'domain_join'],
+      ['POST', '/v1/sinks', { name: `s_${uniq()}`, table: 'ev.t', warehouse: t.warehouseId, roll_seconds: '300' }, 'roll_seconds'],
+      ['PUT', `/v1/warehouses/${t.warehouseId}/lifecycle`, { rules: [{ prefix: 'x/', expire_days: '7' }] }, 'rules[0].expire_days'],
+      ['PUT', `/v1/warehouses/${t.warehouseId}/lifecycle`, { rules: [{ prefix: 'x/', expire_days: 7, enabled: 'true' }] }, 'rules[0].enabled'],
+      ['POST', '/v1/auth/device/approve', { user_code: 'ABCD-EFGH', deny: 'true' }, 'deny'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      expect([path, envelope(await api(method, path, { ...json(body), localAddress: FROM }), 400, 'invalid_value').field]).toEqual([path, field]);
+    }
+    const operator = await api('PATCH', `/v1/admin/orgs/${ids.otherOrg}/limits`, { ...json({ overrides: { warehouses: '3' } }), headers: { Authorization: `Bearer ${ids.operatorKey}`, 'Content-Type': 'application/json' } });
+    expect(envelope(operator, 400, 'invalid_value').field).toBe('overrides.warehouses');
+    // The catalog too: register's overwrite is a boolean ("true" read as false refused a replacement that was asked for).
+    const register = await cat('POST', '/v1/{wh}/namespaces/ev/register', json({ name: 't', 'metadata-location': 's3://nowhere/x.metadata.json', overwrite: 'true' }));
+    expect(iceberg(register, 400, 'BadRequestException').message).toMatch(/overwrite must be a boolean/);
+  }, 60_000);
+
+  test('the catalog: a body that is not JSON is 415 and a lone surrogate 400, in the Iceberg model; its token route still takes a form', async () => {
+    for (const [method, path] of [['POST', '/v1/{wh}/namespaces'], ['POST', '/v1/{wh}/namespaces/ev/tables'], ['POST', '/v1/{wh}/namespaces/ev/tables/t'], ['POST', '/v1/{wh}/tables/rename'], ['POST', '/v1/{wh}/namespaces/ev/properties']]) {
+      iceberg(await cat(method, path, { headers: { 'Content-Type': 'text/plain' }, body: '{"namespace":["x"]}' }), 415, 'BadRequestException');
+      expect([path, iceberg(await cat(method, path, json('{"namespace":["a\\ud800"]}')), 400, 'BadRequestException').message]).toEqual([path, expect.stringMatching(/lone surrogate/)]);
+    }
+    const { client_id: id, client_secret: secret } = t.credential;
+    const form = await rawRequest(stack().catalog_url, { method: 'POST', path: '/v1/oauth/tokens', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_id=${id}&client_secret=${secret}` });
+    expect(form.status).toBe(200);
+    const surrogate = await rawRequest(stack().catalog_url, { method: 'POST', path: '/v1/oauth/tokens', ...json(`{"grant_type":"client_credentials","client_id":"a\\ud800","client_secret":"b"}`) });
+    expect([surrogate.status, surrogate.body]).toEqual([400, { error: 'invalid_request', error_description: expect.stringMatching(/lone surrogate/) }]);
+  });
+
+  describe('the OAuth endpoints, in the flat form {error, error_description}', () => {
+    /** Registrations are budgeted per caller address (20 an hour), spent before a body is read: this test's come from an address of its own. */
+    const REGISTER_FROM = '127.0.0.118';
+    const register = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
+      rawRequest(stack().base_url, { method: 'POST', path: '/oauth/register', headers, body, localAddress: REGISTER_FROM });
+    const flatForm = (res: RawResponse, status: number, error: string) => {
+      expect([res.status, res.body]).toEqual([status, { error, error_description: expect.any(String) }]);
+      return res.body.error_description as string;
+    };
+    const client = { client_name: 'Malformed Tool', redirect_uris: ['https://tool.example/cb'] };
+
+    test('POST /oauth/register: a lone surrogate is 400 invalid_client_metadata (it was a 500), and so is every other malformed body', async () => {
+      expect(flatForm(await register('{"client_name":"\\ud800","redirect_uris":["https://tool.example/cb"]}'), 400, 'invalid_client_metadata')).toMatch(/lone surrogate/);
+      expect(flatForm(await register('{"client_name":"ok","redirect_uris":["https://tool.example/\\udc00"]}'), 400, 'invalid_client_metadata')).toMatch(/redirect_uris\.0/);
+      expect(flatForm(await register('{"client_name":"a\\u0000","redirect_uris":[]}'), 400, 'invalid_client_metadata')).toMatch(/NUL/);
+      flatForm(await register('{"client_name":'), 400, 'invalid_client_metadata');
+      flatForm(await register(`{"client_name":${'['.repeat(300)}${']'.repeat(300)}}`), 400, 'invalid_client_metadata');
+      expect(flatForm(await register(JSON.stringify(client), { 'Content-Type': 'text/plain' }), 415, 'invalid_client_metadata')).toMatch(/JSON body/);
+      // Wrong types reach the registration's own rules (each spends the address's budget: a few, well under 20).
+      for (const body of [{ ...client, client_name: 5 }, { ...client, redirect_uris: 'https://tool.example/cb' }, { ...client, application_type: ['web'] }, { ...client, grant_types: [null] }, []]) {
+        flatForm(await register(JSON.stringify(body)), 400, 'invalid_client_metadata');
+      }
+      // The well-formed registration still works; nothing was stored for the refused ones (no 500 left a half-written row).
+      const ok = await register(JSON.stringify(client));
+      expect([ok.status, ok.body.client_id]).toEqual([201, expect.stringMatching(/^dcr_/)]);
+    });
+
+    test('POST /oauth/token and /oauth/revoke: forms are still taken; JSON with a lone surrogate is 400 invalid_request', async () => {
+      const token = (body: string, type: string) => rawRequest(stack().base_url, { method: 'POST', path: '/oauth/token', headers: { 'Content-Type': type }, body, localAddress: REGISTER_FROM });
+      const clientId = 'https://tool.example/client.json';
+      flatForm(await token(`grant_type=authorization_code&code=nope&client_id=${encodeURIComponent(clientId)}&code_verifier=v&redirect_uri=https%3A%2F%2Ft%2Fcb`, 'application/x-www-form-urlencoded'), 400, 'invalid_grant');
+      expect(flatForm(await token(`{"grant_type":"refresh_token","refresh_token":"\\ud800","client_id":"${clientId}"}`, 'application/json'), 400, 'invalid_request')).toMatch(/lone surrogate/);
+      flatForm(await token(`{"grant_type":"refresh_token","refresh_token":"a\\u0000","client_id":"${clientId}"}`, 'application/json'), 400, 'invalid_request');
+      flatForm(await token(`grant_type=refresh_token&refresh_token=a%00&client_id=${encodeURIComponent(clientId)}`, 'application/x-www-form-urlencoded'), 400, 'invalid_grant');
+      // A body of a type the endpoint does not read is no parameters at all: the request the RFC calls invalid.
+      flatForm(await token('grant_type=refresh_token', 'text/plain'), 400, 'invalid_request');
+      const revoke = await rawRequest(stack().base_url, { method: 'POST', path: '/oauth/revoke', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=nope' });
+      expect([revoke.status, revoke.body]).toEqual([200, {}]);
+      flatForm(await rawRequest(stack().base_url, { method: 'POST', path: '/oauth/revoke', ...json('{"token":"\\ud800"}') }), 400, 'invalid_request');
+    });
+
+    test('GET /oauth/authorize: a NUL, a broken escape or a repeated parameter is 400 invalid_request, never a redirect', async () => {
+      for (const query of ['client_id=a%00', 'client_id=%zz', 'client_id=a&client_id=b', 'state[x]=1', 'redirect_uri=%ED%A0%80', 'state=%E0%A4%A', 'sta%zzte=1']) {
+        const res = await rawRequest(stack().base_url, { path: `/oauth/authorize?${query}`, localAddress: REGISTER_FROM });
+        expect([query, res.status, res.headers.location]).toEqual([query, 400, undefined]);
+        expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      }
+    });
+  });
+
+  test('the device route on {ingest_url}: a broken escape or NUL in the token, a repeated parameter, an unread type: 4xx in the envelope', async () => {
+    const ingest = (path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(stack().ingest_url, { method: 'POST', path, headers, body });
+    for (const path of ['/d/%zz', '/d/a%00b', '/d/%ED%A0%80']) expect([path, envelope(await ingest(path, { 'Content-Type': 'application/json' }, '{}'), 400, 'invalid_value').field]).toEqual([path, 'path']);
+    expect(envelope(await ingest('/d/fdt_x?a=1&a=2', { 'Content-Type': 'application/json' }, '{}'), 400, 'invalid_value').field).toBe('a');
+    const device = await gateway().post(`/v1/sinks/${ids.sink}/device-token`).set(bearer(t.key)).send({});
+    expect(device.status).toBe(201);
+    const path = new URL(device.body.device_url).pathname;
+    envelope(await ingest(path, { 'Content-Type': 'image/png' }, 'x'), 415, 'unsupported_media_type');
+    // A device body is data, stored as sent: a lone surrogate escape is not the edge's to refuse.
+    expect((await ingest(path, { 'Content-Type': 'application/json' }, '{"id":1,"msg":"\\ud800"}')).status).toBe(202);
   });
 });
 

@@ -97,8 +97,8 @@ describe('POST /oauth/register', () => {
     flat(await register(MINE, { client_name: 'x', redirect_uris: ['https://tool.example.com/cb'], ...change }), 400, 'invalid_client_metadata');
   });
 
-  test('malformed JSON and a body that is no object answer in the flat form too', async () => {
-    flat(await register(MINE, '{"client_name":'), 400, 'invalid_request');
+  test('malformed JSON and a body that is no object answer in the flat form too, as invalid_client_metadata (RFC 7591\'s code)', async () => {
+    flat(await register(MINE, '{"client_name":'), 400, 'invalid_client_metadata');
     flat(await register(MINE, '[1,2]'), 400, 'invalid_client_metadata');
   });
 

@@ -93,6 +93,47 @@ describe('POST /oauth/token: refresh_token', () => {
     expectError(await gateway().get('/v1/warehouses').set(bearer(second.body.access_token)), 401, 'unauthorized');
   });
 
+  test('a token rotated out three rotations ago, past the race window: invalid_grant, the family revoked and audited once — its newest refresh and access tokens stop', async () => {
+    const chain: Array<{ access_token: string; refresh_token: string }> = [await pairFor([{ warehouse_id: person.lake, level: 'read' }])];
+    for (let i = 0; i < 3; i++) {
+      const r = await refresh(chain[chain.length - 1].refresh_token);
+      expect(r.status).toBe(200);
+      chain.push(r.body);
+    }
+    const family = familyOf(chain[0]);
+    const newest = chain[3];
+    expect((await gateway().get('/v1/warehouses').set(bearer(newest.access_token))).status).toBe(200);
+    // A secret the family never had: refused without harm.
+    flat(await refresh(`ort_${family}_${'C'.repeat(43)}`), 400, 'invalid_grant');
+    expect((await sql(`SELECT revoked_at FROM oauth_grants WHERE id = $1`, [family]))[0].revoked_at).toBeNull();
+    await ageRotation(family);
+    flat(await refresh(chain[0].refresh_token), 400, 'invalid_grant');
+    expect((await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [family]))[0].revoke_reason).toBe('refresh_reused');
+    flat(await refresh(newest.refresh_token), 400, 'invalid_grant');
+    expectError(await gateway().get('/v1/warehouses').set(bearer(newest.access_token)), 401, 'unauthorized');
+    // Another old token of the family afterwards changes nothing more: one theft event.
+    flat(await refresh(chain[1].refresh_token), 400, 'invalid_grant');
+    expect(await sql(`SELECT data->>'reason' AS reason FROM audit_events WHERE action = 'oauth.revoke' AND target_id = $1`, [family])).toEqual([{ reason: 'refresh_reused' }]);
+  });
+
+  test('an older token of the family at POST /oauth/revoke ends it, audited as the theft signal; another family\'s rotated-out secret under this family\'s id is unknown (cross-tenant)', async () => {
+    const mine = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
+    const theirs = await pairFor([{ warehouse_id: other.lake, level: 'read' }], undefined, other);
+    const theirsNext = await refresh(theirs.refresh_token);
+    expect(theirsNext.status).toBe(200);
+    const theirOldSecret = theirs.refresh_token.slice(`ort_${familyOf(theirs)}_`.length);
+    flat(await refresh(`ort_${familyOf(mine)}_${theirOldSecret}`), 400, 'invalid_grant');
+    expect(await revoke({ token: `ort_${familyOf(mine)}_${theirOldSecret}` })).toMatchObject({ status: 200, body: {} });
+    expect(await sql(`SELECT id, revoked_at FROM oauth_grants WHERE id IN ($1, $2) ORDER BY id`, [familyOf(mine), familyOf(theirs)]))
+      .toEqual([familyOf(mine), familyOf(theirs)].sort().map((id) => ({ id, revoked_at: null })));
+
+    const second = await refresh(mine.refresh_token);
+    expect((await refresh(second.body.refresh_token)).status).toBe(200);
+    expect(await revoke({ token: mine.refresh_token })).toMatchObject({ status: 200, body: {} });
+    expect((await sql(`SELECT revoke_reason FROM oauth_grants WHERE id = $1`, [familyOf(mine)]))[0].revoke_reason).toBe('refresh_reused');
+    expect((await refresh(theirsNext.body.refresh_token)).status).toBe(200);
+  });
+
   test('20 refreshes with one token at once: one new pair; the rest invalid_grant within the race window, and the family lives on', async () => {
     const first = await pairFor([{ warehouse_id: person.lake, level: 'read' }]);
     const answers = await Promise.all(Array.from({ length: 20 }, () => refresh(first.refresh_token)));
@@ -266,6 +307,33 @@ describe('the control plane accepts the access tokens (Authentication 1)', () =>
     expect(await levelOn(adminToken, person.lake)).toBe('write');
     expect((await gateway().patch(`/v1/orgs/${person.org.org_id}/members/${colleague.principalId}`).set(bearer(person.access)).send({ role: 'member' })).status).toBe(200);
     expect(await levelOn(adminToken, person.lake)).toBe('read');
+  });
+
+  test('a token acts only within its grants, even an admin record: no project, catalog or onboarding; no table where it reads; no publishing', async () => {
+    const client = `${docs.base}/client-refresh-confined.json`;
+    const id = consentRequest(await authorizeFrom(MINE, valid(client, { code_challenge: CHALLENGE })));
+    const decided = await gateway().post('/v1/oauth/authorize/decision').set(bearer(person.access))
+      .send({ request_id: id, allow: true, role: 'admin', grants: [{ warehouse_id: scratch, level: 'read' }] });
+    expect([decided.status, decided.body.token?.role]).toEqual([200, 'admin']);
+    const code = new URL(decided.body.redirect_to).searchParams.get('code')!;
+    const t = await token({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: client, redirect_uri: REDIRECT, resource: mcpUrl() });
+    const access = t.body.access_token as string;
+    // The admin record sees every catalog (its role), yet creates nothing beyond them.
+    expect((await gateway().get(`/v1/warehouses/${person.lake}`).set(bearer(access))).body.my_level).toBe('write');
+    for (const res of [
+      await gateway().post('/v1/projects').set(bearer(access)).send({ name: `p-${Date.now()}` }),
+      await gateway().post('/v1/warehouses').set(bearer(access)).send({ project_id: person.project, name: `c_${Date.now()}` }),
+      await gateway().post('/v1/onboard').set(bearer(access)).send({}),
+    ]) expect(expectError(res, 403, 'forbidden')).toMatchObject({ confined: true, needed: 'admin', role: 'admin' });
+    expectError(await gateway().post(`/v1/warehouses/${scratch}/public`).set(bearer(access)).send({ confirm: 'scratch' }), 403, 'person_required');
+    expect((await sql(`SELECT count(*)::int AS n FROM projects WHERE org_id = $1`, [person.org.org_id]))[0].n).toBe(1);
+
+    // A member record with read on a catalog: no table there.
+    const reader = await pairFor([{ warehouse_id: scratch, level: 'read' }]);
+    const refused = expectError(await gateway().post('/v1/tables').set(bearer(reader.access_token)).send({
+      warehouse_id: scratch, namespace: 'conf', name: 't', schema: { type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] },
+    }), 403, 'forbidden');
+    expect(refused).toMatchObject({ level: 'read', needed: 'write' });
   });
 
   test('cross-tenant: one organisation\'s token reaches nothing of another', async () => {

@@ -1,4 +1,5 @@
-import { bearer, db, expectError, gateway, identity, newPrincipal, stack } from './helpers';
+import { bearer, db, expectError, gateway, identity, newPrincipal, sql, stack } from './helpers';
+import { postJsonFrom, requestFrom, type AddressedAnswer } from '../support/from-address';
 import { linkTokenIn, mailsTo, newestMailTo } from '../support/mail';
 
 // Password sign-up, login and sessions, reset and change, and the Terms,
@@ -20,6 +21,24 @@ async function signUpWithPassword(password = PASSWORD): Promise<Person> {
   const set = await gateway().post('/v1/auth/password/set').send({ token, password });
   expect(set.status).toBe(200);
   return { email, handle, session: set.body };
+}
+
+/** expectError over an answer from one local address (the fields supertest gives too). */
+const refused = (res: AddressedAnswer, status: number, code: string) => expectError(res as unknown as Parameters<typeof expectError>[0], status, code);
+// Callers of this file's own (127.0.27.0/24) for the limits that count per caller address. Everything
+// else here comes from 127.0.0.1 (supertest), the address every person of this file signs up from.
+const loginFrom = (address: string, email: string, password: string) => postJsonFrom(address, `${stack().base_url}/v1/auth/login`, { email, password });
+const changeFrom = (address: string, access: string, current: string, next: string) => requestFrom(address, `${stack().base_url}/v1/auth/password/change`, {
+  method: 'POST', headers: { 'Content-Type': 'application/json', ...bearer(access) }, body: JSON.stringify({ current_password: current, new_password: next }),
+});
+const refresh = (refreshToken: string) => gateway().post('/v1/auth/refresh').send({ refresh_token: refreshToken });
+/** A call that needs a caller, on the control plane and on identity: the status of each. */
+const standing = async (access: string) => [
+  (await gateway().get('/v1/warehouses').set(bearer(access))).status, (await gateway().get('/v1/auth/sessions').set(bearer(access))).status,
+];
+async function expectStopped(access: string): Promise<void> {
+  expectError(await gateway().get('/v1/warehouses').set(bearer(access)), 401, 'session_revoked');
+  expectError(await gateway().get('/v1/auth/sessions').set(bearer(access)), 401, 'session_revoked');
 }
 
 async function backdateRotation(sessionId: string, seconds: number): Promise<void> {
@@ -106,12 +125,43 @@ describe('login, refresh, logout and sessions', () => {
     expect(list.body.sessions.find((s: { current: boolean }) => s.current)).toMatchObject({ session_id: ok.body.session_id, user_agent: 'e2e-browser' });
   });
 
-  test('ten failures per address per hour, then rate_limited with Retry-After', async () => {
+  test('ten failures per address per hour lock out other callers (429, Retry-After); from an address the person signed in from before the right password still logs in', async () => {
     const { email } = await signUpWithPassword();
-    for (let i = 0; i < 10; i++) expectError(await gateway().post('/v1/auth/login').send({ email, password: `wrong password ${i}` }), 401, 'invalid_login');
-    const res = await gateway().post('/v1/auth/login').send({ email, password: PASSWORD });
-    expect(expectError(res, 429, 'rate_limited').retry_after_seconds).toBeGreaterThan(0);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    const stranger = '127.0.27.1';
+    for (let i = 0; i < 10; i++) refused(await loginFrom(stranger, email, `wrong password ${i}`), 401, 'invalid_login');
+    const locked = await loginFrom(stranger, email, PASSWORD);
+    expect(refused(locked, 429, 'rate_limited').retry_after_seconds).toBeGreaterThan(0);
+    expect(locked.headers['retry-after']).toBe(String(locked.body.error.retry_after_seconds));
+    // The address the person signed up from (its session's): a wrong password is still refused as one, the right one logs in.
+    expectError(await gateway().post('/v1/auth/login').send({ email, password: 'still not the password' }), 401, 'invalid_login');
+    const ok = await gateway().post('/v1/auth/login').send({ email, password: PASSWORD });
+    expect([ok.status, ok.body.principal?.email]).toEqual([200, email]);
+    // The stranger stays locked out, the right password or not.
+    refused(await loginFrom(stranger, email, PASSWORD), 429, 'rate_limited');
+  }, 60_000);
+
+  test('an address whose sessions a password reset ended is no longer the person\'s own: locked out like any other', async () => {
+    const { email } = await signUpWithPassword();
+    const before = '127.0.27.2';
+    expect((await loginFrom(before, email, PASSWORD)).status).toBe(200);
+    expect((await gateway().post('/v1/auth/password/reset/start').send({ email })).status).toBe(202);
+    const token = linkTokenIn(await newestMailTo(email, 2), 'reset');
+    const next = 'the password after the reset 47';
+    expect((await gateway().post('/v1/auth/password/reset').send({ token, password: next })).status).toBe(200);
+    for (let i = 0; i < 10; i++) refused(await loginFrom('127.0.27.3', email, `wrong password ${i}`), 401, 'invalid_login');
+    refused(await loginFrom(before, email, next), 429, 'rate_limited');
+    // The reset's own session was opened from 127.0.0.1: that address is known.
+    expect((await gateway().post('/v1/auth/login').send({ email, password: next })).status).toBe(200);
+  }, 60_000);
+
+  test('twenty wrong passwords at once for one address: exactly ten are compared (401), ten refused (429)', async () => {
+    const { email } = await signUpWithPassword();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => loginFrom('127.0.27.4', email, `wrong password ${i}`)));
+    const compared = answers.filter((a) => a.status === 401);
+    const limited = answers.filter((a) => a.status === 429);
+    expect([compared.length, limited.length]).toEqual([10, 10]);
+    for (const a of compared) refused(a, 401, 'invalid_login');
+    for (const a of limited) refused(a, 429, 'rate_limited');
   }, 60_000);
 
   test('refresh rotates; a rotated-out token used again ends the session', async () => {
@@ -124,6 +174,53 @@ describe('login, refresh, logout and sessions', () => {
     expectError(await gateway().post('/v1/auth/refresh').send({ refresh_token: session.refresh_token }), 401, 'refresh_reused');
     expectError(await gateway().post('/v1/auth/refresh').send({ refresh_token: r1.body.refresh_token }), 401, 'session_revoked');
     expectError(await gateway().post('/v1/auth/refresh').send({ refresh_token: 'rt_nonsense' }), 401, 'invalid_refresh_token');
+  });
+
+  test('a token rotated out three rotations ago, past the race window: refresh_reused, and the session\'s current refresh token and access tokens stop', async () => {
+    const { session } = await signUpWithPassword();
+    const chain = [session];
+    for (let i = 0; i < 3; i++) {
+      const r = await refresh(chain[chain.length - 1].refresh_token);
+      expect(r.status).toBe(200);
+      chain.push(r.body);
+    }
+    const current = chain[3];
+    expect(await standing(current.access_token)).toEqual([200, 200]);
+    // A token of no chain (this session's id, a secret it never had) is refused without harm.
+    expectError(await refresh(`rt_${session.session_id}_${'0'.repeat(64)}`), 401, 'invalid_refresh_token');
+    await backdateRotation(session.session_id, 60);
+    expectError(await refresh(chain[0].refresh_token), 401, 'refresh_reused');
+    expect(await sql(`SELECT revoke_reason FROM sessions WHERE id = $1`, [session.session_id])).toEqual([{ revoke_reason: 'refresh_reused' }]);
+    expectError(await refresh(current.refresh_token), 401, 'session_revoked');
+    await expectStopped(current.access_token);
+    await expectStopped(chain[1].access_token);
+  });
+
+  test('an older token of the chain is reuse even moments after the last rotation; logout by one ends the session as refresh_reused', async () => {
+    const { session } = await signUpWithPassword();
+    const second = (await refresh(session.refresh_token)).body;
+    const third = (await refresh(second.refresh_token)).body;
+    expect(third.refresh_token).toEqual(expect.stringMatching(/^rt_ses_/));
+    // `session`'s token is two rotations old: not the one the last rotation replaced, so never a race.
+    expectError(await refresh(session.refresh_token), 401, 'refresh_reused');
+    await expectStopped(third.access_token);
+
+    const other = await signUpWithPassword();
+    const next = (await refresh(other.session.refresh_token)).body;
+    await refresh(next.refresh_token);
+    expectError(await gateway().post('/v1/auth/logout').send({ refresh_token: other.session.refresh_token }), 401, 'refresh_reused');
+    expect(await sql(`SELECT revoke_reason FROM sessions WHERE id = $1`, [other.session.session_id])).toEqual([{ revoke_reason: 'refresh_reused' }]);
+  });
+
+  test('cross-tenant: a rotated-out secret of one person\'s session under another\'s session id is unknown, and ends nothing', async () => {
+    const a = await signUpWithPassword();
+    const b = await signUpWithPassword();
+    expect((await refresh(b.session.refresh_token)).status).toBe(200);
+    const bSecret = b.session.refresh_token.split('_').pop();
+    expectError(await refresh(`rt_${a.session.session_id}_${bSecret}`), 401, 'invalid_refresh_token');
+    expectError(await gateway().post('/v1/auth/logout').send({ refresh_token: `rt_${a.session.session_id}_${bSecret}` }), 401, 'invalid_refresh_token');
+    expect(await standing(a.session.access_token)).toEqual([200, 200]);
+    expect((await refresh(a.session.refresh_token)).status).toBe(200);
   });
 
   test('twenty refreshes at once with one token: one new pair, the rest refresh_raced', async () => {
@@ -141,15 +238,23 @@ describe('login, refresh, logout and sessions', () => {
     const b = await signUpWithPassword();
     expectError(await gateway().delete(`/v1/auth/sessions/${b.session.session_id}`).set(bearer(a.session.access_token)), 404, 'session_not_found');
     const second = (await gateway().post('/v1/auth/login').send({ email: a.email, password: PASSWORD })).body;
+    expect(await standing(second.access_token)).toEqual([200, 200]);
     const del = await gateway().delete(`/v1/auth/sessions/${second.session_id}`).set(bearer(a.session.access_token));
     expect(del.body).toEqual({ session_id: second.session_id, revoked: true });
     expectError(await gateway().post('/v1/auth/refresh').send({ refresh_token: second.refresh_token }), 401, 'session_revoked');
+    // A session ended ends its access tokens at their next request.
+    await expectStopped(second.access_token);
 
+    expect(await standing(a.session.access_token)).toEqual([200, 200]);
     const out = await gateway().post('/v1/auth/logout').send({ refresh_token: a.session.refresh_token });
     expect(out.body).toEqual({ revoked: true, session_id: a.session.session_id });
+    await expectStopped(a.session.access_token);
     const third = (await gateway().post('/v1/auth/login').send({ email: a.email, password: PASSWORD })).body;
     const out2 = await gateway().post('/v1/auth/logout').set(bearer(third.access_token)).send({});
     expect(out2.body).toEqual({ revoked: true, session_id: third.session_id });
+    await expectStopped(third.access_token);
+    // Another person's sessions are untouched by all of it.
+    expect(await standing(b.session.access_token)).toEqual([200, 200]);
 
     const pool = db();
     try {
@@ -164,6 +269,7 @@ describe('login, refresh, logout and sessions', () => {
 describe('password reset and change', () => {
   test('reset: the same answer with or without an account, every session ended, a notice, a fresh session', async () => {
     const { email, session } = await signUpWithPassword();
+    expect(await standing(session.access_token)).toEqual([200, 200]);
     const nobody = await gateway().post('/v1/auth/password/reset/start').send({ email: `nobody-${uniq()}@example.com` });
     const start = await gateway().post('/v1/auth/password/reset/start').send({ email });
     expect(start.status).toBe(202);
@@ -175,6 +281,8 @@ describe('password reset and change', () => {
     expect(reset.status).toBe(200);
     expect(reset.body).toMatchObject({ sessions_revoked: 1, first_password: false, session_id: expect.any(String) });
     expectError(await gateway().post('/v1/auth/refresh').send({ refresh_token: session.refresh_token }), 401, 'session_revoked');
+    await expectStopped(session.access_token);
+    expect(await standing(reset.body.access_token)).toEqual([200, 200]);
     expect((await newestMailTo(email, 3)).subject).toMatch(/password was changed/);
     expectError(await gateway().post('/v1/auth/login').send({ email, password: PASSWORD }), 401, 'invalid_login');
     expect((await gateway().post('/v1/auth/login').send({ email, password: 'another long passphrase 43' })).status).toBe(200);
@@ -192,12 +300,15 @@ describe('password reset and change', () => {
   test('change: the current password, other sessions ended, a notice; refusals', async () => {
     const { email, session } = await signUpWithPassword();
     const other = (await gateway().post('/v1/auth/login').send({ email, password: PASSWORD })).body;
+    expect(await standing(other.access_token)).toEqual([200, 200]);
     const wrong = await gateway().post('/v1/auth/password/change').set(bearer(session.access_token)).send({ current_password: 'not it at all', new_password: 'a new long passphrase 45' });
     expectError(wrong, 401, 'invalid_login');
     expectError(await gateway().post('/v1/auth/password/change').set(bearer(session.access_token)).send({ current_password: PASSWORD, new_password: 'short' }), 400, 'password_too_short');
     const ok = await gateway().post('/v1/auth/password/change').set(bearer(session.access_token)).send({ current_password: PASSWORD, new_password: 'a new long passphrase 45' });
     expect(ok.body).toMatchObject({ changed: true, other_sessions_revoked: 1, password_changed_at: expect.any(String) });
     expectError(await gateway().post('/v1/auth/refresh').send({ refresh_token: other.refresh_token }), 401, 'session_revoked');
+    await expectStopped(other.access_token);
+    expect(await standing(session.access_token)).toEqual([200, 200]);
     expect((await gateway().post('/v1/auth/refresh').send({ refresh_token: session.refresh_token })).status).toBe(200);
     expect((await mailsTo(email)).some((m) => /password was changed/.test(m.subject))).toBe(true);
 
@@ -206,6 +317,34 @@ describe('password reset and change', () => {
     const agent = await newPrincipal('agent');
     expectError(await gateway().post('/v1/auth/password/change').set(bearer(agent.api_key)).send({ current_password: 'x', new_password: PASSWORD }), 403, 'forbidden');
   });
+
+  test('change takes the login\'s limits: wrong current passwords are failed logins of that person (one count), then 429 with Retry-After; the known address still changes it', async () => {
+    const { email, session } = await signUpWithPassword();
+    const stranger = '127.0.27.5';
+    const next = 'a new long passphrase 46';
+    for (let i = 0; i < 5; i++) refused(await loginFrom(stranger, email, `wrong password ${i}`), 401, 'invalid_login');
+    for (let i = 0; i < 5; i++) refused(await changeFrom(stranger, session.access_token, `wrong current ${i}`, next), 401, 'invalid_login');
+    const locked = await changeFrom(stranger, session.access_token, PASSWORD, next);
+    expect(refused(locked, 429, 'rate_limited').retry_after_seconds).toBeGreaterThan(0);
+    expect(locked.headers['retry-after']).toBe(String(locked.body.error.retry_after_seconds));
+    refused(await loginFrom(stranger, email, PASSWORD), 429, 'rate_limited');
+    // From the address the person signed up from, the right current password still changes it.
+    const ok = await gateway().post('/v1/auth/password/change').set(bearer(session.access_token)).send({ current_password: PASSWORD, new_password: next });
+    expect([ok.status, ok.body.changed]).toEqual([200, true]);
+  }, 60_000);
+
+  test('change shares the login\'s 120 attempts per caller address', async () => {
+    const { session } = await signUpWithPassword();
+    const caller = '127.0.27.6';
+    const nobody = `nobody-${uniq()}@example.com`;
+    const statuses: number[] = [];
+    // Ten failures lock the unknown address out, so the rest are refused before any password is hashed.
+    for (let i = 0; i < 120; i++) statuses.push((await loginFrom(caller, nobody, 'not a password of anyone')).status);
+    expect([statuses.filter((x) => x === 401).length, statuses.filter((x) => x === 429).length]).toEqual([10, 110]);
+    const res = await changeFrom(caller, session.access_token, PASSWORD, 'a new long passphrase 48');
+    expect(refused(res, 429, 'rate_limited').message).toMatch(/login attempts an hour from one address/);
+    expect(res.headers['retry-after']).toBe(String(res.body.error.retry_after_seconds));
+  }, 60_000);
 });
 
 describe('GET /v1/terms and POST /v1/terms/accept', () => {

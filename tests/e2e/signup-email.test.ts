@@ -1,4 +1,6 @@
-import { bearer, db, expectError, gateway, identity, stack } from './helpers';
+import { loadConfig } from '@floe/config';
+import { bearer, db, expectError, gateway, identity, sql, stack } from './helpers';
+import { postJsonFrom, type AddressedAnswer } from '../support/from-address';
 import { codeIn, mailsTo, newestMailTo } from '../support/mail';
 
 // Sign-up by e-mail code and key recovery, through the gateway, with the
@@ -206,5 +208,123 @@ describe('POST /v1/recover/start and /verify', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await mailsTo(email)).toHaveLength(0);
     expectError(await gateway().post('/v1/recover/verify').send({ email, code: '123456' }), 404, 'no_pending_recovery');
+  });
+});
+
+// Budgets per caller address (issue 27): the mailing starts spend one budget
+// per caller address, shared by the four routes, and one address holds a
+// bounded number of pending handle reservations. Each test sends from a
+// loopback address of its own (the gateway sees it as the caller), with the
+// stack's numbers (raised in global-setup.ts, read back with loadConfig()).
+describe('budgets per caller address', () => {
+  const from = (address: string, path: string, body: Record<string, unknown>) => postJsonFrom(address, `${stack().base_url}${path}`, body);
+  const handleOf = () => `h-${uniq()}`.slice(0, 40).replace(/-+$/, '');
+  /** One mailing start of each kind in turn: sign-up code, password sign-up (reserves a handle), recovery, reset. */
+  const mailingStart = (address: string, i: number) => {
+    const email = newEmail();
+    const kind = ['/v1/signup/start', '/v1/auth/signup', '/v1/recover/start', '/v1/auth/password/reset/start'][i % 4];
+    const body = kind === '/v1/auth/signup' ? { email, full_name: 'Budget Person', organization_name: 'Budget Org', handle: handleOf() } : { email };
+    return from(address, kind, body).then((res) => ({ kind, email, res }));
+  };
+  const limited = (res: AddressedAnswer) => {
+    expect(res.status).toBe(429);
+    expect(res.body.error).toMatchObject({ code: 'rate_limited', retry_after_seconds: Number(res.headers['retry-after']), request_id: res.headers['x-request-id'] });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.body.error.message).toMatch(/from one address/);
+  };
+
+  test('the four mailing starts share one budget per caller address: fired together past it, exactly the budget goes ahead; another address is not held back', async () => {
+    const budget = loadConfig().mailStartsPerCallerPerHour;
+    const address = '127.0.0.111';
+    // Spend all but ten with recovery starts for addresses without an account (they mail nothing, and count alike).
+    for (let spent = 0; spent < budget - 10;) {
+      const batch = Math.min(20, budget - 10 - spent);
+      const answers = await Promise.all(Array.from({ length: batch }, () => from(address, '/v1/recover/start', { email: newEmail() })));
+      expect(answers.map((a) => a.status)).toEqual(Array(batch).fill(202));
+      spent += batch;
+    }
+    const fired = await Promise.all(Array.from({ length: 20 }, (_, i) => mailingStart(address, i)));
+    const accepted = fired.filter((f) => f.res.status === 202);
+    const refused = fired.filter((f) => f.res.status !== 202);
+    expect([accepted.length, refused.length]).toEqual([10, 10]);
+    for (const f of refused) limited(f.res);
+    // A refused start mailed nothing (the sign-up code and the password sign-up link are mailed to anyone).
+    await new Promise((r) => setTimeout(r, 300));
+    for (const f of refused) expect(await mailsTo(f.email)).toHaveLength(0);
+    for (const f of accepted.filter((a) => a.kind === '/v1/signup/start' || a.kind === '/v1/auth/signup')) expect(await mailsTo(f.email)).not.toHaveLength(0);
+    // Each route is held back now, the reset start included (the spec's "per caller address, shared with sign-up").
+    for (let i = 0; i < 4; i++) limited((await mailingStart(address, i)).res);
+    // Another caller address has its own budget.
+    const elsewhere = await Promise.all([0, 1, 2, 3].map((i) => mailingStart('127.0.0.112', i)));
+    expect(elsewhere.map((f) => f.res.status)).toEqual([202, 202, 202, 202]);
+  }, 120_000);
+
+  test('pending handle reservations per caller address: fired together at the cap, exactly one more is made, the rest 409 limit_exceeded; a lapsed one frees its place', async () => {
+    const cap = loadConfig().pendingHandlesPerCaller;
+    const address = '127.0.0.113';
+    // All but one place taken by reservations made earlier from this address (as sign-ups left unfinished would be).
+    await sql(
+      `INSERT INTO organizations (id, name, handle, status, reserved_from, reserved_until)
+       SELECT 'org_seed' || md5(random()::text), 'Seed', 'seed-' || md5(random()::text), 'pending', $1, now() + interval '1 hour' FROM generate_series(1, $2)`,
+      [address, cap - 1],
+    );
+    const signUp = (kind: 'code' | 'password', email: string, handle: string) => (kind === 'code'
+      ? from(address, '/v1/signup/start', { email, organization_name: 'Capped', handle })
+      : from(address, '/v1/auth/signup', { email, full_name: 'Capped Person', organization_name: 'Capped', handle }));
+    const fired = await Promise.all(Array.from({ length: 20 }, (_, i) => {
+      const email = newEmail();
+      const handle = handleOf();
+      const kind = i % 2 === 0 ? 'code' as const : 'password' as const;
+      return signUp(kind, email, handle).then((res) => ({ kind, email, handle, res }));
+    }));
+    const made = fired.filter((f) => f.res.status === 202);
+    const refused = fired.filter((f) => f.res.status !== 202);
+    expect([made.length, refused.length]).toEqual([1, 19]);
+    for (const f of refused) {
+      expect(f.res.status).toBe(409);
+      expect(f.res.body.error).toMatchObject({ code: 'limit_exceeded', limit: 'pending_handles_per_address', limit_value: cap, current: cap, request_id: f.res.headers['x-request-id'] });
+    }
+    expect((await sql(`SELECT count(*)::int AS n FROM organizations WHERE reserved_from = $1 AND status = 'pending'`, [address]))[0].n).toBe(cap);
+    // A refused sign-up holds no handle and mailed nothing.
+    const loser = refused[0];
+    expect((await gateway().get(`/v1/handles/${loser.handle}`)).body).toMatchObject({ available: true });
+    expect(await mailsTo(loser.email)).toHaveLength(0);
+    // Another caller address is not held back.
+    const elsewhere = await from('127.0.0.114', '/v1/signup/start', { email: newEmail(), organization_name: 'Elsewhere', handle: handleOf() });
+    expect(elsewhere.status).toBe(202);
+    // The person who got the place starts again after a minute: the same reservation, counted once.
+    const winner = made[0];
+    await sql(`UPDATE email_codes SET created_at = created_at - interval '61 seconds' WHERE email = $1`, [winner.email]);
+    await sql(`UPDATE login_tokens SET created_at = created_at - interval '61 seconds' WHERE email = $1`, [winner.email]);
+    const again = await signUp(winner.kind, winner.email, winner.handle);
+    expect([again.status, again.body.organization?.org_id]).toEqual([202, winner.res.body.organization.org_id]);
+    // A reservation that lapsed no longer counts: one place is free again.
+    await sql(`UPDATE organizations SET reserved_until = now() - interval '1 second' WHERE id = (SELECT id FROM organizations WHERE reserved_from = $1 AND handle LIKE 'seed-%' LIMIT 1)`, [address]);
+    expect((await from(address, '/v1/signup/start', { email: newEmail(), organization_name: 'Freed', handle: handleOf() })).status).toBe(202);
+    const full = await from(address, '/v1/signup/start', { email: newEmail(), organization_name: 'Full', handle: handleOf() });
+    expect(full.body.error).toMatchObject({ code: 'limit_exceeded', limit_value: cap, current: cap });
+  }, 60_000);
+
+  test('a lapsed reservation frees its handle for the next sign-up; until then the handle is taken', async () => {
+    const handle = handleOf();
+    const first = await from('127.0.0.115', '/v1/auth/signup', { email: newEmail(), full_name: 'First', organization_name: 'First', handle });
+    expect(first.status).toBe(202);
+    const [row] = await sql(`SELECT reserved_from, reserved_until FROM organizations WHERE id = $1`, [first.body.organization.org_id]);
+    expect(row.reserved_from).toBe('127.0.0.115');
+    // Held for the set-password link's three days.
+    expect(Math.abs(new Date(row.reserved_until).getTime() - Date.now() - 259_200_000)).toBeLessThan(60_000);
+    const second = { email: newEmail(), full_name: 'Second', organization_name: 'Second', handle };
+    expectError(await gateway().post('/v1/auth/signup').send(second), 409, 'handle_taken');
+    await sql(`UPDATE organizations SET reserved_until = now() - interval '1 second' WHERE id = $1`, [first.body.organization.org_id]);
+    expect((await gateway().get(`/v1/handles/${handle}`)).body).toMatchObject({ available: true, reason: null });
+    const taken = await gateway().post('/v1/auth/signup').send(second);
+    expect(taken.status).toBe(202);
+    expect(taken.body.organization).toMatchObject({ handle, status: 'pending' });
+    expect(taken.body.organization.org_id).not.toBe(first.body.organization.org_id);
+    expect(await sql(`SELECT id FROM organizations WHERE id = $1`, [first.body.organization.org_id])).toEqual([]);
+    // A sign-up by code holds its handle for the code's ten minutes.
+    const byCode = await start({ email: newEmail(), organization_name: 'Coded', handle: handleOf() });
+    const [coded] = await sql(`SELECT reserved_until FROM organizations WHERE id = $1`, [byCode.body.organization.org_id]);
+    expect(Math.abs(new Date(coded.reserved_until).getTime() - Date.now() - 600_000)).toBeLessThan(60_000);
   });
 });

@@ -202,6 +202,32 @@ test('device-token refusals: read level, unknown sink, bad options, the plan\'s 
   expect((await gateway().post(`/v1/sinks/${sink.sink_id}/device-token`).set(bearer(admin.api_key)).send({})).status).toBe(201);
 });
 
+test('20 device tokens at once for 20 sinks stop exactly at the plan\'s 10 (limit_exceeded); another organisation counts its own', async () => {
+  const { admin, w } = await sinkSetup();
+  // Twenty sinks on tables of their own (rows as the create route writes them; the token route reads no table).
+  const ids = Array.from({ length: 20 }, (_, i) => `snk_race${i}${uniq()}${uniq()}`);
+  for (const [i, id] of ids.entries()) {
+    await sql(`INSERT INTO sinks (id, name, warehouse_id, namespace, table_name, send_key_id, send_key_hash) VALUES ($1, $2, $3, 'events', $2, $1, 'x')`, [id, `dev${i}`, w.warehouse_id]);
+  }
+  const answers = await Promise.all(ids.map((id) => gateway().post(`/v1/sinks/${id}/device-token`).set(bearer(admin.api_key)).send({})));
+  expect(answers.filter((r) => r.status === 201)).toHaveLength(10);
+  for (const r of answers.filter((x) => x.status !== 201)) {
+    expect(expectError(r, 409, 'limit_exceeded')).toMatchObject({ limit: 'device_sinks', limit_value: 10, current: 10 });
+  }
+  expect(await sql(`SELECT count(*)::int AS n FROM sinks WHERE warehouse_id = $1 AND device_token_hash IS NOT NULL`, [w.warehouse_id])).toEqual([{ n: 10 }]);
+  expect(await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'sink.device_token' AND target_id = ANY($1)`, [ids])).toEqual([{ n: 10 }]);
+  // A sink that has a token replaces it at the limit; another organisation's first device sink is not held back.
+  const holder = ids[answers.findIndex((r) => r.status === 201)];
+  expect((await gateway().post(`/v1/sinks/${holder}/device-token`).set(bearer(admin.api_key)).send({})).body).toMatchObject({ replaced: true });
+  // 20 removals at once: one removes (one audit), the rest find nothing to remove.
+  const removals = await Promise.all(Array.from({ length: 20 }, () => gateway().delete(`/v1/sinks/${holder}/device-token`).set(bearer(admin.api_key))));
+  expect(removals.map((r) => r.status)).toEqual(Array(20).fill(200));
+  expect(removals.filter((r) => r.body.removed === true)).toHaveLength(1);
+  expect(await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'sink.device_token_remove' AND target_id = $1`, [holder])).toEqual([{ n: 1 }]);
+  const other = await deviceSink();
+  expect(other.minted.replaced).toBe(false);
+}, 60_000);
+
 test('the dry run judges a body against the table schema and stores nothing', async () => {
   const { member, sink } = await deviceSink({ required_field: 'key', pinned_value: 'kitchen-secret' });
   const csv = 'key,id,msg\nkitchen-secret,1,hello\nkitchen-secret,seven,bad\nkitchen-secret,,empty\nkitchen-secret,3\n';

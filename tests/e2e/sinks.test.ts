@@ -1,5 +1,6 @@
 import { catalog, token } from './catalog-helpers';
 import { bearer, expectError, gateway } from './control-plane-helpers';
+import { sql } from './helpers';
 import { sinkSetup, sinkTestSchema as schema } from './sink-helpers';
 
 // Spec: Ingest sinks — the records: create, list, get, delete, and their refusals.
@@ -68,3 +69,42 @@ test('create refusals', async () => {
   expect(made.status).toBe(200);
   expectError(await post({ name: 's3', table: 'events.by_day' }), 409, 'partitioned_table_unsupported');
 }, 60_000);
+
+test('20 creates at once: one sink per table (sink_exists), one name per catalog (already_exists); another organisation\'s name is its own', async () => {
+  const { admin, w } = await sinkSetup();
+  const post = (body: Record<string, unknown>, key = admin.api_key, warehouse = w.name) => gateway().post('/v1/sinks').set(bearer(key)).send({ warehouse, ...body });
+  const live = async () => sql(`SELECT name, namespace, table_name FROM sinks WHERE warehouse_id = $1 AND state <> 'deleted' ORDER BY name`, [w.warehouse_id]);
+
+  // 20 names on one table: one sink.
+  const onTable = await Promise.all(Array.from({ length: 20 }, (_, i) => post({ name: `race${i}`, table: 'events.clicks' })));
+  const made = onTable.filter((r) => r.status === 201);
+  expect(made).toHaveLength(1);
+  for (const r of onTable.filter((x) => x.status !== 201)) expect(expectError(r, 409, 'sink_exists').sink).toBe(made[0].body.name);
+
+  // One name on 20 tables: one sink; the name still finds exactly it.
+  for (let i = 0; i < 20; i += 5) {
+    await Promise.all([0, 1, 2, 3, 4].map((j) => gateway().post('/v1/tables').set(bearer(admin.api_key)).send({ warehouse_id: w.name, namespace: 'events', name: `t${i + j}`, schema }).expect(201)));
+  }
+  const oneName = await Promise.all(Array.from({ length: 20 }, (_, i) => post({ name: 'same', table: `events.t${i}` })));
+  const named = oneName.filter((r) => r.status === 201);
+  expect(named).toHaveLength(1);
+  for (const r of oneName.filter((x) => x.status !== 201)) expect(expectError(r, 409, 'already_exists').field).toBe('name');
+  expect(await live()).toEqual([
+    { name: made[0].body.name, namespace: 'events', table_name: 'clicks' },
+    { name: 'same', namespace: 'events', table_name: named[0].body.table.split('.')[1] },
+  ]);
+  expect((await gateway().get('/v1/sinks/same').set(bearer(admin.api_key))).body.sink_id).toBe(named[0].body.sink_id);
+  expect(await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'sink.create' AND data->>'warehouse_id' = $1`, [w.warehouse_id])).toEqual([{ n: 2 }]);
+
+  // 20 deletions at once: one 202 and one audit, the rest 404 as a later deletion is; the table and the name are free again.
+  const deletions = await Promise.all(Array.from({ length: 20 }, () => gateway().delete(`/v1/sinks/${named[0].body.sink_id}`).set(bearer(admin.api_key))));
+  expect(deletions.filter((r) => r.status === 202)).toHaveLength(1);
+  for (const r of deletions.filter((x) => x.status !== 202)) expectError(r, 404, 'sink_not_found');
+  expect(await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'sink.delete' AND target_id = $1`, [named[0].body.sink_id])).toEqual([{ n: 1 }]);
+  expect((await post({ name: 'same', table: named[0].body.table })).status).toBe(201);
+
+  // Another organisation's catalog takes the same name and table name; this organisation still finds its own by name.
+  const other = await sinkSetup();
+  expect((await post({ name: 'same', table: 'events.clicks' }, other.admin.api_key, other.w.name)).status).toBe(201);
+  expect((await gateway().get('/v1/sinks/same').set(bearer(admin.api_key))).body.warehouse_id).toBe(w.warehouse_id);
+}, 120_000);

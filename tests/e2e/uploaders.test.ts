@@ -256,4 +256,18 @@ describe('concurrency', () => {
     const audit = await gateway().get('/v1/audit').query({ action: 'uploader.revoke' }).set(bearer(admin.api_key));
     expect(audit.body.events).toHaveLength(1);
   }, 120_000);
+
+  test('20 concurrent creates of distinct names three short of the limit: exactly three uploaders and identities, 17 limit_exceeded', async () => {
+    const { admin, w } = await setting();
+    for (let i = 0; i < 47; i += 1) {
+      await sql(`INSERT INTO uploaders (id, warehouse_id, name, prefix, iam_user, access_key_id) VALUES ($1, $2, $3, $4, $5, 'AKFAKE')`,
+        [`upl_fake${i}_${uniq()}`, w.warehouse_id, `fake${i}`, `fake${i}/`, `u-${w.warehouse_id}-fake${i}`]);
+    }
+    const creates = await Promise.all(Array.from({ length: 20 }, (_, i) => gateway().post(path(w)).set(bearer(admin.api_key)).send({ name: `cam${i}` })));
+    const made = creates.filter((r) => r.status === 201).map((r) => r.body as Uploader);
+    expect(made).toHaveLength(3);
+    for (const r of creates.filter((x) => x.status !== 201)) expect(expectError(r, 409, 'limit_exceeded')).toMatchObject({ limit_value: 50, current: 50 });
+    expect((await storeUsersOf(w.warehouse_id)).sort()).toEqual(made.map((u) => u.iam_user).sort());
+    expect((await sql(`SELECT count(*)::int AS n FROM uploaders WHERE warehouse_id = $1 AND status = 'active'`, [w.warehouse_id]))[0].n).toBe(50);
+  }, 120_000);
 });

@@ -125,12 +125,62 @@ test('20 concurrent deletes: one effect; every credential refused right after th
   const s = session.body.credentials;
   const s3 = new S3Client({ endpoint: session.body.endpoint, region: session.body.region, forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: s.access_key_id, secretAccessKey: s.secret_access_key, sessionToken: s.session_token } });
   expect(await readStatus(s3, w.bucket, c.dataKey)).toBe(200);
+  // The session vended before the deletion stays refused (it had not expired: sessions last 900 s).
+  expect(await readStatus(c.session, w.bucket, c.dataKey)).toBe(403);
   expect(await auditCount('warehouse.restore', w.warehouse_id)).toBe(1);
 
   // The restored catalog's teardown was called off: past the grace period it is still here.
   await new Promise((r) => setTimeout(r, 11_000));
   expect((await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(admin.api_key))).status).toBe(200);
   expect(await adminStorage().bucketExists(w.bucket)).toBe(true);
+}, 90_000);
+
+test('20 concurrent restores: one restore (one 200, one new pair that works, one audit), the rest 409; a restore that died is taken over once its lease lapses', async () => {
+  const { admin } = await newOrgWithAdmin();
+  const other = await newOrgWithAdmin();
+  const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
+  const before = (await gateway().get('/v1/connection').query({ warehouse: w.warehouse_id, level: 'write' }).set(bearer(admin.api_key)).expect(200)).body.catalog_credential;
+  await del(admin.api_key, w.warehouse_id, { confirm: w.name }).expect(202);
+  // Held restorable past the stack's 10 s grace, whatever the machine's load.
+  await sql(`UPDATE warehouses SET teardown_after = now() + interval '10 minutes' WHERE id = $1`, [w.warehouse_id]);
+  const minted = async () => (await sql(`SELECT client_id, revoked_at FROM catalog_credentials WHERE warehouse_id = $1 AND client_id <> ALL($2) ORDER BY client_id`,
+    [w.warehouse_id, [before.client_id, `${before.client_id}-ro`]]));
+
+  const answers = await Promise.all(Array.from({ length: 20 }, () => restore(admin.api_key, w.warehouse_id)));
+  const ok = answers.filter((r) => r.status === 200);
+  expect(ok).toHaveLength(1);
+  // The others: while the winner holds its claim, not_restorable with Retry-After; once it is done, not_deleted.
+  for (const r of answers.filter((x) => x.status !== 200)) {
+    if (r.body?.error?.code === 'not_restorable') {
+      expect(expectError(r, 409, 'not_restorable')).toMatchObject({ warehouse_id: w.warehouse_id, state: 'restoring', retry_after_seconds: 5 });
+      expect(r.headers['retry-after']).toBe('5');
+    } else {
+      expect(expectError(r, 409, 'not_deleted').warehouse_id).toBe(w.warehouse_id);
+    }
+  }
+  const pair = ok[0].body;
+  expect(await auditCount('warehouse.restore', w.warehouse_id)).toBe(1);
+  // One pair minted, live; it works at the catalog's token exchange and the old one does not.
+  expect(await minted()).toEqual([{ client_id: pair.catalog_credential.client_id, revoked_at: null }, { client_id: pair.catalog_credential_ro.client_id, revoked_at: null }]);
+  expect(await exchangeStatus(pair.catalog_credential)).toBe(200);
+  expect(await exchangeStatus(pair.catalog_credential_ro)).toBe(200);
+  expect(await exchangeStatus(before)).toBe(401);
+  expectError(await restore(admin.api_key, w.warehouse_id), 409, 'not_deleted');
+
+  // A restore that died mid-way (its claim still on the row): refused while its lease lasts, taken over once it lapsed.
+  await del(admin.api_key, w.warehouse_id, { confirm: w.name }).expect(202);
+  await sql(`UPDATE warehouses SET teardown_after = now() + interval '10 minutes', teardown_step = 'restoring', restore_claim = 'died', restore_lease_until = now() + interval '1 minute' WHERE id = $1`, [w.warehouse_id]);
+  const held = await restore(admin.api_key, w.warehouse_id);
+  expect(expectError(held, 409, 'not_restorable')).toMatchObject({ state: 'restoring', retry_after_seconds: 5 });
+  expectError(await restore(other.admin.api_key, w.warehouse_id), 404, 'warehouse_not_found');
+  await sql(`UPDATE warehouses SET restore_lease_until = now() - interval '1 second' WHERE id = $1`, [w.warehouse_id]);
+  const taken = await restore(admin.api_key, w.warehouse_id);
+  expect(taken.status).toBe(200);
+  expect(await exchangeStatus(taken.body.catalog_credential)).toBe(200);
+  expect(await exchangeStatus(pair.catalog_credential)).toBe(401);
+  expect(await sql(`SELECT status, teardown_step, restore_claim, restore_lease_until FROM warehouses WHERE id = $1`, [w.warehouse_id]))
+    .toEqual([{ status: 'ready', teardown_step: null, restore_claim: null, restore_lease_until: null }]);
+  expect(await auditCount('warehouse.restore', w.warehouse_id)).toBe(2);
 }, 90_000);
 
 test('sinks of a catalog being deleted take nothing (404 sink_not_found, send and device routes) and are out of the sink routes; restore brings them back', async () => {

@@ -21,6 +21,8 @@ export interface RawRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** The local address to connect from (a loopback address of a test's own, for the limits that count per caller address). */
+  localAddress?: string;
 }
 
 /** Sends one HTTP/1.1 request to `baseUrl`'s host and port over a fresh connection, which it closes. */
@@ -30,13 +32,13 @@ export function rawRequest(baseUrl: string, r: RawRequest): Promise<RawResponse>
   const headers: Record<string, string> = { Host: url.host, Connection: 'close', ...r.headers };
   if (body !== undefined) headers['Content-Length'] = String(body.length);
   const head = `${r.method ?? 'GET'} ${r.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
-  return rawExchange(url, body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1'));
+  return rawExchange(url, body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1'), r.localAddress);
 }
 
 /** Writes `bytes` as they are (a request line with a literal NUL, say) and reads the answer. */
-export function rawExchange(url: URL, bytes: Buffer): Promise<RawResponse> {
+export function rawExchange(url: URL, bytes: Buffer, localAddress?: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname);
+    const socket = net.connect({ port: Number(url.port), host: url.hostname, ...(localAddress ? { localAddress } : {}) });
     const chunks: Buffer[] = [];
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
     socket.on('connect', () => socket.write(bytes));

@@ -3,6 +3,7 @@ import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
 import { HttpError, rateLimited, unauthorized, type Caller, type SqlClient } from '@floe/http';
+import { agentMakers } from './agent-makers';
 import { looksLikeApiKey, parseApiKey, secretMatches } from './api-key';
 import { CredentialCache } from './credential-cache';
 import { KeySet } from './key-set';
@@ -14,6 +15,8 @@ const KNOWN_GOOD_KEYS_MAX = 20_000;
 const TOO_MANY_WRONG = 'too many wrong secrets for this key from this address; try again later';
 
 type PrincipalStatus = 'active' | 'suspended' | 'deleted';
+/** A login session's standing, as its access tokens are judged (a session not found is revoked). */
+type SessionState = 'live' | 'revoked' | 'expired';
 type Kind = Caller['kind'];
 
 interface KeyRecord {
@@ -23,6 +26,8 @@ interface KeyRecord {
   kind: Kind;
   email: string | null;
   status: PrincipalStatus;
+  /** An agent whose maker no longer stands (see creatorRevoked below); judged with the key, cached with it. */
+  creatorRevoked?: boolean;
 }
 
 interface PrincipalRecord {
@@ -31,6 +36,8 @@ interface PrincipalRecord {
   status: PrincipalStatus;
   /** Whether the API key a token was minted from has been revoked since (for an OAuth access token: its family, or its person's standing). */
   keyRevoked: boolean;
+  /** An agent whose maker no longer stands (see creatorRevoked below). */
+  creatorRevoked?: boolean;
 }
 
 export interface AuthenticatorOptions {
@@ -56,6 +63,7 @@ export class Authenticator {
   private readonly limiter: WrongSecretLimiter;
   private readonly keyCache: CredentialCache<KeyRecord | null>;
   private readonly principalCache: CredentialCache<PrincipalRecord | null>;
+  private readonly sessionCache: CredentialCache<SessionState>;
   private readonly lastUseWritten = new Map<string, number>();
   /** Tokens whose signature was checked, by their exact text. Standing is still checked on every request. */
   private readonly verified = new Map<string, ControlTokenClaims>();
@@ -76,6 +84,7 @@ export class Authenticator {
     this.limiter = new WrongSecretLimiter(opts.redis, opts.redisPrefix);
     this.keyCache = new CredentialCache(opts.redis, opts.redisPrefix);
     this.principalCache = new CredentialCache(opts.redis, opts.redisPrefix);
+    this.sessionCache = new CredentialCache(opts.redis, opts.redisPrefix);
   }
 
   /** An API key as presented to POST /v1/tokens or as a bearer credential. */
@@ -91,12 +100,13 @@ export class Authenticator {
 
     let rec = this.keyCache.get(parsed.keyId, epoch);
     if (rec === undefined) {
-      rec = await this.loadKey(parsed.keyId);
+      rec = await this.withCreatorStanding(await this.loadKey(parsed.keyId));
       this.keyCache.set(parsed.keyId, epoch, rec);
     }
     const right = await this.secretIsRight(token, parsed, rec, ip);
     if (!rec || !right) throw invalidApiKey();
     refuseByStanding(rec.status, rec.revoked, 'this API key has been revoked');
+    if (rec.creatorRevoked) throw creatorRevoked();
     this.touch(parsed.keyId);
     return { principalId: rec.principalId, kind: rec.kind, email: rec.email, via: 'api_key', keyId: parsed.keyId, sessionId: null };
   }
@@ -149,7 +159,7 @@ export class Authenticator {
     const cacheKey = oauth ? `${principalId}:oauth:${oauth.familyId}` : `${principalId}:${keyId ?? ''}`;
     let rec = this.principalCache.get(cacheKey, epoch);
     if (rec === undefined) {
-      rec = oauth ? await this.loadOAuthRecord(principalId, oauth.familyId) : await this.loadPrincipal(principalId, keyId);
+      rec = oauth ? await this.loadOAuthRecord(principalId, oauth.familyId) : await this.withCreatorStanding(await this.loadPrincipal(principalId, keyId), principalId);
       this.principalCache.set(cacheKey, epoch, rec);
     }
     if (!rec) throw unauthorized('the access token names no principal');
@@ -159,7 +169,35 @@ export class Authenticator {
       return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId: null, sessionId: null, oauth };
     }
     refuseByStanding(rec.status, rec.keyRevoked, 'the API key this token was minted from has been revoked');
+    if (rec.creatorRevoked) throw creatorRevoked();
+    if (claims.sid && !keyId) await this.requireLiveSession(principalId, claims.sid, epoch);
     return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId, sessionId: claims.sid ?? null };
+  }
+
+  /**
+   * A login session's access token (`sid`, no key) stands while its session
+   * does. Logout, deleting the session, a password reset or change and a
+   * reused refresh token revoke it and bump the epoch, so the token stops at
+   * its next request, not when its 15 minutes end.
+   */
+  private async requireLiveSession(principalId: string, sessionId: string, epoch: string): Promise<void> {
+    const key = `${principalId}:${sessionId}`;
+    let state = this.sessionCache.get(key, epoch);
+    if (state === undefined) {
+      // Raw over pg: every session token's standing check, a named prepared statement.
+      const { rows } = await this.opts.db.query({
+        name: 'auth_session',
+        text: `SELECT CASE WHEN revoked_at IS NOT NULL THEN 'revoked' WHEN expires_at <= now() THEN 'expired' ELSE 'live' END AS state
+                 FROM sessions WHERE id = $1 AND principal_id = $2`,
+        values: [sessionId, principalId],
+      });
+      state = (rows[0]?.state ?? 'revoked') as SessionState;
+      this.sessionCache.set(key, epoch, state);
+    }
+    if (state === 'live') return;
+    throw new HttpError(401, state === 'expired' ? 'session_expired' : 'session_revoked',
+      state === 'expired' ? 'this login session has expired; log in again' : 'this login session was ended (logout, a password reset or change, or a reused refresh token); log in again',
+      {}, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
   }
 
   /** The OAuth facts of an access token for the tool server (audience the resource); null for a control-plane token. */
@@ -258,6 +296,16 @@ export class Authenticator {
     return { kind: r.kind, email: r.email, status: r.status, keyRevoked: Boolean(r.family_revoked) || !r.person_present };
   }
 
+  /**
+   * An agent stands only while every maker of its chain stands (agent-makers.ts):
+   * a maker removed, leaving, suspended, deleted or (an agent) revoked stops it
+   * at its next request, since each of those bumps the credential epoch.
+   */
+  private async withCreatorStanding<T extends { kind: Kind; principalId?: string }>(rec: T | null, principalId = rec?.principalId): Promise<T | null> {
+    if (!rec || rec.kind !== 'agent' || !principalId) return rec;
+    return { ...rec, creatorRevoked: (await agentMakers(this.opts.db, principalId)).some((m) => !m.stands) };
+  }
+
   /** last_used_at is written at most once a minute per key per process: a write per request would cost more than the route. */
   private touch(keyId: string): void {
     const now = Date.now();
@@ -276,6 +324,12 @@ function fingerprint(token: string): string {
 function revokedOAuthToken(): HttpError {
   return new HttpError(401, 'unauthorized', 'this access token no longer stands (its token record or authorization was revoked, or the person who allowed it left the organisation); authorize again', {},
     { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+}
+
+function creatorRevoked(): HttpError {
+  return new HttpError(403, 'creator_revoked', 'the person who made this agent (or the agent that made it) is no longer an active member of its organisation: it was removed, left, was suspended or deleted, or was revoked; the agent stops with it', {
+    remedy: 'an admin of the organisation makes a new agent (POST /v1/orgs/{org_id}/agents)',
+  });
 }
 
 function invalidApiKey(): HttpError {

@@ -1,3 +1,4 @@
+export * from './agent-makers';
 export * from './api-key';
 export * from './authenticate';
 export * from './credential-cache';

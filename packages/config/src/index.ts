@@ -96,6 +96,10 @@ const EnvSchema = z.object({
   FLOE_LOGIN_ATTEMPTS_PER_HOUR: z.coerce.number().int().min(1).default(120),
   // Device authorisation starts per caller address per hour (the spec's 60).
   FLOE_DEVICE_STARTS_PER_HOUR: z.coerce.number().int().min(1).default(60),
+  // Mail-sending starts (sign-up, password sign-up, recovery, reset) per caller address per hour, the four together (the spec's 5 for reset starts, "shared with sign-up").
+  FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  // Organisations reserved by sign-ups and not yet activated, per caller address at a time (3).
+  FLOE_PENDING_HANDLES_PER_CALLER: z.coerce.number().int().min(1).default(3),
   // One-call unverified sign-up (POST /v1/signup): on for local stacks, off (403 verification_required) in production.
   FLOE_OPEN_SIGNUP: z.enum(['true', 'false']).optional(),
   /** The OAuth authorization server's deprecated dynamic registration (POST /oauth/register); off: 403 access_denied. */
@@ -166,6 +170,10 @@ export interface FloeConfig {
   loginAttemptsPerHour: number;
   /** Device authorisation starts allowed per caller address per hour. */
   deviceStartsPerHour: number;
+  /** Mail-sending starts (sign-up, password sign-up, recovery, reset, together) allowed per caller address per hour. */
+  mailStartsPerCallerPerHour: number;
+  /** Pending organisation reservations (handles held by unfinished sign-ups) allowed per caller address at a time. */
+  pendingHandlesPerCaller: number;
   /** Outgoing mail: the SMTP server (null: logged, `delivery: log`), the sender, and the development mail server when the stack runs one. */
   mail: { smtpUrl: string | null; from: string; devServer: boolean; inboxUrl: string | null };
   sinksEnabled: boolean;
@@ -253,6 +261,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     mail: mailOf(e, local),
     loginAttemptsPerHour: e.FLOE_LOGIN_ATTEMPTS_PER_HOUR,
     deviceStartsPerHour: e.FLOE_DEVICE_STARTS_PER_HOUR,
+    mailStartsPerCallerPerHour: e.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR,
+    pendingHandlesPerCaller: e.FLOE_PENDING_HANDLES_PER_CALLER,
     sinksEnabled: e.FLOE_SINKS === 'on',
     oauth: { dynamicRegistration: e.FLOE_OAUTH_DYNAMIC_REGISTRATION === 'on', metadataAllowHosts, mcpUrl: trimSlash(e.FLOE_MCP_URL ?? `${baseUrl}/mcp`) },
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',

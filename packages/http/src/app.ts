@@ -1,8 +1,8 @@
-import express, { type Express, type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import express, { type Express, type ErrorRequestHandler, type Request, type RequestHandler, type Router } from 'express';
 import { NO_FORWARDING, clientAddress, trustProxyFn, type ClientAddressOptions } from './client-address';
 import { HttpError, errorBody, notImplemented } from './errors';
 import type { Logger } from './logger';
-import { isDataException, refuseMalformedJson, refuseMalformedRequest } from './malformed-input';
+import { isDataException, refuseMalformedJson, refuseMalformedRequest, refuseNonJsonBody } from './malformed-input';
 import { requestId } from './request-id';
 import { databaseAnswers } from './sql';
 
@@ -15,6 +15,8 @@ export interface AppOptions {
   parseJson?: boolean;
   /** Paths whose routes read their own raw bodies (any type, their own limit): JSON is not parsed for them. */
   rawBodyPaths?: RegExp;
+  /** Paths whose routes take a form body as well as JSON (the OAuth token and revocation endpoints): no 415 for a form there. */
+  formBodyPaths?: RegExp;
   /**
    * Whose X-Forwarded-For sets the caller's address (client-address.ts):
    * FLOE_TRUST_PROXY's hops, and for services behind the gateway its proof.
@@ -65,6 +67,7 @@ export function createApp(opts: AppOptions): Express {
   if (opts.parseJson !== false) {
     const json = express.json({ limit: opts.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
     const raw = opts.rawBodyPaths;
+    app.use(refuseNonJsonBody([raw, opts.formBodyPaths].filter((r): r is RegExp => r !== undefined)));
     app.use(raw ? (req, res, next) => (raw.test(req.path) ? next() : json(req, res, next)) : json);
     app.use(refuseMalformedJson());
   }
@@ -95,14 +98,7 @@ export function errorHandler(
   render: ErrorRenderer = errorBody,
 ): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    let known = toHttpError(err, bodyLimitBytes);
-    if (!known && isDataException(err)) {
-      // A safety net behind the edge checks: a value Postgres refuses (a NUL
-      // that only appears after decoding, say) is the caller's input, not our
-      // failure. Logged at warn so a real bug of this class still shows.
-      logger.warn('refused a value the database cannot take', { request_id: req.requestId, method: req.method, path: req.path, err });
-      known = new HttpError(400, 'invalid_value', 'a value in this request cannot be used: it holds a character or value the database refuses');
-    }
+    const known = knownFailure(err, bodyLimitBytes, logger, req);
     if (!known) {
       logger.error('unhandled error', { request_id: req.requestId, method: req.method, path: req.path, err });
     }
@@ -113,6 +109,22 @@ export function errorHandler(
     }
     res.status(httpErr.status).set(httpErr.headers).json(render(httpErr, req.requestId, req.path));
   };
+}
+
+/**
+ * A failure that is the request's, not ours, as an HttpError: what
+ * `toHttpError` knows, and a value the database refused. Null for anything
+ * unexpected. Every error renderer of a deployable (the envelope's here, the
+ * OAuth flat form's) asks this one question.
+ */
+export function knownFailure(err: unknown, bodyLimitBytes: number, logger: Logger, req: Request): HttpError | null {
+  const known = toHttpError(err, bodyLimitBytes);
+  if (known || !isDataException(err)) return known;
+  // A safety net behind the edge checks: a value Postgres refuses (a NUL
+  // that only appears after decoding, say) is the caller's input, not our
+  // failure. Logged at warn so a real bug of this class still shows.
+  logger.warn('refused a value the database cannot take', { request_id: req.requestId, method: req.method, path: req.path, err });
+  return new HttpError(400, 'invalid_value', 'a value in this request cannot be used: it holds a character or value the database refuses');
 }
 
 /** A known failure (an HttpError, or a body parser's or router's refusal) as an HttpError; null for anything unexpected. */

@@ -27,12 +27,15 @@ export function errorBody(err: HttpError<string>, requestId: string) {
  * The OAuth endpoints' flat form `{error, error_description}` (the spec's
  * "OAuth token and authorize routes use the flat form") for a failure that
  * is not an OAuth refusal of its own: the shared checks' (a malformed
- * request, a body too large) as invalid_request, anything unexpected as
- * server_error.
+ * request, a body too large, a wrong content type) as invalid_request — on
+ * the registration endpoint invalid_client_metadata, the one code RFC 7591
+ * gives a registration it cannot take — anything unexpected as server_error.
  */
-export function flatOAuthBody(err: HttpError<string>, requestId: string) {
+export function flatOAuthBody(err: HttpError<string>, requestId: string, path?: string) {
   if (err.status >= 500) return { error: 'server_error', error_description: `an unexpected error occurred; it has been logged with the request id ${requestId}` };
-  return { error: err.status === 429 ? 'rate_limited' : 'invalid_request', error_description: err.message };
+  if (err.status === 429) return { error: 'rate_limited', error_description: err.message };
+  const registration = path !== undefined && /^\/oauth\/register\/?$/.test(path) && err.status !== 405;
+  return { error: registration ? 'invalid_client_metadata' : 'invalid_request', error_description: err.message };
 }
 
 /** The OAuth endpoints that answer in the flat form. */

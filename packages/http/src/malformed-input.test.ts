@@ -31,6 +31,14 @@ describe('checkJsonValue', () => {
     expect(refusal(huge)).toMatchObject({ field: 'body' });
   });
 
+  test('a lone surrogate in a string or key is refused; a surrogate pair is one character and passes', () => {
+    expect(refusal({ a: ['ok', 'x\ud800'] })).toMatchObject({ status: 400, code: 'invalid_value', field: 'a.1', message: expect.stringMatching(/lone surrogate/) });
+    expect(refusal({ a: 'x\udfffy' })).toMatchObject({ field: 'a' });
+    expect(refusal({ a: '\ude00\ud83d' })).toMatchObject({ field: 'a' });
+    expect(refusal({ ['k\udbff']: 1 })).toMatchObject({ field: 'k\udbff' });
+    expect(refusal({ a: 'emoji \ud83d\ude00', ['\ud83d\ude00']: '\u{10ffff}' })).toBeNull();
+  });
+
   test('ordinary bodies, bigints and other characters pass', () => {
     expect(refusal({ n: 2n ** 64n, s: 'tab\tline\nU+001F\u001f é', list: [null, true, 1.5] })).toBeNull();
   });
@@ -44,5 +52,13 @@ describe('isDataException', () => {
     expect(isDataException({ code: '22021' })).toBe(false);
     expect(isDataException(new Error('x'))).toBe(false);
     expect(isDataException(null)).toBe(false);
+  });
+
+  test('the same class wrapped by Prisma\'s driver adapter (it used to be a 500 on every Prisma path)', () => {
+    const cause = { originalCode: '22P02', originalMessage: 'invalid input syntax for type json', kind: 'InvalidInputValue' };
+    expect(isDataException({ name: 'PrismaClientKnownRequestError', code: 'P2007', meta: { driverAdapterError: { name: 'DriverAdapterError', cause } } })).toBe(true);
+    expect(isDataException({ name: 'DriverAdapterError', cause })).toBe(true);
+    expect(isDataException({ name: 'PrismaClientKnownRequestError', code: 'P2002', meta: { driverAdapterError: { cause: { originalCode: '23505' } } } })).toBe(false);
+    expect(isDataException({ name: 'Error', cause })).toBe(false);
   });
 });

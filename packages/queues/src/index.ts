@@ -8,6 +8,7 @@ import { METERING_QUEUE } from './metering';
 import { OAUTH_PRUNE_QUEUE } from './oauth-prune';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
+import { STORAGE_POLICY_QUEUE } from './storage-policies';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
 import { TEARDOWN_QUEUE, TEARDOWN_SWEEP_QUEUE } from './teardown';
 
@@ -16,6 +17,7 @@ export * from './metering';
 export * from './oauth-prune';
 export * from './org-erasure';
 export * from './sink-roll';
+export * from './storage-policies';
 export * from './uploader-expiry';
 export * from './teardown';
 
@@ -31,6 +33,7 @@ export const QUEUES = {
   orgErasure: ORG_ERASURE_QUEUE,
   uploaderExpiry: UPLOADER_EXPIRY_QUEUE,
   oauthPrune: OAUTH_PRUNE_QUEUE,
+  storagePolicies: STORAGE_POLICY_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -2,7 +2,8 @@
 // for 90 days are pruned"): one job scheduler for the cluster, consumed by the
 // teardown worker, removes dynamic registrations nobody has used for 90 days
 // and the consent requests, codes and refresh families that can no longer do
-// anything. Idempotent: a second pass finds nothing.
+// anything, and the retired refresh hashes of login sessions that ended over
+// 30 days ago. Idempotent: a second pass finds nothing.
 
 export const OAUTH_PRUNE_QUEUE = 'oauth-prune';
 export const OAUTH_PRUNE_SCHEDULER = 'oauth-prune-pass';

@@ -10,3 +10,4 @@ export * from './object-client';
 export * from './s3-location';
 export * from './warehouse-seal';
 export * from './usage-log';
+export * from './warehouse-policies';

@@ -22,11 +22,57 @@ export const OBJECT_WRITE_ACTIONS = [
 export const OBJECT_READ_ACTIONS = ['s3:GetObject'];
 export const BUCKET_READ_ACTIONS = ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'];
 
+/**
+ * Version of the policies below and of the buckets' public-ACL setting. A
+ * change of any of them bumps it; the teardown worker's policy sweep
+ * (services/teardown-worker/src/storage-policies.ts) applies the current ones
+ * to every catalog whose `storage_policy_version` is behind.
+ */
+export const STORAGE_POLICY_VERSION = 2;
+
+/** The S3 request headers that carry an ACL (canned, or grants), as RGW names them in policy conditions. */
+const GRANT_HEADER_KEYS = ['s3:x-amz-grant-read', 's3:x-amz-grant-write', 's3:x-amz-grant-read-acp', 's3:x-amz-grant-write-acp', 's3:x-amz-grant-full-control'];
+
+/**
+ * Nothing Floe hands out may set an ACL: publishing (POST …/public, a bucket
+ * policy) is the only way anything becomes readable by others. RGW makes the
+ * writer the owner of each object it writes, and an owner may otherwise set
+ * the object's ACL — `public-read`, or a grant to all users or to another
+ * tenant's identity. Denied: the ACL actions, and a PUT carrying a canned ACL
+ * (any value, `private` included) or any grant header. RGW Pacific puts no
+ * ACL condition keys on a copy or on CreateMultipartUpload, so ACLs sent
+ * there cannot be refused by a policy: the buckets ignore public ACLs
+ * (`ensureBucket`) and every identity is confined to its own resources
+ * (`confinedTo`), so such an ACL reaches nobody.
+ */
+export function aclDenials(): Array<Record<string, unknown>> {
+  return [
+    { Sid: 'NoAcl', Effect: 'Deny', Action: ['s3:PutObjectAcl', 's3:PutObjectVersionAcl', 's3:PutBucketAcl'], Resource: ['arn:aws:s3:::*'] },
+    { Sid: 'NoCannedAcl', Effect: 'Deny', Action: ['s3:PutObject'], Resource: ['arn:aws:s3:::*'], Condition: { StringLike: { 's3:x-amz-acl': ['?*'] } } },
+    // One statement per header: the keys of one condition block must all match.
+    ...GRANT_HEADER_KEYS.map((key, i) => ({ Sid: `NoGrant${i}`, Effect: 'Deny', Action: ['s3:PutObject'], Resource: ['arn:aws:s3:::*'], Condition: { StringLike: { [key]: ['*'] } } })),
+  ];
+}
+
+/**
+ * Refuses every S3 action outside `resources`, whatever an object's ACL says:
+ * an Allow-only policy leaves other buckets to their ACLs, so a grant some
+ * other writer put on an object (to this identity's id, say) would otherwise
+ * be honoured. RGW enforces Deny with NotResource (not NotAction).
+ */
+export function confinedTo(resources: string[]): Record<string, unknown> {
+  return { Sid: 'OnlyOwn', Effect: 'Deny', Action: ['s3:*'], NotResource: resources };
+}
+
+const ownResources = (buckets: string[]) => buckets.flatMap((b) => [bucketArn(b), objectsArn(b)]);
+
 /** A warehouse identity: its two buckets and nothing else; read-only drops every write. */
 export function identityPolicy(buckets: string[], access: 'read' | 'write', assumableRole?: string): PolicyDocument {
   const statements: Array<Record<string, unknown>> = [
     { Sid: 'Buckets', Effect: 'Allow', Action: BUCKET_READ_ACTIONS, Resource: buckets.map(bucketArn) },
     { Sid: 'Objects', Effect: 'Allow', Action: access === 'write' ? OBJECT_WRITE_ACTIONS : OBJECT_READ_ACTIONS, Resource: buckets.map((b) => objectsArn(b)) },
+    confinedTo(ownResources(buckets)),
+    ...aclDenials(),
   ];
   if (assumableRole) statements.push({ Sid: 'Vend', Effect: 'Allow', Action: ['sts:AssumeRole'], Resource: [roleArn(assumableRole)] });
   return doc(...statements);
@@ -37,17 +83,35 @@ export function roleTrustPolicy(trustedUids: string[]): PolicyDocument {
   return doc({ Effect: 'Allow', Principal: { AWS: trustedUids.map(userArn) }, Action: ['sts:AssumeRole'] });
 }
 
-/** The most a vended session can ever do: what the warehouse identity can. */
-export function rolePermissionPolicy(buckets: string[]): PolicyDocument {
-  return identityPolicy(buckets, 'write');
+/**
+ * The most a vended session can ever do: what the warehouse identity can.
+ * With `sessionsIssuedAfter`, every session issued before that moment is
+ * refused (RGW puts the session's `aws:TokenIssueTime` in the request's
+ * context): a restored catalog's role takes its deletion time, so sessions
+ * vended before the deletion stay refused after the restore.
+ */
+export function rolePermissionPolicy(buckets: string[], sessionsIssuedAfter?: Date | null): PolicyDocument {
+  const policy = identityPolicy(buckets, 'write');
+  if (sessionsIssuedAfter) {
+    policy.Statement.push({
+      Sid: 'NoEarlierSessions', Effect: 'Deny', Action: ['s3:*'], Resource: ['*'],
+      Condition: { DateLessThan: { 'aws:TokenIssueTime': sessionsIssuedAfter.toISOString() } },
+    });
+  }
+  return policy;
 }
 
-/** Narrows a session to one object prefix of one bucket (a table's location). */
+/**
+ * Narrows a session to one object prefix of one bucket (a table's location).
+ * The role's policy already refuses ACLs; the session says so too, so a
+ * session never depends on the role's policy alone for it.
+ */
 export function sessionPolicy(bucket: string, prefix: string, access: 'read' | 'write'): PolicyDocument {
   return doc(
     { Effect: 'Allow', Action: ['s3:ListBucket'], Resource: [bucketArn(bucket)], Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } } },
     { Effect: 'Allow', Action: ['s3:GetBucketLocation'], Resource: [bucketArn(bucket)] },
     { Effect: 'Allow', Action: access === 'write' ? OBJECT_WRITE_ACTIONS : OBJECT_READ_ACTIONS, Resource: [objectsArn(bucket, prefix)] },
+    ...(access === 'write' ? aclDenials() : []),
   );
 }
 
@@ -72,9 +136,11 @@ export function uploaderPolicy(bucket: string, prefix: string, list: boolean): P
     {
       Sid: 'NoReadNoDelete',
       Effect: 'Deny',
-      Action: ['s3:GetObject', 's3:GetObjectVersion', 's3:GetObjectAcl', 's3:PutObjectAcl', 's3:DeleteObject', 's3:DeleteObjectVersion'],
+      Action: ['s3:GetObject', 's3:GetObjectVersion', 's3:GetObjectAcl', 's3:DeleteObject', 's3:DeleteObjectVersion'],
       Resource: ['arn:aws:s3:::*'],
     },
+    confinedTo([bucketArn(bucket), objectsArn(bucket, prefix)]),
+    ...aclDenials(),
   ];
   if (list) {
     statements.push({ Sid: 'List', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: [bucketArn(bucket)], Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } } });

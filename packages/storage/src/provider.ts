@@ -19,6 +19,14 @@ export interface IdentitySpec {
   assumableRole?: string;
 }
 
+export interface RoleSpec {
+  roleName: string;
+  trustedUids: string[];
+  buckets: string[];
+  /** Sessions issued before this are refused (a restored catalog's deletion time); null or absent: none. */
+  sessionsIssuedAfter?: Date | null;
+}
+
 export interface IdentityKeys extends StoreCredentials {
   uid: string;
   /** False when the identity existed already (a retry). */
@@ -93,12 +101,19 @@ export interface ProbeResult {
 }
 
 export interface StorageProvider {
+  /** Creates the bucket if missing, owned by the service, and makes it ignore public ACLs (every call: an older bucket gets it too). */
   ensureBucket(bucket: string): Promise<{ created: boolean }>;
+  /** Makes an existing bucket ignore public ACLs; 'absent' when there is no such bucket (never created here). */
+  ignorePublicAcls(bucket: string): Promise<'set' | 'absent'>;
+  /** Whether the bucket ignores public ACLs (its public access block). */
+  publicAclsIgnored(bucket: string): Promise<boolean>;
   bucketExists(bucket: string): Promise<boolean>;
   /** Empties (objects, older versions and delete markers, unfinished uploads) and removes a bucket. */
   removeBucket(bucket: string): Promise<{ removed: boolean; objectsDeleted: number }>;
 
   ensureIdentity(spec: IdentitySpec): Promise<IdentityKeys>;
+  /** Puts the current policy on an existing identity (a policy sweep); 'absent' when there is no such identity, which it never creates. */
+  setIdentityPolicy(spec: Omit<IdentitySpec, 'displayName'>): Promise<'put' | 'absent'>;
   deleteIdentity(uid: string): Promise<{ user: StepResult; user_policy: StepResult }>;
   /**
    * Suspends an identity (every request with its keys refused at once, its
@@ -113,7 +128,7 @@ export interface StorageProvider {
   /** New key first, then every older key deleted. */
   rotateKeys(uid: string): Promise<{ key: StoreCredentials; retired: string[] }>;
 
-  ensureRole(spec: { roleName: string; trustedUids: string[]; buckets: string[] }): Promise<{ arn: string }>;
+  ensureRole(spec: RoleSpec): Promise<{ arn: string }>;
   deleteRole(roleName: string): Promise<StepResult>;
   /**
    * Takes the role's permissions away, so every session vended from it is
@@ -124,6 +139,8 @@ export interface StorageProvider {
   assumeSession(spec: { roleArn: string; as: StoreCredentials; bucket: string; prefix: string; access: 'read' | 'write'; durationSeconds?: number }): Promise<Required<Pick<StoreCredentials, 'accessKeyId' | 'secretAccessKey' | 'sessionToken' | 'expiration'>>>;
 
   createUploader(spec: UploaderSpec): Promise<IdentityKeys & { policy: PolicyDocument }>;
+  /** Puts the current policy on an existing uploader; 'absent' when it is gone (never created here). */
+  setUploaderPolicy(spec: Omit<UploaderSpec, 'displayName'>): Promise<'put' | 'absent'>;
   revokeUploader(uid: string): Promise<UploaderRevocation>;
 
   setPublicRead(bucket: string, on: boolean): Promise<{ changed: boolean; policy: Record<string, unknown> | null }>;

@@ -3,8 +3,9 @@
 // the credentials the provider hands out.
 import { randomBytes } from 'node:crypto';
 import {
-  CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
-  ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  DeletePublicAccessBlockCommand, GetObjectCommand, ListObjectsV2Command, PutBucketAclCommand, PutBucketPolicyCommand,
+  PutObjectAclCommand, PutObjectCommand, PutPublicAccessBlockCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { startShiftedRgw, stopShiftedRgw } from '../../../scripts/lib/ceph';
 import { freePort } from '../../../scripts/lib/infra';
@@ -318,6 +319,56 @@ describe('suspension (a deleted catalog sealed, then restored)', () => {
       expect(await store.setIdentitySuspended(`${uid}-none`, true)).toBe('absent');
     } finally {
       await store.deleteIdentity(uid);
+    }
+  });
+});
+
+describe('ACLs and bucket settings (nothing public but by a bucket policy the service puts)', () => {
+  const NOT_THEIRS = [
+    ['PutPublicAccessBlock', (b: string) => new PutPublicAccessBlockCommand({ Bucket: b, PublicAccessBlockConfiguration: { IgnorePublicAcls: false } })],
+    ['DeletePublicAccessBlock', (b: string) => new DeletePublicAccessBlockCommand({ Bucket: b })],
+    ['PutBucketPolicy', (b: string) => new PutBucketPolicyCommand({ Bucket: b, Policy: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::${b}/*`] }] }) })],
+    ['PutBucketAcl', (b: string) => new PutBucketAclCommand({ Bucket: b, ACL: 'public-read' })],
+  ] as const;
+
+  test('every bucket made ignores public ACLs; no identity or session may change a bucket\'s settings', async () => {
+    expect(await store.publicAclsIgnored(A.table)).toBe(true);
+    expect(await store.publicAclsIgnored(A.blob)).toBe(true);
+    const { arn } = await store.ensureRole({ roleName: A.role, trustedUids: [A.rw, A.ro], buckets: [A.table, A.blob] });
+    const session = await store.assumeSession({ roleArn: arn, as: aRw, bucket: A.table, prefix: 'ns/t1/', access: 'write' });
+    for (const who of [aRw, aRo, session]) {
+      const refused = await Promise.all(NOT_THEIRS.map(async ([name, cmd]) => [name, await status(as(who).send(cmd(A.table) as never))]));
+      expect(refused).toEqual(NOT_THEIRS.map(([name]) => [name, 403]));
+    }
+    expect(await store.publicAclsIgnored(A.table)).toBe(true);
+  });
+
+  test('AWS SDK: an identity cannot send an ACL; a grant to another identity on a copy reaches nobody', async () => {
+    expect(await status(as(aRw).send(new PutObjectCommand({ Bucket: A.blob, Key: 'acl/a', Body: 'x', ACL: 'public-read' })))).toBe(403);
+    expect(await status(as(aRw).send(new PutObjectCommand({ Bucket: A.blob, Key: 'acl/b', Body: 'x', GrantRead: `id="${B.rw}"` })))).toBe(403);
+    await put(as(aRw), A.blob, 'acl/c', 'secret');
+    expect(await status(as(aRw).send(new PutObjectAclCommand({ Bucket: A.blob, Key: 'acl/c', GrantRead: `id="${B.rw}"` })))).toBe(403);
+    // RGW Pacific shows a policy no ACL on a copy: the store takes it, and B's identity, confined to its own buckets, still cannot read.
+    expect(await status(as(aRw).send(new CopyObjectCommand({ Bucket: A.blob, Key: 'acl/d', CopySource: `${A.blob}/acl/c`, GrantRead: `id="${B.rw}"` })))).toBe(200);
+    expect(await status(get(as(bRw), A.blob, 'acl/d'))).toBe(403);
+    expect((await fetch(`${storeEndpoint().endpoint}/${A.blob}/acl/d`)).status).toBe(403);
+  });
+
+  test('a role that refuses sessions issued before a moment: earlier sessions are refused, later ones work', async () => {
+    const { arn } = await store.ensureRole({ roleName: A.role, trustedUids: [A.rw, A.ro], buckets: [A.table, A.blob] });
+    const before = await store.assumeSession({ roleArn: arn, as: aRw, bucket: A.table, prefix: 'ns/cut/', access: 'write' });
+    await put(as(before), A.table, 'ns/cut/a');
+    await new Promise((r) => setTimeout(r, 1100)); // token issue times are whole seconds
+    const cut = new Date();
+    await new Promise((r) => setTimeout(r, 1100));
+    try {
+      await store.ensureRole({ roleName: A.role, trustedUids: [A.rw, A.ro], buckets: [A.table, A.blob], sessionsIssuedAfter: cut });
+      const after = await store.assumeSession({ roleArn: arn, as: aRw, bucket: A.table, prefix: 'ns/cut/', access: 'write' });
+      expect(await status(put(as(before), A.table, 'ns/cut/b'))).toBe(403);
+      expect(await status(get(as(before), A.table, 'ns/cut/a'))).toBe(403);
+      expect(await status(put(as(after), A.table, 'ns/cut/c'))).toBe(200);
+    } finally {
+      await store.ensureRole({ roleName: A.role, trustedUids: [A.rw, A.ro], buckets: [A.table, A.blob] });
     }
   });
 });

@@ -8,7 +8,8 @@ import {
   AbortMultipartUploadCommand, CreateBucketCommand, DeleteBucketCommand, DeleteBucketLifecycleCommand,
   DeleteBucketPolicyCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLifecycleConfigurationCommand,
   GetBucketPolicyCommand, HeadBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListObjectVersionsCommand,
-  GetObjectCommand, PutBucketLifecycleConfigurationCommand, PutBucketPolicyCommand, PutObjectCommand, type S3Client,
+  GetObjectCommand, GetPublicAccessBlockCommand, PutBucketLifecycleConfigurationCommand, PutBucketPolicyCommand, PutObjectCommand,
+  PutPublicAccessBlockCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AssumeRoleCommand } from '@aws-sdk/client-sts';
@@ -24,7 +25,7 @@ import {
   sessionPolicy, uploaderPolicy,
 } from './policies';
 import type {
-  BucketMeasure, IdentityKeys, IdentitySpec, ListPage, ListQuery, PresignSpec, ProbeResult, StepResult, StorageProvider,
+  BucketMeasure, IdentityKeys, IdentitySpec, ListPage, ListQuery, PresignSpec, ProbeResult, RoleSpec, StepResult, StorageProvider,
   UploaderRevocation, UploaderSpec,
 } from './provider';
 
@@ -79,16 +80,56 @@ export class RgwStorage implements StorageProvider {
   // ---- buckets -------------------------------------------------------------
 
   async ensureBucket(bucket: string): Promise<{ created: boolean }> {
+    const created = await this.createBucket(bucket);
+    await this.ignorePublicAcls(bucket);
+    return { created };
+  }
+
+  private async createBucket(bucket: string): Promise<boolean> {
     // RGW (like S3 in us-east-1) answers 200 to re-creating a bucket you own, so ask first.
-    if (await this.bucketExists(bucket)) return { created: false };
+    if (await this.bucketExists(bucket)) return false;
     try {
       await this.s3.send(new CreateBucketCommand({ Bucket: bucket }));
-      return { created: true };
+      return true;
     } catch (err) {
       const e = err as { name?: string };
-      if (e.name === 'BucketAlreadyOwnedByYou') return { created: false };
+      if (e.name === 'BucketAlreadyOwnedByYou') return false;
       if (e.name === 'BucketAlreadyExists') throw new StorageError('conflict', 'create bucket', `bucket ${bucket} belongs to someone else`, 409);
       throw toStorageError('create bucket', err);
+    }
+  }
+
+  /**
+   * The bucket's public access block (`ensureBucket` sets it on every call,
+   * a policy sweep on older buckets): public ACLs (all users, any
+   * authenticated user) are ignored, so no ACL ever makes an object public
+   * — one set before this, or by a request a policy cannot see (policies.ts,
+   * aclDenials). Only IgnorePublicAcls: RGW Pacific's BlockPublicAcls refuses
+   * every PUT, ACL or not, and the two policy flags would refuse publishing
+   * (POST …/public is a bucket policy).
+   */
+  async ignorePublicAcls(bucket: string): Promise<'set' | 'absent'> {
+    try {
+      await this.s3.send(new PutPublicAccessBlockCommand({
+        Bucket: bucket,
+        PublicAccessBlockConfiguration: { IgnorePublicAcls: true, BlockPublicAcls: false, BlockPublicPolicy: false, RestrictPublicBuckets: false },
+      }));
+      return 'set';
+    } catch (err) {
+      const se = toStorageError('ignore public ACLs', err);
+      if (se.kind === 'not_found') return 'absent';
+      throw se;
+    }
+  }
+
+  async publicAclsIgnored(bucket: string): Promise<boolean> {
+    try {
+      const out = await this.s3.send(new GetPublicAccessBlockCommand({ Bucket: bucket }));
+      return out.PublicAccessBlockConfiguration?.IgnorePublicAcls === true;
+    } catch (err) {
+      const se = toStorageError('read public access block', err);
+      if (se.kind === 'not_found' && se.storeCode !== 'NoSuchBucket') return false;
+      throw se;
     }
   }
 
@@ -233,6 +274,22 @@ export class RgwStorage implements StorageProvider {
     return { uid: spec.uid, accessKeyId: key.access_key, secretAccessKey: key.secret_key, created };
   }
 
+  async setIdentityPolicy(spec: Omit<IdentitySpec, 'displayName'>): Promise<'put' | 'absent'> {
+    return this.putExistingUserPolicy(spec.uid, POLICY_NAME, compact(identityPolicy(spec.buckets, spec.access, spec.assumableRole)));
+  }
+
+  /** A policy put only on a user that exists: one removed meanwhile (a revoked uploader) is 'absent', never made again. */
+  private async putExistingUserPolicy(uid: string, name: string, document: string): Promise<'put' | 'absent'> {
+    if (!(await this.getUser(uid))) return 'absent';
+    try {
+      await this.putUserPolicy(uid, name, document);
+      return 'put';
+    } catch (err) {
+      if (toStorageError('set identity policy', err).kind === 'not_found') return 'absent';
+      throw err;
+    }
+  }
+
   async deleteIdentity(uid: string): Promise<{ user: StepResult; user_policy: StepResult }> {
     const user_policy = await this.deleteUserPolicy(uid, POLICY_NAME);
     const user = await this.deleteUser(uid);
@@ -350,7 +407,7 @@ export class RgwStorage implements StorageProvider {
 
   // ---- roles and sessions --------------------------------------------------
 
-  async ensureRole(spec: { roleName: string; trustedUids: string[]; buckets: string[] }): Promise<{ arn: string }> {
+  async ensureRole(spec: RoleSpec): Promise<{ arn: string }> {
     const trust = compact(roleTrustPolicy(spec.trustedUids));
     let arn: string | undefined;
     try {
@@ -364,7 +421,7 @@ export class RgwStorage implements StorageProvider {
       });
     }
     try {
-      await this.iam.send(new PutRolePolicyCommand({ RoleName: spec.roleName, PolicyName: POLICY_NAME, PolicyDocument: compact(rolePermissionPolicy(spec.buckets)) }));
+      await this.iam.send(new PutRolePolicyCommand({ RoleName: spec.roleName, PolicyName: POLICY_NAME, PolicyDocument: compact(rolePermissionPolicy(spec.buckets, spec.sessionsIssuedAfter)) }));
       arn ??= (await this.iam.send(new GetRoleCommand({ RoleName: spec.roleName }))).Role?.Arn;
     } catch (err) {
       throw toStorageError('set role policy', err);
@@ -422,6 +479,10 @@ export class RgwStorage implements StorageProvider {
     await this.putUserPolicy(spec.uid, UPLOADER_POLICY_NAME, compact(policy));
     const key = user.keys[0];
     return { uid: spec.uid, accessKeyId: key.access_key, secretAccessKey: key.secret_key, created, policy };
+  }
+
+  async setUploaderPolicy(spec: Omit<UploaderSpec, 'displayName'>): Promise<'put' | 'absent'> {
+    return this.putExistingUserPolicy(spec.uid, UPLOADER_POLICY_NAME, compact(uploaderPolicy(spec.bucket, spec.prefix, spec.list)));
   }
 
   /** Key first (the credential stops at once), then the policy, then the identity. */

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
+import { clientAddressFor, createApp, databaseHealth, refuseNonJsonBody } from '@floe/http';
 import type { CatalogDeps } from './deps';
 import { icebergErrorBody } from './errors';
 import { losslessJson } from './lossless-json';
@@ -22,6 +22,8 @@ export function buildCatalogApp(d: CatalogDeps): Express {
     // Clients reach the catalog directly: X-Forwarded-For only from FLOE_TRUST_PROXY's hops.
     clientAddress: clientAddressFor(d.config, 'public-edge'),
     mount: (app) => {
+      // Bodies are JSON (415 otherwise, in the Iceberg model), but for the token route's form (RFC 6749).
+      app.use(refuseNonJsonBody([/^\/v1\/oauth\/tokens\/?$/]));
       app.use(losslessJson(d.config.bodyLimitBytes));
       app.get('/healthz', databaseHealth('catalog', d.db));
       mountOAuth(app, d);

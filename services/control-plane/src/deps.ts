@@ -42,7 +42,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
       secrets: new CatalogSecrets(config.credentialKey),
       keyring: new Keyring(config.dataKeys),
       catalog: new CatalogClient(config),
-      authed: [auth.requireCaller(), loadAccess(prisma)],
+      authed: [auth.requireCaller(), loadAccess(prisma, db)],
     };
   },
   // The queues and Prisma close with Redis; the pool, which Prisma runs over, after them.

@@ -30,7 +30,7 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
     bodyLimitBytes: config.bodyLimitBytes,
     parseJson: false,
     // The gateway's own refusals (a malformed request, a body too large) in the form the path's service answers in: flat on the OAuth endpoints.
-    renderError: (err, requestId, path) => (path && isOAuthEndpoint(path) ? flatOAuthBody(err, requestId) : errorBody(err, requestId)),
+    renderError: (err, requestId, path) => (path && isOAuthEndpoint(path) ? flatOAuthBody(err, requestId, path) : errorBody(err, requestId)),
     // The public edge: X-Forwarded-For only from FLOE_TRUST_PROXY's hops; proofs from clients are ignored.
     clientAddress: clientAddressFor(config, 'public-edge'),
     mount: (app) => {

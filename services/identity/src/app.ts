@@ -18,6 +18,8 @@ export function buildIdentityApp(d: IdentityDeps): Express {
     logger: d.logger,
     bodyLimitBytes: d.config.bodyLimitBytes,
     clientAddress: clientAddressFor(d.config, 'behind-gateway'),
+    // The OAuth token and revocation endpoints take a form (RFC 6749) as well as JSON; every other body here is JSON.
+    formBodyPaths: /^\/oauth\/(token|revoke)\/?$/,
     mount: (app) => {
       mountDiscovery(app, d);
       mountTokens(app, d);

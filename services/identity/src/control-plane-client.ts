@@ -40,9 +40,19 @@ export interface ReservedOrganization {
   created: boolean;
 }
 
-/** A pending organisation holding its handle for the person signing up. */
-export function reserveOrganization(config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>, r: { principalId: string; name: string; handle?: string }): Promise<ReservedOrganization> {
-  return call(config, '/internal/orgs/reserve', { principal_id: r.principalId, name: r.name, handle: r.handle });
+/**
+ * A pending organisation holding its handle for the person signing up, for
+ * `holdSeconds` (the life of the code or link mailed); `clientAddress` is the
+ * sign-up's caller, whose unlapsed reservations the control plane caps (409
+ * `limit_exceeded`).
+ */
+export function reserveOrganization(
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>,
+  r: { principalId: string; name: string; handle?: string; clientAddress: string; holdSeconds: number },
+): Promise<ReservedOrganization> {
+  return call(config, '/internal/orgs/reserve', {
+    principal_id: r.principalId, name: r.name, handle: r.handle, client_address: r.clientAddress, hold_seconds: r.holdSeconds,
+  });
 }
 
 /** Gives back a reservation this sign-up made (its code could not be sent). */

@@ -19,6 +19,8 @@ export interface IdentityDeps extends RedisDeps {
   mailer: Mailer;
   /** Sign-up, recovery and reset starts: five per hour per address, one budget. */
   starts: AttemptLimit;
+  /** The same four starts per caller address (FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR, 5 an hour), one budget. */
+  mailCallers: AttemptLimit;
   /** Development and test stacks: pending codes in plain text for the internal look-up route. */
   devCodes: DevCodes;
   /** Login attempts per caller address (120 an hour) and failures per account address (10 an hour). */
@@ -46,6 +48,7 @@ export const identity = deployable<IdentityDeps>({
       signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
+      mailCallers: new AttemptLimit(redis, `${config.redisPrefix}rl:mail-callers:`, config.mailStartsPerCallerPerHour, 3600),
       devCodes: new DevCodes(redis, config.redisPrefix, config.env !== 'production'),
       loginAttempts: new AttemptLimit(redis, `${config.redisPrefix}rl:login-attempts:`, config.loginAttemptsPerHour, 3600),
       loginFailures: new LoginFailures(redis, config.redisPrefix),

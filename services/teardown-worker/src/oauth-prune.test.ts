@@ -17,9 +17,20 @@ async function family(id: string, clientId: string, expiresInDays: number, revok
     [id, clientId, new Date(Date.now() + expiresInDays * DAY), revokedDaysAgo === null ? null : ago(revokedDaysAgo)]);
 }
 
+async function session(id: string, expiresInDays: number, revokedDaysAgo: number | null = null): Promise<void> {
+  await db.pool().query(
+    `INSERT INTO sessions (id, principal_id, refresh_hash, expires_at, revoked_at) VALUES ($1, 'p_p', 'h', $2, $3)`,
+    [id, new Date(Date.now() + expiresInDays * DAY), revokedDaysAgo === null ? null : ago(revokedDaysAgo)]);
+}
+
+async function retired(hash: string, owner: { session: string } | { family: string }): Promise<void> {
+  await db.pool().query(`INSERT INTO retired_refresh_hashes (hash, session_id, family_id) VALUES ($1, $2, $3)`,
+    [hash, 'session' in owner ? owner.session : null, 'family' in owner ? owner.family : null]);
+}
+
 const ids = async (table: string, column = 'id') => (await db.pool().query(`SELECT ${column} AS id FROM ${table} ORDER BY 1`)).rows.map((r) => r.id);
 
-test('unused registrations go after 90 days; used, recent, metadata-document and still-refreshing ones stay; dead codes, requests and families after 30', async () => {
+test('unused registrations go after 90 days; used, recent, metadata-document and still-refreshing ones stay; dead codes, requests, families and dead sessions\' retired refresh hashes after 30', async () => {
   await registration('dcr_old_unused', 120, null);
   await registration('dcr_old_used_long_ago', 200, 91);
   await registration('dcr_old_used_lately', 200, 10);
@@ -42,11 +53,23 @@ test('unused registrations go after 90 days; used, recent, metadata-document and
      VALUES ('oar_1', 'c', '{}', 'r', 'x', 'x', 's', $1), ('oar_2', 'c', '{}', 'r', 'x', 'x', 's', $2)`,
     [ago(31), ago(1)]);
 
-  expect(await pruneOAuth(db.prisma())).toEqual({ registrations: 2, requests: 1, codes: 1, families: 2 });
+  // Retired refresh hashes: a live or lately dead owner's stay; a family's go with it, a session's 30 days after it died.
+  await session('ses_live', 20);
+  await session('ses_revoked_lately', 20, 2);
+  await session('ses_revoked_long_ago', 20, 31);
+  await session('ses_expired_long_ago', -31);
+  for (const [hash, owner] of <Array<[string, { session: string } | { family: string }]>>[
+    ['r_ses_live', { session: 'ses_live' }], ['r_ses_revoked_lately', { session: 'ses_revoked_lately' }],
+    ['r_ses_revoked_long_ago', { session: 'ses_revoked_long_ago' }], ['r_ses_expired_long_ago', { session: 'ses_expired_long_ago' }],
+    ['r_ogr_live', { family: 'ogr_live' }], ['r_ogr_revoked_long_ago', { family: 'ogr_revoked_long_ago' }],
+  ]) await retired(hash, owner);
+
+  expect(await pruneOAuth(db.prisma())).toEqual({ registrations: 2, requests: 1, codes: 1, families: 2, sessionRefreshHashes: 2 });
   expect(await ids('oauth_clients')).toEqual(['dcr_old_but_refreshing', 'dcr_old_used_lately', 'dcr_recent', 'dcrxold', 'https://tool.example.com/client.json']);
   expect(await ids('oauth_grants')).toEqual(['ogr_live', 'ogr_revoked_lately']);
   expect(await ids('oauth_codes', 'code_hash')).toEqual(['c_recent']);
   expect(await ids('oauth_requests')).toEqual(['oar_2']);
+  expect(await ids('retired_refresh_hashes', 'hash')).toEqual(['r_ogr_live', 'r_ses_live', 'r_ses_revoked_lately']);
   // A second pass finds nothing.
-  expect(await pruneOAuth(db.prisma())).toEqual({ registrations: 0, requests: 0, codes: 0, families: 0 });
+  expect(await pruneOAuth(db.prisma())).toEqual({ registrations: 0, requests: 0, codes: 0, families: 0, sessionRefreshHashes: 0 });
 }, 30_000);

@@ -38,6 +38,8 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       const location = body['metadata-location'];
       if (typeof name !== 'string' || !name) throw badRequest('Invalid request: name is required');
       if (typeof location !== 'string' || !location) throw badRequest('Invalid request: metadata-location is required');
+      // A JSON boolean: "true" as a string would have read as false and refused a replacement that was asked for.
+      if (body.overwrite !== undefined && typeof body.overwrite !== 'boolean') throw badRequest('Invalid request: overwrite must be a boolean');
       const wh = warehouseOf(req);
       if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
       const text = await readForRegistration(d, wh, location);

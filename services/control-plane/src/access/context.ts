@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
-import { scopesAllowWrites } from '@floe/auth';
+import { agentMakers, scopesAllowWrites } from '@floe/auth';
 import type { Db } from '@floe/db';
-import { forbidden } from '@floe/http';
+import { forbidden, type Caller, type SqlClient } from '@floe/http';
 import { activePrincipal, membershipsOf, type MembershipRecord } from '../store/memberships';
 import { grantLevelsOf } from '../store/grants';
 import { isToken, type Level, type PrincipalKind } from './levels';
@@ -21,12 +21,22 @@ export interface AccessContext {
   readOnly?: boolean;
   memberships: OrgMembership[];
   /**
-   * An OAuth access token acts for the person who consented: nothing it holds
-   * goes past what that person holds now (their role in each organisation,
-   * their level on each catalog). A person demoted, or whose read on a
-   * catalog was revoked, takes that from their tool hosts at once.
+   * Whose standing caps a token's, judged on every request: nothing it holds
+   * goes past what each of them holds now (their role in each organisation,
+   * their level on each catalog). An OAuth access token acts for the person
+   * who consented; an agent for its makers (packages/auth agent-makers.ts:
+   * the person who made it or approved its device login, or the agent that
+   * made it and that agent's makers). A maker demoted, or whose read on a
+   * catalog was revoked, takes that from the token at once.
    */
-  actingFor?: { principalId: string; memberships: OrgMembership[]; grants: Map<string, Level> };
+  cappedBy?: Capper[];
+}
+
+export interface Capper {
+  principalId: string;
+  kind: PrincipalKind;
+  memberships: OrgMembership[];
+  grants: Map<string, Level>;
 }
 
 declare global {
@@ -39,8 +49,8 @@ declare global {
 
 const READS = new Set(['GET', 'HEAD']);
 
-/** Runs after packages/auth's requireCaller(); sets req.access. */
-export function loadAccess(db: Db): RequestHandler {
+/** Runs after packages/auth's requireCaller(); sets req.access. `sql` is the pool the Prisma client runs over (the makers' walk is packages/auth's). */
+export function loadAccess(db: Db, sql: SqlClient): RequestHandler {
   return async (req, _res, next) => {
     const c = req.caller!;
     const readOnly = c.oauth !== undefined && !scopesAllowWrites(c.oauth.scopes);
@@ -50,25 +60,33 @@ export function loadAccess(db: Db): RequestHandler {
       throw forbidden('insufficient_scope', 'this access token was consented for reading (catalogs:read); authorize again with catalogs:write to change anything');
     }
     const memberships = await membershipsOf(db, c.principalId);
-    const actingFor = c.oauth ? await personOf(db, c.oauth.personId) : undefined;
+    const cappedBy = await cappersOf(db, sql, c);
     req.access = {
       principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), readOnly,
-      memberships: actingFor ? memberships.map((m) => cappedByPerson(m, actingFor.memberships)) : memberships,
-      actingFor,
+      memberships: cappedBy ? memberships.map((m) => cappedRole(m, cappedBy)) : memberships,
+      cappedBy,
     };
     next();
   };
 }
 
-async function personOf(db: Db, personId: string): Promise<NonNullable<AccessContext['actingFor']>> {
-  const [memberships, grants] = await Promise.all([membershipsOf(db, personId), grantLevelsOf(db, personId)]);
-  return { principalId: personId, memberships, grants };
+/** An OAuth token's person; an agent's makers (authentication already refused one whose makers do not all stand); nobody for anyone else. */
+async function cappersOf(db: Db, sql: SqlClient, c: Caller): Promise<Capper[] | undefined> {
+  if (c.oauth) return [await capperOf(db, c.oauth.personId, 'human')];
+  if (c.kind !== 'agent') return undefined;
+  const makers = await agentMakers(sql, c.principalId);
+  return makers.length ? Promise.all(makers.map((m) => capperOf(db, m.principalId, m.kind ?? 'agent'))) : undefined;
 }
 
-/** A token record's role in an organisation, never above its person's there (an admin record of a person since demoted acts as a member). */
-function cappedByPerson(m: OrgMembership, person: OrgMembership[]): OrgMembership {
-  const theirs = person.find((p) => p.orgId === m.orgId);
-  return m.role === 'admin' && theirs?.role !== 'admin' ? { ...m, role: 'member' } : m;
+async function capperOf(db: Db, principalId: string, kind: PrincipalKind): Promise<Capper> {
+  const [memberships, grants] = await Promise.all([membershipsOf(db, principalId), grantLevelsOf(db, principalId)]);
+  return { principalId, kind, memberships, grants };
+}
+
+/** A token's role in an organisation, never above any capper's there (an admin token of a person since demoted acts as a member). */
+function cappedRole(m: OrgMembership, cappers: Capper[]): OrgMembership {
+  const below = cappers.some((c) => c.memberships.find((x) => x.orgId === m.orgId)?.role !== 'admin');
+  return m.role === 'admin' && below ? { ...m, role: 'member' } : m;
 }
 
 /** The access context of a principal acting through another service (identity's device approval): null for one that is not active. */
@@ -81,6 +99,19 @@ export async function accessContextOf(db: Db, principalId: string): Promise<Acce
 export function membershipIn(ctx: AccessContext, orgId: string | null): OrgMembership | null {
   if (!orgId) return null;
   return ctx.memberships.find((m) => m.orgId === orgId) ?? null;
+}
+
+/**
+ * A confined token acts only within its grants: every OAuth access token
+ * (whatever its role, it acts on the catalogs a person consented to), and an
+ * agent that is not an admin of the organisation (its role capped by its
+ * makers') or belongs to none. A person, or an admin-role agent, is
+ * unconfined. access/require.ts refuses what reaches past the grants.
+ */
+export function isConfinedToken(ctx: AccessContext, orgId: string | null): boolean {
+  if (!ctx.token) return false;
+  if (ctx.kind === 'mcp') return true;
+  return membershipIn(ctx, orgId)?.role !== 'admin';
 }
 
 /** Device approval, consent, terms and password changes are a person's act (Authentication 6). */

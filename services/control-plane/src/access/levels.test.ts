@@ -19,6 +19,10 @@ describe('accessOf (Authentication 5–6, Grant)', () => {
     ['an admin token writes via admin', { kind: 'agent', membership: { role: 'admin', confined: true } }, { level: 'write', via: 'admin', visible: true }],
     ['outside the organisation nothing is visible', { membership: null }, { level: 'none', via: null, visible: false }],
     ['the owner of a project outside any organisation writes via creator', { membership: null, ownsProject: true }, { level: 'write', via: 'creator', visible: true }],
+    ['a member token does not write what it created: it holds its grants only', { kind: 'agent', createdBy: 'p_me' }, { level: 'none', via: null, visible: false }],
+    ['a member token that created a catalog holds its grant there', { kind: 'agent', createdBy: 'p_me', grant: { level: 'read' } }, { level: 'read', via: 'grant', visible: true }],
+    ['an OAuth record that created a catalog holds nothing by it', { kind: 'mcp', createdBy: 'p_me' }, { level: 'none', via: null, visible: false }],
+    ['a token owns no project outside an organisation', { kind: 'agent', membership: null, ownsProject: true }, { level: 'none', via: null, visible: false }],
   ])('%s', (_name, over, expected) => {
     expect(accessOf(facts(over))).toEqual(expected);
   });

@@ -39,7 +39,8 @@ export const isToken = (kind: PrincipalKind) => kind === 'agent' || kind === 'mc
 
 export function accessOf(f: LevelFacts): Access {
   if (!f.membership) {
-    if (f.ownsProject) return { level: 'write', via: 'creator', visible: true };
+    // A token owns nothing outside an organisation: it holds only what it is granted there.
+    if (f.ownsProject && !isToken(f.kind)) return { level: 'write', via: 'creator', visible: true };
     return { level: 'none', via: null, visible: false };
   }
   if (f.membership.role === 'admin') return { level: 'write', via: 'admin', visible: true };
@@ -47,7 +48,9 @@ export function accessOf(f: LevelFacts): Access {
   // Candidates in order of precedence: the first of the highest level names the reason.
   const candidates: Array<[Level, Via]> = [];
   if (f.grant && f.grant.level !== 'none') candidates.push([f.grant.level, 'grant']);
-  if (f.createdBy === f.principalId) candidates.push(['write', 'creator']);
+  // A person writes what they created; a member token holds only its grants, so a catalog an admin token made
+  // stops being its own when it is demoted (or its maker is).
+  if (f.createdBy === f.principalId && !isToken(f.kind)) candidates.push(['write', 'creator']);
 
   if (isToken(f.kind)) {
     // A member token sees only what it was granted; a legacy unconfined agent writes everything.

@@ -1,6 +1,6 @@
 import type { Db } from '@floe/db';
 import { forbidden, HttpError, type ErrorExtras } from '@floe/http';
-import { membershipIn, type AccessContext } from './context';
+import { isConfinedToken, membershipIn, type AccessContext } from './context';
 import type { RequestHandler } from 'express';
 import { adminsOf, principalLabel, sessionSignedInAt } from '../store/memberships';
 import { atLeast, type Level } from './levels';
@@ -39,9 +39,34 @@ export function isWarehouseAdmin(ctx: AccessContext, w: { orgId: string | null; 
   return m ? m.role === 'admin' : w.orgId === null && w.projectOwner === ctx.principalId;
 }
 
+/**
+ * Making a catalog readable by anyone is a person's act: a token (an agent,
+ * an OAuth token), whatever its role, is 403 `person_required` (the spec's
+ * code for warehouse public). Taking a catalog private again is not: it only
+ * removes access.
+ */
+export function requirePerson(ctx: AccessContext, what: string): void {
+  if (ctx.kind !== 'human') throw forbidden('person_required', `${what} is a person's act; a token cannot do it, whatever its role`, { kind: ctx.kind });
+}
+
 /** Publishing is an admin's act (Authentication 6). */
 export function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: string): void {
   if (!isWarehouseAdmin(ctx, w)) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
+}
+
+/**
+ * What reaches past a token's grants — a new project, a new catalog,
+ * onboarding (which may make an organisation, a project and a catalog) — needs
+ * an unconfined caller: 403 `forbidden` for a confined token.
+ */
+export function requireUnconfined(ctx: AccessContext, orgId: string | null, what: string): void {
+  if (!isConfinedToken(ctx, orgId)) return;
+  const why = ctx.kind === 'mcp'
+    ? 'an OAuth access token acts only on the catalogs it was granted'
+    : orgId && membershipIn(ctx, orgId) ? 'a member token acts only on the catalogs it was granted' : 'a token outside an organisation holds nothing';
+  throw forbidden('forbidden', `${what} needs a person or an admin-role agent of the organisation; ${why}`, {
+    confined: true, needed: 'admin', role: membershipIn(ctx, orgId)?.role ?? null,
+  });
 }
 
 /** How long after typing the password a browser session may make a sensitive change (Authentication 7). */

@@ -46,12 +46,14 @@ export async function editAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle:
   const grants = asked ? await grantsWithin(d.prisma, ctx, m, asked, e.grants ? 'refuse' : 'cap') : undefined;
 
   // act
-  if (e.name !== undefined && e.name !== target.name) {
-    const same = (await agentsOf(d.prisma, m.orgId, { idOrName: e.name })).find((x) => x.name === e.name);
-    if (same) throw nameTaken(e.name, same.agentId);
-    await renamePrincipal(d.config, target.agentId, e.name);
-  }
   await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
+    // The name is checked and changed under the organisation's lock, as creates check theirs, so concurrent renames and creates leave one agent per name.
+    if (e.name !== undefined && e.name !== target.name) {
+      const same = (await agentsOf(tx, m.orgId, { idOrName: e.name })).find((x) => x.name === e.name);
+      if (same && same.agentId !== target.agentId) throw nameTaken(e.name, same.agentId);
+      // Already this agent's name: a concurrent request of the same rename landed first.
+      if (!same) await renamePrincipal(d.config, target.agentId, e.name);
+    }
     if (e.role) await setRole(tx, m.orgId, target.agentId, e.role);
     if (grants) await replaceGrants(tx, m.orgId, target.agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
     if (!target.confined) await confine(tx, m.orgId, target.agentId);

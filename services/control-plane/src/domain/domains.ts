@@ -3,7 +3,7 @@ import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { deleteDomain, domainHolder, domainsOf, insertDomain, openDomainOrganization, verifiedAddressOf } from '../store/domains';
-import { addMembership, isMember } from '../store/members';
+import { joinOnce, underOrganizationLock } from '../store/members';
 import { orgAdminFor } from './orgs';
 
 // Spec: POST/DELETE /v1/orgs/{org_id}/domains. The proof of a domain is the
@@ -35,15 +35,21 @@ export async function claimDomain(d: { prisma: PrismaClient; db: SqlClient }, re
       field: 'domain', remedy: 'claim as an admin whose verified address is on the domain',
     });
   }
-  const holder = await domainHolder(d.prisma, domain);
-  if (holder?.orgId === m.orgId) return { domain: holder, created: false, orgId: m.orgId };
-  if (holder) throw conflict('domain_claimed', `${domain} belongs to another organisation`, { field: 'domain' });
-  const current = (await domainsOf(d.prisma, m.orgId)).length;
-  if (current >= MAX_DOMAINS) throw badRequest('too_many_claims', `an organisation claims at most ${MAX_DOMAINS} domains`, { limit_value: MAX_DOMAINS, current });
-  if (!(await insertDomain(d.prisma, { domain, orgId: m.orgId, claimedBy: ctx.principalId }))) throw conflict('domain_claimed', `${domain} belongs to another organisation`, { field: 'domain' });
-  await writeAudit(d.db, req, { action: 'org.domain_claim', orgId: m.orgId, targetType: 'domain', targetId: domain, data: { proof: 'verified_address' } });
-  return { domain: (await domainHolder(d.prisma, domain))!, created: true, orgId: m.orgId };
+  // One organisation's claims one at a time (its row's lock), so the count holds; the domain's key decides between organisations.
+  const created = await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
+    const holder = await domainHolder(tx, domain);
+    if (holder?.orgId === m.orgId) return false;
+    if (holder) throw claimedElsewhere(domain);
+    const current = (await domainsOf(tx, m.orgId)).length;
+    if (current >= MAX_DOMAINS) throw badRequest('too_many_claims', `an organisation claims at most ${MAX_DOMAINS} domains`, { limit_value: MAX_DOMAINS, current });
+    if (!(await insertDomain(tx, { domain, orgId: m.orgId, claimedBy: ctx.principalId }))) throw claimedElsewhere(domain);
+    return true;
+  });
+  if (created) await writeAudit(d.db, req, { action: 'org.domain_claim', orgId: m.orgId, targetType: 'domain', targetId: domain, data: { proof: 'verified_address' } });
+  return { domain: (await domainHolder(d.prisma, domain))!, created, orgId: m.orgId };
 }
+
+const claimedElsewhere = (domain: string) => conflict('domain_claimed', `${domain} belongs to another organisation`, { field: 'domain' });
 
 export async function releaseDomain(d: { prisma: PrismaClient; db: SqlClient }, req: Request, ctx: AccessContext, orgIdOrHandle: string, asked: string) {
   const m = orgAdminFor(ctx, orgIdOrHandle, 'removing a domain');
@@ -59,8 +65,7 @@ export async function releaseDomain(d: { prisma: PrismaClient; db: SqlClient }, 
 export async function joinByDomain(d: { prisma: PrismaClient; db: SqlClient }, req: Request, p: { principalId: string; email: string }): Promise<string | null> {
   const orgId = await openDomainOrganization(d.prisma, p.email.split('@')[1].toLowerCase());
   if (!orgId) return null;
-  if (!(await isMember(d.prisma, orgId, p.principalId))) {
-    await addMembership(d.prisma, { orgId, principalId: p.principalId, role: 'member', joinedVia: 'domain', createdBy: null });
+  if (await joinOnce(d.prisma, { orgId, principalId: p.principalId, role: 'member', joinedVia: 'domain', createdBy: null })) {
     await writeAudit(d.db, req, { action: 'org.member_join', orgId, targetType: 'principal', targetId: p.principalId, data: { role: 'member', via: 'domain' } });
   }
   return orgId;

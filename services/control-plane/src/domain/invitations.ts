@@ -7,7 +7,7 @@ import { forbidden, HttpError, notFound, writeAudit, type SqlClient } from '@flo
 import type { AccessContext } from '../access/context';
 import { mailInvitation } from '../identity-client';
 import { insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, markAccepted, pendingInvitationFor, type InvitationRecord } from '../store/invitations';
-import { addMembership, isMember } from '../store/members';
+import { joinOnce } from '../store/members';
 import { orgAdminFor } from './orgs';
 
 // Spec: invitations. An admin invites an address with a role; the token is
@@ -61,8 +61,8 @@ export async function acceptInvitation(d: InvitationDeps, req: Request, ctx: Acc
     if (!ctx.email || ctx.email.toLowerCase() !== inv.email.toLowerCase()) {
       throw forbidden('invitation_for_someone_else', `this invitation is for ${inv.email}; sign in with that address`);
     }
-    const joined = !(await isMember(tx, inv.orgId, ctx.principalId));
-    if (joined) await addMembership(tx, { orgId: inv.orgId, principalId: ctx.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
+    // Two invitations of one address accepted at once: the membership's key lets one join.
+    const joined = await joinOnce(tx, { orgId: inv.orgId, principalId: ctx.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
     await markAccepted(tx, inv.id, ctx.principalId);
     return { inv, joined };
   });
@@ -86,9 +86,7 @@ export async function joinByInvitation(d: InvitationDeps, req: Request, p: { pri
     if (!pending) return null;
     const inv = await lockInvitation(tx, await invitationHashOf(tx, pending.id));
     if (!inv || inv.acceptedAt) return null;
-    if (!(await isMember(tx, inv.orgId, p.principalId))) {
-      await addMembership(tx, { orgId: inv.orgId, principalId: p.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
-    }
+    await joinOnce(tx, { orgId: inv.orgId, principalId: p.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
     await markAccepted(tx, inv.id, p.principalId);
     return inv;
   });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { conflict, notFound, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
+import { requireUnconfined } from '../access/require';
 import { resolveWarehouse } from '../resolve';
 import { membershipsOf } from '../store/memberships';
 import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById } from '../store/organizations';
@@ -47,6 +48,8 @@ export async function onboard(d: OnboardDeps, req: Request, ctx: AccessContext, 
   if (input.orgId && !membership) {
     throw notFound('org_not_found', `no organisation ${input.orgId} that you belong to`);
   }
+  // A confined token makes nothing (an organisation is only ever made for a person: a token has no organisation to act for).
+  requireUnconfined(ctx, membership?.orgId ?? null, 'onboarding (it makes the organisation, project and catalog that are missing)');
   if (!membership && input.pendingOrgId && (await activateOrganization(d.prisma, input.pendingOrgId, ctx.principalId))) {
     await writeAudit(d.db, req, { action: 'org.activate', orgId: input.pendingOrgId, targetType: 'org', targetId: input.pendingOrgId, data: {} });
     created.organization = true;

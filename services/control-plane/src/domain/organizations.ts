@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@floe/db';
-import { badRequest, conflict } from '@floe/http';
+import { badRequest, conflict, limitExceeded } from '@floe/http';
 import {
-  activatePendingOrganization, deletePendingOrganization, insertPendingOrganization, organizationByHandle, removePerson, standingIn, takenHandles,
+  activatePendingOrganization, deletePendingOrganization, extendReservation, insertPendingOrganization, liveReservationsFrom, lockReservationsFrom,
+  organizationByHandle, removeLapsedReservation, removePerson, standingIn, takenHandles,
 } from '../store/organizations';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 // Organisations as sign-up makes them: a handle looked up, a pending
 // organisation reserving its handle for the person signing up (`org.reserve`),
 // and its activation once the person proves the address (`org.activate`).
+//
+// A reservation is held as long as the code or link that completes it lives
+// (identity says how long), then lapses: its handle is free for the next
+// sign-up that asks. One caller address holds at most
+// FLOE_PENDING_HANDLES_PER_CALLER (3) unlapsed reservations at a time — a
+// count limit (409 `limit_exceeded`, not a rate: it frees itself as
+// reservations are activated or lapse) kept under the address's advisory
+// lock, so twenty at once cannot pass it.
 
 export const HANDLE_PATTERN = '^[a-z0-9]$|^[a-z0-9](?:[a-z0-9]|-(?!-)){1,38}[a-z0-9]$';
 
@@ -19,10 +28,15 @@ export async function freeHandle(prisma: PrismaClient, base: string): Promise<st
   return candidates.find((c) => !taken.has(c)) ?? `${handleFrom(base).slice(0, 30)}-${randomBytes(3).toString('hex')}`;
 }
 
+/** Whether an organisation holds its handle now: active, or a pending reservation that has not lapsed. */
+const holdsHandle = (o: { status: string; reservedUntil: Date | null }, now: Date): boolean =>
+  o.status !== 'pending' || o.reservedUntil === null || o.reservedUntil > now;
+
 /** GET /v1/handles/{handle}: whether the handle is valid and free, and one to use instead when it is not. */
 export async function lookUpHandle(prisma: PrismaClient, handle: string) {
   const reason = handleProblem(handle);
-  const taken = reason ? false : (await organizationByHandle(prisma, handle)) !== null;
+  const holder = reason ? null : await organizationByHandle(prisma, handle);
+  const taken = holder !== null && holdsHandle(holder, new Date());
   const available = reason === null && !taken;
   return {
     handle,
@@ -42,30 +56,68 @@ export interface ReservedOrganization {
   status: 'pending';
   /** False when the person had reserved it already (a sign-up started again). */
   created: boolean;
+  /** A lapsed reservation of someone else's that held the handle and was removed for this one. */
+  reclaimed: string | null;
+}
+
+export interface ReservationAsk {
+  name: string;
+  handle?: string;
+  principalId: string;
+  /** The caller address of the sign-up, as the gateway proved it to identity. */
+  clientAddress: string;
+  /** How long the reservation holds: the life of the code or link that completes it. */
+  holdSeconds: number;
 }
 
 /**
  * A pending organisation holding its handle for the person signing up
- * (`principalId`, chosen at the start of the sign-up). Asking again for the
- * same person answers the same reservation. 400 `invalid_value` (with
- * `reason` and `suggestion`) for a handle the grammar refuses, 409
- * `handle_taken` (with `suggestion`) for one somebody holds.
+ * (`principalId`, chosen at the start of the sign-up) for `holdSeconds`.
+ * Asking again for the same person answers the same reservation, held
+ * longer. 400 `invalid_value` (with `reason` and `suggestion`) for a handle
+ * the grammar refuses, 409 `limit_exceeded` when the caller's address holds
+ * `perCaller` unlapsed reservations already, 409 `handle_taken` (with
+ * `suggestion`) for one somebody holds.
  */
-export async function reserveOrganization(prisma: PrismaClient, r: { name: string; handle?: string; principalId: string }): Promise<ReservedOrganization> {
+export async function reserveOrganization(prisma: PrismaClient, r: ReservationAsk, perCaller: number): Promise<ReservedOrganization> {
   const handle = r.handle ?? handleFrom(r.name);
   const problem = handleProblem(handle);
   if (problem) {
     throw badRequest('invalid_value', `${handle} is not a valid handle`, { field: 'handle', reason: problem === 'double_dash' ? 'invalid' : problem, suggestion: await freeHandle(prisma, handle) });
   }
-  const holder = await organizationByHandle(prisma, handle);
-  if (holder?.status === 'pending' && holder.createdBy === r.principalId) {
-    return { org_id: holder.id, name: holder.name, handle: holder.handle, status: 'pending', created: false };
+  type Outcome = { org: ReservedOrganization } | { limit: number } | { taken: true };
+  const outcome = await prisma.$transaction(async (tx): Promise<Outcome> => {
+    const now = new Date();
+    const until = new Date(now.getTime() + r.holdSeconds * 1000);
+    await lockReservationsFrom(tx, r.clientAddress);
+    // the person's own reservation: held longer, counted once
+    const holder = await organizationByHandle(tx, handle);
+    if (holder?.status === 'pending' && holder.createdBy === r.principalId) {
+      await extendReservation(tx, holder.id, until);
+      return { org: { org_id: holder.id, name: holder.name, handle: holder.handle, status: 'pending', created: false, reclaimed: null } };
+    }
+    // the address's count, under its lock
+    const current = await liveReservationsFrom(tx, r.clientAddress, now);
+    if (current >= perCaller) return { limit: current };
+    // the handle: free, or held by a reservation that lapsed
+    let reclaimed: string | null = null;
+    if (holder) {
+      if (holdsHandle(holder, now) || !(await removeLapsedReservation(tx, holder.id, now))) return { taken: true };
+      reclaimed = holder.id;
+    }
+    const id = `org_${randomBytes(12).toString('hex')}`;
+    if (!(await insertPendingOrganization(tx, { id, name: r.name, handle, createdBy: r.principalId, reservedFrom: r.clientAddress, reservedUntil: until }))) {
+      return { taken: true };
+    }
+    return { org: { org_id: id, name: r.name, handle, status: 'pending', created: true, reclaimed } };
+  }, { maxWait: 10_000, timeout: 15_000 });
+  if ('org' in outcome) return outcome.org;
+  if ('limit' in outcome) {
+    throw limitExceeded(`at most ${perCaller} organisations may wait for their sign-up to finish from one address; finish one (the code or link that was mailed), or wait for one to lapse`, {
+      limit: 'pending_handles_per_address', limit_value: perCaller, current: outcome.limit,
+    });
   }
-  const id = `org_${randomBytes(12).toString('hex')}`;
-  if (holder || !(await insertPendingOrganization(prisma, { id, name: r.name, handle, createdBy: r.principalId }))) {
-    throw conflict('handle_taken', `the handle ${handle} is taken`, { field: 'handle', suggestion: await freeHandle(prisma, handle) });
-  }
-  return { org_id: id, name: r.name, handle, status: 'pending', created: true };
+  throw conflict('handle_taken', `the handle ${handle} is taken`, { field: 'handle', suggestion: await freeHandle(prisma, handle) });
 }
 
 /** Gives a reservation back: the pending organisation the person reserved goes, and its handle is free again. */

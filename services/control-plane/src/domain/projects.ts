@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { conflict, HttpError, limitExceeded, notFound } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
 import type { AccessContext, OrgMembership } from '../access/context';
+import { requireUnconfined } from '../access/require';
 import type { ProjectRow } from '../store/projects';
 import { insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../store/projects';
 import { effectiveLimits } from '@floe/db/limits';
@@ -40,8 +41,12 @@ export interface ProjectDeps {
   config: { provider: string; region: string };
 }
 
-/** Inserts a project unless the organisation (or owner) already has one of that name: 409 `already_exists`; or holds the plan's number: 409 `limit_exceeded`. */
+/**
+ * Inserts a project unless the organisation (or owner) already has one of that name: 409 `already_exists`; or holds the plan's number: 409 `limit_exceeded`.
+ * A confined token (a member agent, any OAuth token, a token outside an organisation) makes none: 403 `forbidden`.
+ */
 export async function createProject(d: ProjectDeps, ctx: AccessContext, p: { name: string; orgId: string | null }): Promise<ProjectRow> {
+  requireUnconfined(ctx, p.orgId, 'creating a project');
   return d.prisma.$transaction(async (tx) => {
     // One creator at a time per organisation (or owner), so the name check and the count hold.
     await lockProjectScope(tx, p.orgId ?? ctx.principalId);

@@ -6,7 +6,7 @@ import {
   mapLines, mappedRows, pinnedValueHash, type DeviceBody, type DeviceOptions, type Preset,
 } from '@floe/ingest';
 import { toTableMetadata } from '@floe/iceberg';
-import { clearDeviceToken, deviceSinksInScope, setDeviceToken, type SinkRecord } from '../store/sinks';
+import { clearDeviceToken, deviceSinkScope, deviceSinksOf, hasDeviceToken, lockDeviceSinkScope, setDeviceToken, type SinkRecord } from '../store/sinks';
 import type { VisibleWarehouse } from '../store/warehouses';
 import type { catalogTables } from './catalog-tables';
 import { effectiveLimits } from '@floe/db/limits';
@@ -27,8 +27,10 @@ export interface DeviceTokenAsk {
 /**
  * Mints (or replaces) a sink's device token with its options: 400
  * `invalid_value` for options that do not go together, 409 `sink_disabled`,
- * and a new device sink past the plan's number is 409 `limit_exceeded`.
- * The URL carries the token, shown once; only its hash is kept.
+ * and a new device sink past the plan's number is 409 `limit_exceeded`
+ * (counted and granted under the scope's lock, so concurrent requests stop
+ * exactly at the number). The URL carries the token, shown once; only its
+ * hash is kept.
  */
 export async function issueDeviceToken(d: { prisma: PrismaClient; ingestUrl: string }, sink: SinkRecord, ask: DeviceTokenAsk) {
   // validate
@@ -38,14 +40,6 @@ export async function issueDeviceToken(d: { prisma: PrismaClient; ingestUrl: str
   if (ask.preset !== 'flatten' && ask.preset_params.separator !== undefined) throw badRequest('invalid_value', 'separator is a parameter of the flatten preset', { field: 'preset_params.separator' });
   if (ask.preset !== 'wrap' && ask.preset_params.column !== undefined) throw badRequest('invalid_value', 'column is a parameter of the wrap preset', { field: 'preset_params.column' });
   if (sink.state === 'disabled') throw conflict('sink_disabled', `sink ${sink.name} is disabled (${sink.disabledReason}); a device could not post to it`);
-  // the plan's number of device sinks, unless this one is one already
-  if (!sink.device.token) {
-    const { current, orgId } = await deviceSinksInScope(d.prisma, sink.warehouseId);
-    const { limits } = await effectiveLimits(d.prisma, orgId);
-    if (current >= limits.device_sinks) {
-      throw limitExceeded(`at most ${limits.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: limits.device_sinks, current });
-    }
-  }
   // act
   const options: DeviceOptions = {
     required_field: ask.required_field,
@@ -55,13 +49,26 @@ export async function issueDeviceToken(d: { prisma: PrismaClient; ingestUrl: str
     preset_params: ask.preset_params,
   };
   const token = generateDeviceToken();
-  const createdAt = await setDeviceToken(d.prisma, sink.id, token.hash, options);
+  const { createdAt, replaced } = await d.prisma.$transaction(async (tx) => {
+    // the plan's number of device sinks, unless this one is one already: counted and taken under the scope's lock
+    const scope = await deviceSinkScope(tx, sink.warehouseId);
+    if (scope.ownerId !== null) await lockDeviceSinkScope(tx, { orgId: scope.orgId, ownerId: scope.ownerId });
+    const had = await hasDeviceToken(tx, sink.id);
+    if (!had) {
+      const current = scope.ownerId === null ? 0 : await deviceSinksOf(tx, scope.orgId, scope.ownerId);
+      const { limits } = await effectiveLimits(tx, scope.orgId);
+      if (current >= limits.device_sinks) {
+        throw limitExceeded(`at most ${limits.device_sinks} sinks take device posts`, { limit: 'device_sinks', limit_value: limits.device_sinks, current });
+      }
+    }
+    return { createdAt: await setDeviceToken(tx, sink.id, token.hash, options), replaced: had };
+  }, { maxWait: 10_000, timeout: 15_000 });
   return {
     sink_id: sink.id,
     name: sink.name,
     device_url: `${d.ingestUrl}/d/${token.token}`,
     device_token: token.token,
-    replaced: sink.device.token,
+    replaced,
     options: deviceOptionsView(options),
     rate: DEVICE_RATE,
     body_limit_bytes: DEVICE_BODY_LIMIT,
@@ -73,12 +80,12 @@ export async function issueDeviceToken(d: { prisma: PrismaClient; ingestUrl: str
 
 /** Removes a sink's device token: the device URL is refused from then on. */
 export async function removeDeviceToken(d: { prisma: PrismaClient }, sink: SinkRecord) {
-  await clearDeviceToken(d.prisma, sink.id);
+  const removed = await clearDeviceToken(d.prisma, sink.id);
   return {
     sink_id: sink.id,
     name: sink.name,
-    removed: sink.device.token,
-    note: sink.device.token ? 'The device URL is refused from now on (401 invalid_device_token).' : 'This sink had no device token.',
+    removed,
+    note: removed ? 'The device URL is refused from now on (401 invalid_device_token).' : 'This sink had no device token.',
   };
 }
 

@@ -73,22 +73,25 @@ export async function createSink(
   if (defaultSpec(toTableMetadata(loaded.metadata)).fields.length > 0) {
     throw conflict('partitioned_table_unsupported', `${table} is partitioned; a sink appends to unpartitioned tables only`, { table });
   }
-  // one sink per table, one name per catalog
-  const clashing = await sinksClashing(d.prisma, { warehouseId: w.id, name: s.name, namespace: s.namespace, tableName: s.tableName });
-  const sameTable = clashing.find((r) => r.namespace === s.namespace && r.tableName === s.tableName);
-  if (sameTable) throw conflict('sink_exists', `${table} already has a sink (${sameTable.name}); one sink per table`, { sink: sameTable.name });
-  if (clashing.length) throw conflict('already_exists', `a sink named ${s.name} already exists in this catalog`, { field: 'name' });
-  // the row, with the send key's hash
+  // the row, with the send key's hash: one sink per table and one name per catalog are the database's
+  // constraints on live rows, so of concurrent creates one inserts and the others are told which rule refused them
   const key = generateSendKey();
   const id = `snk_${randomBytes(12).toString('hex')}`;
-  await insertSink(d.prisma, { id, warehouseId: w.id, ...s, sendKeyId: key.keyId, sendKeyHash: key.secretHash });
+  for (let attempt = 0; !(await insertSink(d.prisma, { id, warehouseId: w.id, ...s, sendKeyId: key.keyId, sendKeyHash: key.secretHash })); attempt++) {
+    const clashing = await sinksClashing(d.prisma, { warehouseId: w.id, name: s.name, namespace: s.namespace, tableName: s.tableName });
+    const sameTable = clashing.find((r) => r.namespace === s.namespace && r.tableName === s.tableName);
+    if (sameTable) throw conflict('sink_exists', `${table} already has a sink (${sameTable.name}); one sink per table`, { sink: sameTable.name });
+    if (clashing.length) throw conflict('already_exists', `a sink named ${s.name} already exists in this catalog`, { field: 'name' });
+    // The rival was deleted between the insert and the read: the place is free again, once more.
+    if (attempt > 0) throw conflict('sink_exists', `${table} or the name ${s.name} was taken and freed meanwhile; retry`, { sink: s.name });
+  }
   const [sink] = await sinksOf(d.prisma, { warehouseIds: [w.id], id });
   return { sink, sendKey: key.token };
 }
 
-/** Marks a sink deleted; the record afterwards. */
+/** Marks a sink deleted; the record afterwards. 404 `sink_not_found` when a concurrent deletion went first (as a later one is answered). */
 export async function deleteSink(d: { prisma: PrismaClient }, sink: SinkRecord): Promise<SinkRecord> {
-  await markSinkDeleted(d.prisma, sink.id);
+  if (!(await markSinkDeleted(d.prisma, sink.id))) throw notFound('sink_not_found', `sink ${sink.id} was deleted`);
   const [after] = await sinksOf(d.prisma, { warehouseIds: [sink.warehouseId], includeDeleted: true, id: sink.id });
   return after;
 }

@@ -9,6 +9,7 @@ import {
 } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
 import type { AccessContext } from '../access/context';
+import { requireUnconfined } from '../access/require';
 import type { ProjectRow } from '../store/projects';
 import { scopeStoredBytes } from '../store/usage';
 import {
@@ -67,6 +68,9 @@ export interface CreatedWarehouse {
 export async function createWarehouse(
   d: CreateWarehouseDeps, ctx: AccessContext, project: ProjectRow, input: CreateWarehouseInput,
 ): Promise<CreatedWarehouse> {
+  // authorize: a confined token acts only within its grants, so it makes no catalog (a person or an admin-role agent does)
+  requireUnconfined(ctx, project.orgId, 'creating a catalog');
+
   // validate
   const { name } = input;
   if (!isValidCatalogName(name)) {

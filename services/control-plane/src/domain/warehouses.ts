@@ -17,11 +17,14 @@ export interface WarehouseReadDeps {
   config: { provider: string; region: string };
 }
 
-/** A format version as a caller may send it (2, 3, "2" or "3"); 400 `invalid_value` otherwise. */
+/**
+ * A format version as a JSON body carries it: the number 2 or 3. A string
+ * ("3") is a wrong type and refused like any other value, 400 `invalid_value`
+ * (the body is JSON; only query strings arrive as text).
+ */
 export function parseFormatVersion(v: unknown, field = 'default_format_version'): 2 | 3 {
   if (v === 2 || v === 3) return v;
-  if (v === '2' || v === '3') return Number(v) as 2 | 3;
-  throw badRequest('invalid_value', `${field} must be 2 or 3`, { field, versions: FORMAT_VERSIONS });
+  throw badRequest('invalid_value', `${field} must be the number 2 or 3${typeof v === 'string' ? ` (a number, not the string ${JSON.stringify(v)})` : ''}`, { field, versions: FORMAT_VERSIONS });
 }
 
 export interface WarehouseListing {

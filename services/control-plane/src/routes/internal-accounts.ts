@@ -14,6 +14,9 @@ const Reserve = z.object({
   principal_id: z.string().min(1),
   name: z.string().trim().min(1).max(100),
   handle: z.string().trim().toLowerCase().min(1).max(63).optional(),
+  // Who asked (the sign-up's caller address) and for how long (the life of what was mailed): the reservation cap and its lapse.
+  client_address: z.string().min(1).max(100),
+  hold_seconds: z.number().int().min(1).max(30 * 86_400),
 });
 
 const Release = z.object({ principal_id: z.string().min(1), org_id: z.string().min(1) });
@@ -32,8 +35,15 @@ export function mountInternalAccounts(app: Express, d: ControlPlaneDeps): void {
   route(app, '/internal/orgs/reserve', {
     post: [secret, async (req, res) => {
       const body = parse(Reserve, req.body);
-      const org = await reserveOrganization(d.prisma, { name: body.name, handle: body.handle, principalId: body.principal_id });
-      if (org.created) await writeAudit(d.db, req, { action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id, data: { name: org.name, handle: org.handle, via: 'signup' } });
+      const org = await reserveOrganization(d.prisma, {
+        name: body.name, handle: body.handle, principalId: body.principal_id, clientAddress: body.client_address, holdSeconds: body.hold_seconds,
+      }, d.config.pendingHandlesPerCaller);
+      if (org.created) {
+        await writeAudit(d.db, req, {
+          action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id,
+          data: { name: org.name, handle: org.handle, via: 'signup', client_address: body.client_address, ...(org.reclaimed ? { reclaimed_from: org.reclaimed } : {}) },
+        });
+      }
       res.status(201).json(org);
     }],
   });

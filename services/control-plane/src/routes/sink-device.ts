@@ -33,13 +33,13 @@ export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
       const body = parse(DeviceTokenRequest, req.body ?? {});
       const answer = await issueDeviceToken({ prisma: d.prisma, ingestUrl: d.config.ingestUrl }, sink, body);
-      await writeAudit(d.db, req, { action: 'sink.device_token', orgId: w.orgId, targetType: 'sink', targetId: sink.id, data: { replaced: sink.device.token } });
+      await writeAudit(d.db, req, { action: 'sink.device_token', orgId: w.orgId, targetType: 'sink', targetId: sink.id, data: { replaced: answer.replaced } });
       res.status(201).json(answer);
     }],
     delete: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
       const answer = await removeDeviceToken(d, sink);
-      if (sink.device.token) {
+      if (answer.removed) {
         await writeAudit(d.db, req, { action: 'sink.device_token_remove', orgId: w.orgId, targetType: 'sink', targetId: sink.id, data: {} });
       }
       res.json(answer);

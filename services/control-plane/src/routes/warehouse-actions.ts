@@ -1,12 +1,12 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
-import { isWarehouseAdmin, requireAdmin, requireLevel, requireRecentSignIn } from '../access/require';
+import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
 import { requirePolicyAllows } from '../domain/org-policy';
 import { publishWarehouse, unpublishWarehouse } from '../domain/publishing';
-import { RESTORE_NOTE, restoreWarehouse } from '../domain/warehouse-restore';
+import { notDeleted, RESTORE_NOTE, restoreWarehouse } from '../domain/warehouse-restore';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';
 import { placementOfWarehouse } from '../domain/warehouses';
 import { resolveWarehouse } from '../resolve';
@@ -57,7 +57,7 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
       const found = await tombstonesFor(d.prisma, ctx, asked, true);
       if (found.length === 0) {
         const live = await visibleWarehouses(d.prisma, ctx, { idOrName: asked });
-        if (live.length) throw conflict('not_deleted', `catalog ${live[0].name} is not deleted; there is nothing to restore`, { warehouse_id: live[0].id });
+        if (live.length) throw notDeleted(live[0]);
         throw notFound('warehouse_not_found', `no deleted warehouse with id or name ${JSON.stringify(asked)}`, { remedy: 'pass the warehouse_id the deletion answered' });
       }
       if (found.length > 1 && found[0].id !== asked) {
@@ -96,6 +96,7 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.prisma, ctx, String(req.params.warehouse_id));
       requireAdmin(ctx, w, 'making a catalog public');
+      requirePerson(ctx, 'making a catalog public');
       const org = ctx.memberships.find((m) => m.orgId === w.orgId);
       if (org) await requirePolicyAllows(d.prisma, org, 'public_catalogs');
       const body = parse(Confirm, req.body ?? {});

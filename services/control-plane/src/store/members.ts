@@ -83,6 +83,12 @@ export async function addMembership(db: Db, m: { orgId: string; principalId: str
   await db.membership.create({ data: m });
 }
 
+/** Adds the membership unless the principal is a member already: the key decides, so concurrent joins make one; whether this one did. */
+export async function joinOnce(db: Db, m: { orgId: string; principalId: string; role: 'admin' | 'member'; joinedVia: string; createdBy: string | null }): Promise<boolean> {
+  const { count } = await db.membership.createMany({ data: [m], skipDuplicates: true });
+  return count === 1;
+}
+
 /** The member made for `sourceRef` (a device login), if any. */
 export async function memberMadeFor(db: Db, orgId: string, sourceRef: string): Promise<string | null> {
   return (await db.membership.findUnique({ where: { orgId_sourceRef: { orgId, sourceRef } }, select: { principalId: true } }))?.principalId ?? null;

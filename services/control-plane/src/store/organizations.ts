@@ -1,4 +1,4 @@
-import type { Db, PrismaClient } from '@floe/db';
+import type { Db, Prisma, PrismaClient } from '@floe/db';
 import type { ProjectRow } from './projects';
 
 // Organisations, and what onboarding looks up in one: its first project and
@@ -15,16 +15,44 @@ export async function insertOrganizationWithAdmin(prisma: PrismaClient, o: { id:
   });
 }
 
-/** Inserts a `pending` organisation holding its handle for `createdBy` (the person signing up); false when the handle is taken. */
-export async function insertPendingOrganization(db: Db, o: { id: string; name: string; handle: string; createdBy: string }): Promise<boolean> {
+/**
+ * Inserts a `pending` organisation holding its handle for `createdBy` (the
+ * person signing up) until `reservedUntil`, made from `reservedFrom` (the
+ * caller's address); false when the handle is taken.
+ */
+export async function insertPendingOrganization(
+  db: Db, o: { id: string; name: string; handle: string; createdBy: string; reservedFrom: string; reservedUntil: Date },
+): Promise<boolean> {
   // ON CONFLICT DO NOTHING: a taken handle is an answer, not an error.
   const { count } = await db.organization.createMany({ data: [{ ...o, status: 'pending' }], skipDuplicates: true });
   return count === 1;
 }
 
-/** The organisation holding a handle, in any state. */
+/** Takes the lock of one caller address's reservations until the transaction ends: they are counted and made one at a time. */
+export async function lockReservationsFrom(tx: Prisma.TransactionClient, address: string): Promise<void> {
+  // Raw: an advisory lock (Prisma has none).
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`org-reservations:${address}`}))`;
+}
+
+/** How many pending organisations reserved from this address have not lapsed. */
+export function liveReservationsFrom(db: Db, address: string, now: Date): Promise<number> {
+  return db.organization.count({ where: { reservedFrom: address, status: 'pending', reservedUntil: { gt: now } } });
+}
+
+/** A pending reservation held again for its person (a sign-up started again): it lapses later. */
+export async function extendReservation(db: Db, orgId: string, until: Date): Promise<void> {
+  await db.organization.updateMany({ where: { id: orgId, status: 'pending', reservedUntil: { lt: until } }, data: { reservedUntil: until } });
+}
+
+/** Removes a pending organisation whose reservation lapsed, freeing its handle; false when it is not one (active, or still held). */
+export async function removeLapsedReservation(db: Db, orgId: string, now: Date): Promise<boolean> {
+  const { count } = await db.organization.deleteMany({ where: { id: orgId, status: 'pending', reservedUntil: { lte: now } } });
+  return count === 1;
+}
+
+/** The organisation holding a handle, in any state (a pending one with when its reservation lapses). */
 export function organizationByHandle(db: Db, handle: string) {
-  return db.organization.findUnique({ where: { handle }, select: { id: true, name: true, handle: true, status: true, createdBy: true } });
+  return db.organization.findUnique({ where: { handle }, select: { id: true, name: true, handle: true, status: true, createdBy: true, reservedUntil: true } });
 }
 
 /** Removes a pending organisation reserved by `principalId` (a sign-up whose code could not be sent); false when there is none. */

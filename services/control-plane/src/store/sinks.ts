@@ -96,7 +96,7 @@ export async function sinksOf(prisma: PrismaClient, f: SinkFilter): Promise<Sink
   });
 }
 
-/** Live sinks of a warehouse that already take this name or this table. */
+/** Live sinks of a warehouse that take this name or this table. */
 export function sinksClashing(prisma: PrismaClient, s: { warehouseId: string; name: string; namespace: string; tableName: string }) {
   return prisma.sink.findMany({
     where: { warehouseId: s.warehouseId, state: { not: 'deleted' }, OR: [{ name: s.name }, { namespace: s.namespace, tableName: s.tableName }] },
@@ -118,21 +118,32 @@ export interface NewSink {
   createdBy: string;
 }
 
-export async function insertSink(prisma: PrismaClient, s: NewSink): Promise<void> {
-  await prisma.sink.create({ data: { ...s, rollBytes: BigInt(s.rollBytes) } });
+/**
+ * Inserts a sink; false (nothing written) when a live sink already takes its
+ * table or its name in the catalog: the partial unique indexes on live rows
+ * (`sinks_live_table_key`, `sinks_live_name_key`) decide, so concurrent
+ * creates make one.
+ */
+export async function insertSink(prisma: PrismaClient, s: NewSink): Promise<boolean> {
+  try {
+    await prisma.sink.create({ data: { ...s, rollBytes: BigInt(s.rollBytes) } });
+    return true;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'P2002') return false;
+    throw err;
+  }
 }
 
-/** Marks a sink deleted (its first deletion time kept). */
-export async function markSinkDeleted(prisma: PrismaClient, id: string): Promise<void> {
-  await prisma.$transaction([
-    prisma.sink.update({ where: { id }, data: { state: 'deleted' } }),
-    prisma.sink.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } }),
-  ]);
+/** Marks a live sink deleted (its first deletion time kept); false when it was deleted already (a concurrent deletion went first). */
+export async function markSinkDeleted(prisma: PrismaClient, id: string): Promise<boolean> {
+  // Raw: one conditional statement moves the state and keeps a first deletion time (COALESCE), so one of concurrent deletions does it.
+  const n = await prisma.$executeRaw`UPDATE sinks SET state = 'deleted', deleted_at = COALESCE(deleted_at, now()) WHERE id = ${id} AND state <> 'deleted'`;
+  return n === 1;
 }
 
 /** Sets (or replaces) a sink's device token and options; when it was set. */
-export async function setDeviceToken(prisma: PrismaClient, id: string, tokenHash: string, options: DeviceOptions): Promise<Date> {
-  const { deviceTokenAt } = await prisma.sink.update({
+export async function setDeviceToken(db: Db, id: string, tokenHash: string, options: DeviceOptions): Promise<Date> {
+  const { deviceTokenAt } = await db.sink.update({
     where: { id },
     data: { deviceTokenHash: tokenHash, deviceOptions: { ...options, preset_params: { ...options.preset_params } }, deviceTokenAt: new Date() },
     select: { deviceTokenAt: true },
@@ -140,20 +151,34 @@ export async function setDeviceToken(prisma: PrismaClient, id: string, tokenHash
   return deviceTokenAt!;
 }
 
-export async function clearDeviceToken(prisma: PrismaClient, id: string): Promise<void> {
-  await prisma.sink.update({ where: { id }, data: { deviceTokenHash: null, deviceOptions: Prisma.DbNull, deviceTokenAt: null } });
+/** Removes a sink's device token; whether it had one (of concurrent removals, one did). */
+export async function clearDeviceToken(prisma: PrismaClient, id: string): Promise<boolean> {
+  const { count } = await prisma.sink.updateMany({ where: { id, deviceTokenHash: { not: null } }, data: { deviceTokenHash: null, deviceOptions: Prisma.DbNull, deviceTokenAt: null } });
+  return count === 1;
+}
+
+/** Whether a sink takes device posts now (read under the scope's lock, so a concurrent grant to it is seen). */
+export async function hasDeviceToken(db: Db, id: string): Promise<boolean> {
+  const r = await db.sink.findUnique({ where: { id }, select: { deviceTokenHash: true } });
+  return r?.deviceTokenHash != null;
 }
 
 /**
- * Live sinks that take device posts in a warehouse's scope: its
- * organisation's catalogs, or (outside any organisation) its project owner's
- * catalogs outside any organisation. Catalogs outside any project are in no scope.
+ * The quota scope of a warehouse's device sinks: its organisation's
+ * catalogs, or (outside any organisation) its project owner's catalogs
+ * outside any organisation. A catalog outside any project is in no scope
+ * (`ownerId` null: nothing to count).
  */
-export async function deviceSinksInScope(prisma: PrismaClient, warehouseId: string): Promise<{ current: number; orgId: string | null }> {
-  const mine = await prisma.warehouse.findUnique({ where: { id: warehouseId }, select: { orgId: true, projectId: true } });
-  const project = mine?.projectId ? await prisma.project.findUnique({ where: { id: mine.projectId }, select: { ownerId: true } }) : null;
-  if (!mine || !project) return { current: 0, orgId: mine?.orgId ?? null };
-  return { current: await deviceSinksOf(prisma, mine.orgId, project.ownerId), orgId: mine.orgId };
+export async function deviceSinkScope(db: Db, warehouseId: string): Promise<{ orgId: string | null; ownerId: string | null }> {
+  const mine = await db.warehouse.findUnique({ where: { id: warehouseId }, select: { orgId: true, projectId: true } });
+  const project = mine?.projectId ? await db.project.findUnique({ where: { id: mine.projectId }, select: { ownerId: true } }) : null;
+  return { orgId: mine?.orgId ?? null, ownerId: project?.ownerId ?? null };
+}
+
+/** Held until the transaction ends: device tokens of one scope are granted one at a time, so the count and the grant are one step. */
+export async function lockDeviceSinkScope(tx: Prisma.TransactionClient, scope: { orgId: string | null; ownerId: string }): Promise<void> {
+  // Raw: Prisma has no advisory locks.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`device-sinks:${scope.orgId ?? `owner:${scope.ownerId}`}`}))`;
 }
 
 /** Sinks that take device posts in a quota scope: an organisation, or an owner's projects outside any. */

@@ -1,6 +1,6 @@
 import type { Keyring } from '@floe/db/sealed';
 import type { Db } from '@floe/db';
-import type { StoreCredentials } from '@floe/storage';
+import { STORAGE_POLICY_VERSION, type StoreCredentials } from '@floe/storage';
 
 // A warehouse's storage identities' keys. The secret keys are sealed with the
 // deployment's data key (packages/db/src/sealed.ts) on the way in, and opened
@@ -20,6 +20,8 @@ export async function saveStorageKeys(db: Db, keyring: Keyring, warehouseId: str
     data: {
       storageAccessKey: k.rw.accessKeyId, storageSecretKey: keyring.seal(k.rw.secretAccessKey),
       storageRoAccessKey: k.ro.accessKeyId, storageRoSecretKey: keyring.seal(k.ro.secretAccessKey), roleArn: k.roleArn,
+      // Provisioning made everything with the current policies.
+      storagePolicyVersion: STORAGE_POLICY_VERSION,
     },
   });
 }

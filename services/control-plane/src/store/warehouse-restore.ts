@@ -2,10 +2,13 @@ import { Prisma, type Db } from '@floe/db';
 
 // The rows restore changes. Restore runs in two transactions around the
 // storage steps: the first claims the catalog (`teardown_step` queued →
-// restoring, under the row's lock, so teardown can no longer begin), the
-// second brings it back (grants out of the holding table, status as before
-// the deletion, the tombstone cleared). A restore that fails between them
-// hands the claim back (restoring → queued).
+// restoring, under the row's lock, so teardown can no longer begin) for one
+// request (`restore_claim`) until a lease ends (`restore_lease_until`, on the
+// database's clock); the second brings it back only while that claim is
+// still its own (grants out of the holding table, status as before the
+// deletion, the tombstone and the claim cleared). A restore that fails hands
+// its claim back (restoring → queued); one that died leaves it to lapse, and
+// another restore takes it over then.
 
 type Tx = Prisma.TransactionClient;
 
@@ -14,15 +17,36 @@ export interface RestoreClaim {
   teardownStep: string | null;
   /** The grace period has not ended (on the database's clock). */
   withinGrace: boolean;
+  /** Another restore holds the claim and its lease has not ended: it is under way. */
+  restoreHeld: boolean;
 }
 
 /** Locks the warehouse row and reads where its deletion stands. */
 export async function lockForRestore(tx: Tx, warehouseId: string): Promise<RestoreClaim> {
-  // Raw: the row lock, and the grace tested on the database's clock.
-  const rows = await tx.$queryRaw<Array<{ status: string; teardown_step: string | null; within: boolean }>>`
-    SELECT status, teardown_step, COALESCE(teardown_after > now(), false) AS within FROM warehouses WHERE id = ${warehouseId} FOR UPDATE`;
+  // Raw: the row lock, and the grace and the lease tested on the database's clock.
+  const rows = await tx.$queryRaw<Array<{ status: string; teardown_step: string | null; within: boolean; held: boolean }>>`
+    SELECT status, teardown_step, COALESCE(teardown_after > now(), false) AS within,
+           (teardown_step = 'restoring' AND COALESCE(restore_lease_until > now(), false)) AS held
+      FROM warehouses WHERE id = ${warehouseId} FOR UPDATE`;
   const r = rows[0];
-  return { status: r?.status ?? null, teardownStep: r?.teardown_step ?? null, withinGrace: r?.within ?? false };
+  return { status: r?.status ?? null, teardownStep: r?.teardown_step ?? null, withinGrace: r?.within ?? false, restoreHeld: r?.held ?? false };
+}
+
+/** The claim: `teardown_step` → restoring, held by `claim` for `leaseSeconds` (the row is locked by the caller). */
+export async function claimRestore(tx: Tx, warehouseId: string, claim: string, leaseSeconds: number): Promise<void> {
+  // Raw: the lease is set on the database's clock.
+  await tx.$executeRaw`
+    UPDATE warehouses SET teardown_step = 'restoring', restore_claim = ${claim}, restore_lease_until = now() + make_interval(secs => ${leaseSeconds})
+     WHERE id = ${warehouseId} AND status = 'deleting'`;
+}
+
+/** A failed restore gives its claim back (restoring → queued), unless it is no longer its own; whether it was. */
+export async function handBackRestore(db: Db, warehouseId: string, claim: string): Promise<boolean> {
+  const { count } = await db.warehouse.updateMany({
+    where: { id: warehouseId, status: 'deleting', teardownStep: 'restoring', restoreClaim: claim },
+    data: { teardownStep: 'queued', restoreClaim: null, restoreLeaseUntil: null },
+  });
+  return count === 1;
 }
 
 /** A live catalog that took the name meanwhile, in the same scope (organisation, or an owner's projects outside any). */
@@ -34,11 +58,6 @@ export async function liveNamesake(tx: Tx, w: { id: string; name: string; orgId:
        AND ${w.orgId ? Prisma.sql`w.org_id = ${w.orgId}` : Prisma.sql`w.org_id IS NULL AND p.owner_id = ${w.ownerId}`}
      LIMIT 1`;
   return rows[0] ?? null;
-}
-
-export async function setTeardownStep(db: Db, warehouseId: string, from: string, to: string): Promise<boolean> {
-  const { count } = await db.warehouse.updateMany({ where: { id: warehouseId, status: 'deleting', teardownStep: from }, data: { teardownStep: to } });
-  return count === 1;
 }
 
 /** The held grants back in force (for principals still in the organisation); how many. */
@@ -54,10 +73,14 @@ export async function releaseHeldGrants(tx: Tx, warehouseId: string, orgId: stri
   return n;
 }
 
-/** Status as before the deletion; every deletion field cleared. */
-export async function markRestored(tx: Tx, warehouseId: string, status: 'ready' | 'provisioning'): Promise<void> {
-  await tx.warehouse.update({
-    where: { id: warehouseId },
-    data: { status, deletedAt: null, deletedBy: null, teardownAfter: null, teardownStep: null, tombstone: Prisma.DbNull },
+/** Status as before the deletion, every deletion field and the claim cleared — only while `claim` still holds it; whether it did. */
+export async function markRestored(tx: Tx, warehouseId: string, status: 'ready' | 'provisioning', claim: string): Promise<boolean> {
+  const { count } = await tx.warehouse.updateMany({
+    where: { id: warehouseId, status: 'deleting', teardownStep: 'restoring', restoreClaim: claim },
+    data: {
+      status, deletedAt: null, deletedBy: null, teardownAfter: null, teardownStep: null, tombstone: Prisma.DbNull,
+      restoreClaim: null, restoreLeaseUntil: null,
+    },
   });
+  return count === 1;
 }

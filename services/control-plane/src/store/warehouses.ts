@@ -1,7 +1,7 @@
 import { Prisma, type Db } from '@floe/db';
 import { tombstoneOf, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
 import { accessOf, rank, type Access, type Level } from '../access/levels';
-import { membershipIn, type AccessContext } from '../access/context';
+import { isConfinedToken, membershipIn, type AccessContext } from '../access/context';
 
 // Warehouse rows as the control plane reads them: joined with their project,
 // organisation, the caller's explicit grant and the latest usage sample. The
@@ -149,7 +149,8 @@ export interface TombstoneRecord {
 
 /** A warehouse being deleted or deleted, by id (or, with `byName`, by name among the deleting ones), if the caller's organisations or owned projects held it. */
 export async function tombstonesFor(db: Db, ctx: AccessContext, idOrName: string, byName = false): Promise<TombstoneRecord[]> {
-  const orgIds = ctx.memberships.map((m) => m.orgId);
+  // A confined token sees only the catalogs it is granted, and a deleted catalog's grants are gone: it sees no tombstone (and restores nothing).
+  const orgIds = ctx.memberships.filter((m) => !isConfinedToken(ctx, m.orgId)).map((m) => m.orgId);
   // Raw: the owner test reaches through the project (no relation declared).
   const rows = await db.$queryRaw<Array<{
     id: string; name: string; status: 'deleting' | 'deleted'; project_id: string | null; org_id: string | null; owner_id: string | null;
@@ -209,16 +210,19 @@ export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
   return cappedForToken(ctx, w, access);
 }
 
-/** An OAuth token's access: at most its person's on this warehouse (none: not seen at all), and read only under a read scope. */
+/**
+ * A token's access: at most each capper's on this warehouse (an OAuth
+ * token's person, an agent's makers; none: not seen at all), and read only
+ * under a read scope.
+ */
 function cappedForToken(ctx: AccessContext, w: WarehouseRecord, access: Access): Access {
   let capped = access;
-  const person = ctx.actingFor;
-  if (person) {
-    const m = person.memberships.find((x) => x.orgId === w.orgId);
+  for (const c of ctx.cappedBy ?? []) {
+    const m = c.memberships.find((x) => x.orgId === w.orgId);
     const theirs = accessOf({
-      principalId: person.principalId, kind: 'human', membership: m ? { role: m.role, confined: m.confined } : null,
-      ownsProject: w.orgId === null && w.projectOwner === person.principalId, createdBy: w.createdBy,
-      grant: person.grants.has(w.id) ? { level: person.grants.get(w.id)! } : null,
+      principalId: c.principalId, kind: c.kind, membership: m ? { role: m.role, confined: m.confined } : null,
+      ownsProject: w.orgId === null && w.projectOwner === c.principalId, createdBy: w.createdBy,
+      grant: c.grants.has(w.id) ? { level: c.grants.get(w.id)! } : null,
     });
     if (theirs.level === 'none') return { level: 'none', via: null, visible: false };
     if (rank(theirs.level) < rank(capped.level)) capped = { ...capped, level: theirs.level };

@@ -11,6 +11,11 @@ import type { Db } from '@floe/db';
 // than 60 s after the last; five starts per hour per address, shared by
 // sign-up, recovery and password reset. Only a hash of a code is stored, and
 // a code is compared in constant time.
+//
+// The per-address budget alone let one client mail any number of addresses:
+// every start that mails (the four: sign-up code, password sign-up link,
+// recovery code, reset link) also spends one budget per caller address,
+// FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR (5 an hour), shared by the four.
 
 export const CODE_SECONDS = 600;
 export const CODE_LENGTH = 6;
@@ -29,23 +34,42 @@ function codeMatches(email: string, code: string, hash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The two budgets a mailing start spends: per e-mail address (`starts`) and per caller address (`mailCallers`), each in Redis, taken atomically. */
+export interface MailBudgets {
+  starts: AttemptLimit;
+  mailCallers: AttemptLimit;
+}
+
+/** Who a start mails, and who asks: the e-mail address, and the caller's address as the gateway proves it (req.ip). */
+export interface MailAsk {
+  email: string;
+  caller: string;
+}
+
 /**
  * Every start that mails an address (sign-up and recovery codes, set-password
  * and reset links): 429 when the last one to it went out less than 60 s ago,
- * or the address has used its starts for the hour (the budget is taken only
- * when the start goes ahead).
+ * when the caller's address has used its mailing starts for the hour, or when
+ * the e-mail address has. The caller's budget is asked first, so a caller past
+ * it spends no address's budget; a start refused by the 60 s rule spends
+ * neither. An attempt that is let through counts even if it then fails (a
+ * handle taken, a mail server refusing).
  */
-export async function admitMail(starts: AttemptLimit, email: string, lastSentAt: Date | null, what: 'code' | 'link'): Promise<void> {
+export async function admitMail(d: MailBudgets, ask: MailAsk, lastSentAt: Date | null, what: 'code' | 'link'): Promise<void> {
   const age = lastSentAt ? (Date.now() - lastSentAt.getTime()) / 1000 : Infinity;
   if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a ${what} was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
-  const wait = await starts.take(email);
+  const callerWait = await d.mailCallers.take(ask.caller);
+  if (callerWait !== null) {
+    throw rateLimited(callerWait, `at most ${d.mailCallers.points} sign-up, recovery and reset mails an hour from one address`);
+  }
+  const wait = await d.starts.take(ask.email);
   if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} mails an hour for one address`);
 }
 
 /** admitMail for a code; the pending code it replaces, if any. */
-export async function admitStart(d: { prisma: Db; starts: AttemptLimit }, email: string, purpose: CodePurpose): Promise<EmailCodeRecord | null> {
-  const existing = await pendingCode(d.prisma, email, purpose);
-  await admitMail(d.starts, email, existing?.createdAt ?? null, 'code');
+export async function admitStart(d: MailBudgets & { prisma: Db }, ask: MailAsk, purpose: CodePurpose): Promise<EmailCodeRecord | null> {
+  const existing = await pendingCode(d.prisma, ask.email, purpose);
+  await admitMail(d, ask, existing?.createdAt ?? null, 'code');
   return existing;
 }
 

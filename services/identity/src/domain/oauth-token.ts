@@ -10,8 +10,9 @@ import { oauthClientExists } from '../store/oauth-clients';
 import {
   oauthCodeByHash, oauthFamilyById, recordIsActive, revokeOAuthFamilies, rotateFamilyRefresh, spendCodeIntoFamily, type OAuthFamilyRecord,
 } from '../store/oauth-grants';
+import { isRetiredOf } from '../store/retired-refresh';
 import { OAuthError, SCOPES } from './oauth-server';
-import { RACE_SECONDS } from './sessions';
+import { placeInChain, type ChainPlace } from './refresh-chain';
 
 // Spec: POST /oauth/token and POST /oauth/revoke.
 // `authorization_code`: a public client exchanges the code an allowed consent
@@ -22,9 +23,10 @@ import { RACE_SECONDS } from './sessions';
 // second use revokes the family the first made.
 // `refresh_token`: rotates the family's refresh token (one winner among
 // racing refreshes; the losers within a few seconds are told so, as login
-// sessions do) and answers a new pair; a rotated-out token presented later is
-// theft and revokes the family. A narrower `scope` is honoured for the access
-// token; the family keeps what was consented (RFC 6749 §6).
+// sessions do: refresh-chain.ts) and answers a new pair; any rotated-out token
+// of the family presented later, at any age, is theft and revokes the family.
+// A narrower `scope` is honoured for the access token; the family keeps what
+// was consented (RFC 6749 §6).
 // Revoking a family bumps the credential epoch, so its access tokens stop
 // working on the control plane at the next request, not 15 minutes later.
 
@@ -129,10 +131,9 @@ async function refreshFamily(d: TokenDeps, b: Record<string, unknown>) {
   checkResource(b, f.resource);
   const scope = narrowedScope(b, f.scope);
 
-  if (!held.current) {
-    // The token this family's last rotation replaced: a racing twin moments ago, otherwise a copy someone kept.
-    const since = f.rotatedAt ? (Date.now() - f.rotatedAt.getTime()) / 1000 : Infinity;
-    if (since <= RACE_SECONDS) throw invalidGrant('another refresh with this token won a moment ago; use the pair it answered');
+  if (held.place === 'raced') throw invalidGrant('another refresh with this token won a moment ago; use the pair it answered');
+  if (held.place === 'reused') {
+    // A rotated-out token of the family: a copy someone kept.
     await revokeFamilies(d, { id: f.id }, 'refresh_reused');
     throw invalidGrant('this refresh token was used already: every token of this authorization is revoked; authorize again');
   }
@@ -197,33 +198,37 @@ async function mintAccessToken(d: TokenDeps, f: Pick<OAuthFamilyRecord, 'id' | '
 }
 
 /**
- * POST /oauth/revoke (RFC 7009): a refresh token or an access token of this
- * service ends its family. Anything else (none, unknown, already revoked,
- * another client's) changes nothing, and the answer is the same either way
- * (the spec: always `{}`).
+ * POST /oauth/revoke (RFC 7009): a refresh token (any of its family's chain)
+ * or an access token of this service ends its family; a rotated-out refresh
+ * token is audited as the theft signal it is (`refresh_reused`). Anything
+ * else (none, unknown, already revoked, another client's) changes nothing,
+ * and the answer is the same either way (the spec: always `{}`).
  */
 export async function revokeToken(d: TokenDeps & { keys: KeySet }, body: unknown): Promise<Record<string, never>> {
   const b = asFields(body);
   const token = str(b.token);
   if (!token) return {};
   const clientId = str(b.client_id);
-  const f = REFRESH.test(token) ? (await refreshTokenFamily(d, token))?.f : await accessTokenFamily(d, token);
-  if (f && (!clientId || clientId === f.clientId)) await revokeFamilies(d, { id: f.id }, 'revoked_by_client');
+  const refresh = REFRESH.test(token);
+  const held = refresh ? await refreshTokenFamily(d, token) : null;
+  const f = refresh ? held?.f : await accessTokenFamily(d, token);
+  if (f && (!clientId || clientId === f.clientId)) await revokeFamilies(d, { id: f.id }, held?.place === 'reused' ? 'refresh_reused' : 'revoked_by_client');
   return {};
 }
 
 /**
- * The family a refresh token of ours belongs to, the hash presented, and
- * whether it is the current token (else the one the family's last rotation
- * replaced); null for anything else.
+ * The family a refresh token of ours belongs to, the hash presented, and its
+ * place in the family's chain (current, racing, or a rotated-out one reused);
+ * null for anything else.
  */
-async function refreshTokenFamily(d: TokenDeps, token: string): Promise<{ f: OAuthFamilyRecord; presented: string; current: boolean } | null> {
+async function refreshTokenFamily(d: TokenDeps, token: string): Promise<{ f: OAuthFamilyRecord; presented: string; place: ChainPlace } | null> {
   const m = REFRESH.exec(token);
   if (!m) return null;
   const f = await oauthFamilyById(d.prisma, m[1]);
+  if (!f) return null;
   const presented = hashSecret(m[2]);
-  if (!f || (f.refreshHash !== presented && f.previousRefreshHash !== presented)) return null;
-  return { f, presented, current: f.refreshHash === presented };
+  const place = await placeInChain(f, presented, () => isRetiredOf(d.prisma, presented, { familyId: f.id }));
+  return place ? { f, presented, place } : null;
 }
 
 /** The family an access token of ours names (`sid`). */

@@ -7,19 +7,23 @@ import { accountByEmail, credentialsOf, markEmailVerified, setPasswordHash } fro
 import { revokeSessionsOf } from '../store/sessions';
 import { admitMail } from './email-codes';
 import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
-import { checkPassword, hashPassword, passwordMatches } from './passwords';
-import { openSession } from './sessions';
+import { checkedPassword, takeLoginAttempt, type PasswordLimitDeps } from './login';
+import { checkPassword, hashPassword } from './passwords';
+import { openSession, sessionsEnded } from './sessions';
 import type { PasswordSignupDeps } from './password-signup';
 
 // Spec: POST /v1/auth/password/reset/start, POST /v1/auth/password/reset and
 // POST /v1/auth/password/change. The start answers alike whether or not the
 // address has an account; an account without a password gets the same link
 // (its first password). A reset ends every session and starts a fresh one; a
-// change ends every other session; both mail a notice.
+// change ends every other session; both mail a notice, and the sessions they
+// end stop their access tokens at once (sessionsEnded). A change checks the
+// current password under the login's limits, sharing its counts (login.ts).
 
-export async function startReset(d: PasswordSignupDeps, email: string) {
+/** `caller`: the caller's address (req.ip); the start spends its budget and the e-mail address's, whether or not an account exists. */
+export async function startReset(d: PasswordSignupDeps, email: string, caller: string) {
   const previous = await newestLoginToken(d.prisma, email, 'reset');
-  await admitMail(d.starts, email, previous?.createdAt ?? null, 'link');
+  await admitMail(d, { email, caller }, previous?.createdAt ?? null, 'link');
   const account = await accountByEmail(d.prisma, email);
   let delivery = d.mailer.delivery;
   if (account?.kind === 'human') {
@@ -45,21 +49,28 @@ export async function resetPassword(d: PasswordSignupDeps, r: { token: string; p
     await spendLoginToken(tx, link.tokenHash);
     return { principalId: link.principalId, email: link.email, firstPassword, revoked };
   }, { maxWait: 30_000, timeout: 30_000 });
+  await sessionsEnded(d, done.revoked);
   await d.mailer.send(passwordChangedMail(done.email, 'reset')).catch(() => undefined);
   const session = await openSession(d, done.principalId, { userAgent: r.userAgent, ip: r.ip });
   return { ...session, sessions_revoked: done.revoked, first_password: done.firstPassword };
 }
 
 /** POST /v1/auth/password/change: a person's own act (a token has no password); the caller's session lives on. */
-export async function changePassword(d: PasswordSignupDeps, caller: Caller, c: { currentPassword: string; newPassword: string }) {
+export async function changePassword(d: PasswordSignupDeps & PasswordLimitDeps, caller: Caller, c: { currentPassword: string; newPassword: string; ip: string | null }) {
   if (caller.kind !== 'human') throw forbidden('forbidden', 'a token has no password; a person changes theirs');
   const person = await credentialsOf(d.prisma, caller.principalId);
   if (!person?.passwordHash) throw conflict('no_password_set', 'this account has no password yet; set one with POST /v1/auth/password/reset/start');
-  if (!(await passwordMatches(person.passwordHash, c.currentPassword))) throw new HttpError(401, 'invalid_login', 'the current password is wrong');
+  // The login's limits: the caller address's attempts and the account address's failures, the same counts.
+  await takeLoginAttempt(d, c.ip);
+  const right = await checkedPassword(d, {
+    email: person.email ?? caller.principalId, ip: c.ip, personId: caller.principalId, stored: person.passwordHash, password: c.currentPassword,
+  });
+  if (!right) throw new HttpError(401, 'invalid_login', 'the current password is wrong');
   const org = await firstOrganizationOf(d.prisma, caller.principalId);
   checkPassword(c.newPassword, { email: person.email ?? '', orgName: org?.name }, 'new_password');
   const at = await setPasswordHash(d.prisma, caller.principalId, await hashPassword(c.newPassword));
   const revoked = await revokeSessionsOf(d.prisma, caller.principalId, 'password_change', caller.sessionId);
+  await sessionsEnded(d, revoked);
   if (person.email) await d.mailer.send(passwordChangedMail(person.email, 'change')).catch(() => undefined);
   return { changed: true, other_sessions_revoked: revoked, password_changed_at: at.toISOString() };
 }

@@ -45,12 +45,13 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
     throw conflict('already_exists', `an account for ${a.email} exists; log in, or reset its password`, { field: 'email' });
   }
   const previous = await newestLoginToken(d.prisma, a.email, 'welcome');
-  await admitMail(d.starts, a.email, previous?.createdAt ?? null, 'link');
+  const caller = req.ip ?? 'unknown';
+  await admitMail(d, { email: a.email, caller }, previous?.createdAt ?? null, 'link');
   // An invitation places the person in the inviting organisation: the organisation fields are ignored.
   const join = await joinFor(d.prisma, a.email);
 
   const principalId = (previous?.details as Partial<WelcomeDetails> | undefined)?.principal_id ?? newPrincipalId();
-  const reserved = join ? null : await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle });
+  const reserved = join ? null : await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle, clientAddress: caller, holdSeconds: WELCOME_SECONDS });
   const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
   const link = newLinkToken();
   let delivery: Delivery;

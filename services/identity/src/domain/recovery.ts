@@ -11,10 +11,10 @@ import type { SignupDeps } from './signup';
 // new API key for the account holding the address; the earlier keys keep
 // working. The start answers alike whether or not the address has an account
 // (only `delivery` says whether a mail went out), and spends the address's
-// start budget either way.
+// and the caller's start budgets either way.
 
 export async function startRecovery(d: SignupDeps, req: Request, email: string) {
-  await admitStart(d, email, 'recovery');
+  await admitStart(d, { email, caller: req.ip ?? 'unknown' }, 'recovery');
   const account = await accountByEmail(d.prisma, email);
   let delivery: 'email' | 'log' | 'smtp' = 'smtp';
   if (account) {

@@ -27,6 +27,8 @@ export interface SignupDeps {
   db: SqlClient;
   mailer: Mailer;
   starts: AttemptLimit;
+  /** Mailing starts per caller address (FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR), shared by the four starts. */
+  mailCallers: AttemptLimit;
   devCodes: DevCodes;
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
 }
@@ -51,7 +53,8 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
   if (await accountByEmail(d.prisma, s.email)) {
     throw conflict('already_exists', `an account for ${s.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
-  const previous = await admitStart(d, s.email, 'signup');
+  const caller = req.ip ?? 'unknown';
+  const previous = await admitStart(d, { email: s.email, caller }, 'signup');
   // An invitation places the person in the inviting organisation (`will_join`): nothing of theirs is reserved.
   const join = await joinFor(d.prisma, s.email);
   const before = previous?.details as Partial<SignupDetails> | undefined;
@@ -59,7 +62,7 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
   const principalId = before?.principal_id ?? newPrincipalId();
   const workspace = s.workspace ?? s.organizationName ?? s.handle ?? s.email.split('@')[0];
   const reserved = !join && (s.organizationName !== undefined || s.handle !== undefined)
-    ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle })
+    ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle, clientAddress: caller, holdSeconds: CODE_SECONDS })
     : null;
   const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
   const code = newCode();

@@ -78,7 +78,7 @@ export function mountAuth(app: Express, d: IdentityDeps): void {
   route(app, '/v1/auth/password/reset/start', {
     post: async (req, res) => {
       const b = parse(z.object({ email: Email }), req.body);
-      res.status(202).json(await startReset(d, b.email));
+      res.status(202).json(await startReset(d, b.email, req.ip ?? 'unknown'));
     },
   });
   route(app, '/v1/auth/password/reset', {
@@ -90,7 +90,7 @@ export function mountAuth(app: Express, d: IdentityDeps): void {
   route(app, '/v1/auth/password/change', {
     post: [caller, async (req, res) => {
       const b = parse(z.object({ current_password: Password, new_password: Password }), req.body);
-      res.json(await changePassword(d, req.caller!, { currentPassword: b.current_password, newPassword: b.new_password }));
+      res.json(await changePassword(d, req.caller!, { currentPassword: b.current_password, newPassword: b.new_password, ip: req.ip ?? null }));
     }],
   });
 

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
-import { flatOAuthBody, HttpError, route, toHttpError } from '@floe/http';
+import { flatOAuthBody, HttpError, knownFailure, route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { authorize, type AuthorizeQuery } from '../domain/oauth-authorize';
 import { registerClient } from '../domain/oauth-register';
@@ -52,15 +52,21 @@ export function mountOAuth(app: Express, d: IdentityDeps): void {
   app.use(['/oauth/authorize', '/oauth/register', '/oauth/token', '/oauth/revoke'], flatErrors(d));
 }
 
-/** Any failure on these paths in the flat form: refusals as thrown, the shared middleware's as invalid_request, the rest logged, 500 server_error. */
+/**
+ * Any failure on these paths in the flat form: refusals as thrown; the shared
+ * middleware's and a value the database refused as invalid_request
+ * (invalid_client_metadata on /oauth/register: flatOAuthBody); the rest
+ * logged, 500 server_error.
+ */
 function flatErrors(d: IdentityDeps): ErrorRequestHandler {
+  // Mounted on the endpoints' paths: there `req.path` is what follows the mount, `req.baseUrl` the endpoint.
   return (err, req, res, _next) => {
     if (err instanceof OAuthError) {
       res.set(err.headers);
       return flat(res, err.status, err.error, err.message);
     }
-    const known = toHttpError(err, d.config.bodyLimitBytes);
-    if (known && known.status < 500) return void res.status(known.status).set(known.headers).json(flatOAuthBody(known, req.requestId));
+    const known = knownFailure(err, d.config.bodyLimitBytes, d.logger, req);
+    if (known && known.status < 500) return void res.status(known.status).set(known.headers).json(flatOAuthBody(known, req.requestId, req.baseUrl));
     d.logger.error('unhandled error', { request_id: req.requestId, method: req.method, path: req.path, err });
     return void res.status(500).json(flatOAuthBody(new HttpError(500, 'internal_error', 'unexpected'), req.requestId));
   };

@@ -1,4 +1,5 @@
 import type { Db, PrismaClient } from '@floe/db';
+import { retireRefreshHash } from './retired-refresh';
 
 // The token record a person's consent gave an OAuth client (person + client →
 // agent), and the authorization codes allowed consents mint (only a SHA-256
@@ -101,14 +102,22 @@ export async function oauthFamilyById(db: Db, id: string): Promise<OAuthFamilyRe
   });
 }
 
-/** Swaps the family's refresh token if `currentHash` is still the current one (one winner among racing refreshes); the expiry slides. */
-export async function rotateFamilyRefresh(db: Db, id: string, currentHash: string, nextHash: string, expiresAt: Date): Promise<boolean> {
+/**
+ * Swaps the family's refresh token if `currentHash` is still the current one
+ * (one winner among racing refreshes) and retires `currentHash` in the same
+ * transaction; the expiry slides.
+ */
+export async function rotateFamilyRefresh(db: PrismaClient, id: string, currentHash: string, nextHash: string, expiresAt: Date): Promise<boolean> {
   const now = new Date();
-  const { count } = await db.oAuthGrant.updateMany({
-    where: { id, refreshHash: currentHash, revokedAt: null, expiresAt: { gt: now } },
-    data: { refreshHash: nextHash, previousRefreshHash: currentHash, rotatedAt: now, lastUsedAt: now, expiresAt },
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.oAuthGrant.updateMany({
+      where: { id, refreshHash: currentHash, revokedAt: null, expiresAt: { gt: now } },
+      data: { refreshHash: nextHash, previousRefreshHash: currentHash, rotatedAt: now, lastUsedAt: now, expiresAt },
+    });
+    if (count !== 1) return false;
+    await retireRefreshHash(tx, currentHash, { familyId: id });
+    return true;
   });
-  return count === 1;
 }
 
 export interface RevokedFamily { id: string; clientId: string; agentId: string; personId: string; orgId: string }
