@@ -131,4 +131,22 @@ describe('POST /v1/signup and POST /v1/onboard', () => {
     expect(expectError(taken, 409, 'handle_taken').suggestion).toMatch(new RegExp(`^${first.body.organization.handle}-\\d+$`));
     expectError(await gateway().post('/v1/onboard').set(bearer(other.api_key)).send({ handle: 'a--b', accept_terms: true }), 400, 'invalid_value');
   }, 60_000);
+  test('20 onboardings at once by one person: one organisation, one project, one lake; every answer 200 with the same ids', async () => {
+    const p = await newPrincipal('human');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => gateway().post('/v1/onboard').set(bearer(p.api_key)).send({ organization_name: `Race ${uniq()}`, accept_terms: true })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((a) => a.body.organization.org_id)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body.warehouse_id)).size).toBe(1);
+    expect(answers.filter((a) => a.body.created.organization)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.created.warehouse)).toHaveLength(1);
+    const pool = db();
+    try {
+      const orgs = await pool.query(`SELECT count(*)::int AS n FROM memberships WHERE principal_id = $1`, [p.principal_id]);
+      expect(orgs.rows[0].n).toBe(1);
+      const made = await pool.query(`SELECT (SELECT count(*)::int FROM projects WHERE org_id = $1) AS projects, (SELECT count(*)::int FROM warehouses WHERE org_id = $1) AS warehouses`, [answers[0].body.organization.org_id]);
+      expect(made.rows[0]).toEqual({ projects: 1, warehouses: 1 });
+    } finally {
+      await pool.end();
+    }
+  }, 90_000);
 });

@@ -323,6 +323,15 @@ describe('POST /v1/auth/device/approve and GET /v1/auth/device/status', () => {
     expect(again.body.connection.warehouses).toEqual(res.body.connection.warehouses);
     expect((await gateway().get('/v1/warehouses').set(bearer(a.api_key))).body.warehouses).toHaveLength(1);
   }, 60_000);
+  test('20 approvals of different codes at once in an organisation without a catalog: every one 200, one demo_data', async () => {
+    const a = (await newOrgWithAdmin()).admin;
+    const codes = await Promise.all(Array.from({ length: 20 }, () => start()));
+    const answers = await Promise.all(codes.map((c) => approve(a.api_key, { user_code: c.user_code })));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const listed = (await gateway().get('/v1/warehouses').set(bearer(a.api_key))).body.warehouses;
+    expect(listed.map((w: { name: string }) => w.name)).toEqual(['demo_data']);
+    expect(new Set(answers.map((r) => r.body.connection.warehouses[0].warehouse_id))).toEqual(new Set([listed[0].warehouse_id]));
+  }, 90_000);
 });
 
 describe('collecting the key', () => {

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '@floe/auth';
 import { bearer, db, expectError, gateway, identity, sql, stack } from './helpers';
 import { newOrgWithAdmin } from './control-plane-helpers';
-import { codeIn, newestMailTo } from '../support/mail';
+import { codeIn, mailsTo, newestMailTo } from '../support/mail';
 
 // Spec: invitations — an admin invites an address (the token shown once and
 // mailed), the invited person accepts with that address.
@@ -119,12 +121,13 @@ test('20 accepts at once, of two invitations to one address: one join (one membe
   await sql(`UPDATE principals SET email_verified_at = now() WHERE id = $1`, [o.admin.principal_id]);
   const admin = { key: o.admin.api_key, orgId: o.org.org_id };
   const invited = `twice-${uniq()}@example.com`;
-  const invite = async () => {
-    const r = await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email: invited, role: 'member' });
-    expect(r.status).toBe(201);
-    return r.body.token as string;
-  };
-  const tokens = [await invite(), await invite()];
+  const r = await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email: invited, role: 'member' });
+  expect(r.status).toBe(201);
+  // A second pending invitation to the address, as an older version could leave one (today a new one replaces the pending one).
+  const second = `inv_${randomBytes(24).toString('base64url')}`;
+  await sql(`INSERT INTO invitations (id, org_id, email, role, token_hash, invited_by, expires_at) VALUES ($1, $2, $3, 'member', $4, $5, now() + interval '1 day')`,
+    [`inv_${randomBytes(12).toString('hex')}`, admin.orgId, invited, hashSecret(second), o.admin.principal_id]);
+  const tokens = [r.body.token as string, second];
   const person = await personWith(invited);
   const stranger = await personWith(`stranger-${uniq()}@example.com`);
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => gateway().post('/v1/orgs/invitations/accept').set(bearer(person.api_key)).send({ token: tokens[i % 2] })));
@@ -142,4 +145,54 @@ test('20 accepts at once, of two invitations to one address: one join (one membe
   }
   // The tokens are the invited address's only: another person is still refused.
   expectError(await gateway().post('/v1/orgs/invitations/accept').set(bearer(stranger.api_key)).send({ token: tokens[0] }), 404, 'invitation_not_found');
+}, 60_000);
+
+test('20 invites of one address at once: one invitation, one mail, one audit, the rest 429; a later invite replaces it (the old token expired)', async () => {
+  const o = await newOrgWithAdmin();
+  await sql(`UPDATE principals SET email_verified_at = now() WHERE id = $1`, [o.admin.principal_id]);
+  const invited = `many-${uniq()}@example.com`;
+  const invite = (role: string, email = invited) => gateway().post(`/v1/orgs/${o.org.org_id}/invitations`).set(bearer(o.admin.api_key)).send({ email, role });
+  const answers = await Promise.all(Array.from({ length: 20 }, () => invite('member')));
+  expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+  for (const a of answers.filter((x) => x.status !== 201)) {
+    const e = expectError(a, 429, 'rate_limited');
+    expect(e.retry_after_seconds).toEqual(expect.any(Number));
+    expect(Number(a.headers['retry-after'])).toBeGreaterThan(0);
+  }
+  const first = answers.find((a) => a.status === 201)!.body;
+  await newestMailTo(invited);
+  expect(await mailsTo(invited)).toHaveLength(1);
+  const audited = await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'org.invite' AND org_id = $1`, [o.org.org_id]);
+  expect(audited[0].n).toBe(1);
+
+  // A minute later (aged here), inviting the address again (any case) replaces the pending invitation: a new token and role, the old one expired.
+  await sql(`UPDATE invitations SET created_at = now() - interval '61 seconds' WHERE id = $1`, [first.invitation_id]);
+  const again = await invite('admin', invited.toUpperCase());
+  expect(again.status).toBe(201);
+  await newestMailTo(invited, 2);
+  const list = await gateway().get(`/v1/orgs/${o.org.org_id}/invitations`).set(bearer(o.admin.api_key));
+  expect(list.body.invitations.map((i: { status: string; role: string }) => [i.status, i.role])).toEqual([['pending', 'admin'], ['expired', 'member']]);
+  const person = await personWith(invited);
+  expectError(await gateway().post('/v1/orgs/invitations/accept').set(bearer(person.api_key)).send({ token: first.token }), 410, 'invitation_expired');
+  const joined = await gateway().post('/v1/orgs/invitations/accept').set(bearer(person.api_key)).send({ token: again.body.token });
+  expect(joined.body).toMatchObject({ org_id: o.org.org_id, role: 'admin', joined: true });
+}, 60_000);
+
+test('pending invitations hold the plan\'s limit exactly under 20 at once; replacing one does not count', async () => {
+  const o = await newOrgWithAdmin();
+  await sql(`UPDATE principals SET email_verified_at = now() WHERE id = $1`, [o.admin.principal_id]);
+  await sql(`INSERT INTO org_limits (org_id, plan, overrides) VALUES ($1, 'free', '{"pending_invitations": 3}')`, [o.org.org_id]);
+  const invite = (email: string) => gateway().post(`/v1/orgs/${o.org.org_id}/invitations`).set(bearer(o.admin.api_key)).send({ email, role: 'member' });
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => invite(`limit-${i}-${uniq()}@example.com`)));
+  expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+  for (const a of answers.filter((x) => x.status !== 201)) {
+    expect(expectError(a, 409, 'limit_exceeded')).toMatchObject({ limit: 'pending_invitations', limit_value: 3, current: 3 });
+  }
+  const usage = await gateway().get('/v1/usage').set(bearer(o.admin.api_key));
+  expect(usage.body.limits.pending_invitations).toMatchObject({ value: 3, current: 3, headroom: 0 });
+  // Inviting one of the three again (a minute later) replaces it, within the limit.
+  const kept = answers.find((a) => a.status === 201)!.body;
+  await sql(`UPDATE invitations SET created_at = now() - interval '61 seconds' WHERE id = $1`, [kept.invitation_id]);
+  expect((await invite(kept.email)).status).toBe(201);
+  expectError(await invite(`limit-late-${uniq()}@example.com`), 409, 'limit_exceeded');
 }, 60_000);

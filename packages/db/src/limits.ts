@@ -12,6 +12,7 @@ export const LIMITS = {
   projects: 'projects of the organisation: creating one more answers 409 limit_exceeded',
   warehouses_per_project: 'catalogs of one project: creating or restoring one more answers 409 limit_exceeded',
   device_sinks: 'sinks that take device posts: a device token for one more answers 409 limit_exceeded',
+  pending_invitations: 'invitations of the organisation not yet accepted nor expired: inviting one more address answers 409 limit_exceeded (each invitation is a mail Floe sends)',
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
@@ -25,6 +26,7 @@ const FREE: Limits = {
   projects: 20,
   warehouses_per_project: 10,
   device_sinks: 10,
+  pending_invitations: 100,
 };
 
 /** Plans by name. `custom` carries the free numbers until an operator overrides them (spec: Operator routes). */

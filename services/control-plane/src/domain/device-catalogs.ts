@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { withSessionLock } from '@floe/db/session-lock';
 import { conflict, notFound } from '@floe/http';
 import { accessContextOf, type AccessContext } from '../access/context';
 import type { Level, Via } from '../access/levels';
@@ -56,12 +57,17 @@ export async function deviceCatalogs(d: OnboardDeps, req: Request, input: Device
 
   let created = null;
   const none = !(await holdsLiveWarehouse(d.prisma, m.orgId));
-  if (input.ensureCatalog && none) {
-    // The audit names the approving person as the actor.
-    req.caller = { principalId: ctx.principalId, kind: ctx.kind, email: ctx.email, via: 'api_key', keyId: null, sessionId: null };
-    const { project } = await firstOrNewProject(d, req, inOrg, m.orgId, m.name);
-    const made = await createCatalogAudited(d, req, inOrg, project, DEVICE_FIRST_CATALOG);
-    created = { warehouse_id: made.warehouse.id, name: made.warehouse.name, project_id: project.id, status: made.status };
+  if (input.ensureCatalog) {
+    // Approvals in one organisation at once make one demo_data: under the organisation's lock the later ones find it
+    // made (not half-made: a catalog still being created counts as held, so the check cannot be made before the lock).
+    created = await withSessionLock(d.db, `first-catalog:${m.orgId}`, async () => {
+      if (await holdsLiveWarehouse(d.prisma, m.orgId)) return null;
+      // The audit names the approving person as the actor.
+      req.caller = { principalId: ctx.principalId, kind: ctx.kind, email: ctx.email, via: 'api_key', keyId: null, sessionId: null };
+      const { project } = await firstOrNewProject(d, req, inOrg, m.orgId, m.name);
+      const made = await createCatalogAudited(d, req, inOrg, project, DEVICE_FIRST_CATALOG);
+      return { warehouse_id: made.warehouse.id, name: made.warehouse.name, project_id: project.id, status: made.status };
+    });
   }
 
   const all = (await visibleWarehouses(d.prisma, inOrg)).filter((w) => w.orgId === m.orgId);

@@ -3,10 +3,14 @@ import { hashSecret } from '@floe/auth';
 import type { Request } from 'express';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
-import { forbidden, HttpError, notFound, writeAudit, type SqlClient } from '@floe/http';
+import { effectiveLimits } from '@floe/db/limits';
+import { forbidden, HttpError, limitExceeded, notFound, rateLimited, writeAudit, type SqlClient } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { mailInvitation } from '../identity-client';
-import { insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, markAccepted, pendingInvitationFor, type InvitationRecord } from '../store/invitations';
+import {
+  countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted,
+  pendingInvitationFor, pendingInvitationTo, type InvitationRecord,
+} from '../store/invitations';
 import { joinOnce } from '../store/members';
 import { orgAdminFor } from './orgs';
 
@@ -26,22 +30,60 @@ export interface InvitationDeps {
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
 }
 
-/** POST /v1/orgs/{org_id}/invitations: 403 `insufficient_role` for a member, `inviter_unknown` for a caller the mail cannot name, `inviter_unverified` for an address never proven. */
+/** Seconds between two invitation mails of one organisation to one address (as sign-up's re-send rule). */
+export const INVITE_RESEND_SECONDS = 60;
+
+/**
+ * POST /v1/orgs/{org_id}/invitations: 403 `insufficient_role` for a member,
+ * `inviter_unknown` for a caller the mail cannot name, `inviter_unverified`
+ * for an address never proven. An address has one pending invitation per
+ * organisation: inviting it again replaces the pending one (a new token and
+ * role, the old token `invitation_expired`), but no sooner than
+ * INVITE_RESEND_SECONDS after the last mail (429 `rate_limited`); a new
+ * address past the plan's `pending_invitations` is 409 `limit_exceeded`.
+ * Each invitation is a mail, so these hold under concurrency: the
+ * organisation's invitations are made under its lock.
+ */
 export async function invite(d: InvitationDeps, req: Request, ctx: AccessContext, orgIdOrHandle: string, i: { email: string; role: 'admin' | 'member' }) {
   const m = orgAdminFor(ctx, orgIdOrHandle, 'inviting');
   const inviter = ctx.kind === 'human' ? await inviterOf(d.prisma, ctx.principalId) : null;
   if (!inviter?.email) throw forbidden('inviter_unknown', 'an invitation names the person who sends it; a token has no address to name', { remedy: 'invite as a person' });
   if (!inviter.verified) throw forbidden('inviter_unverified', 'your address was never proven; sign up with an e-mail code or reset your password first, then invite');
+  const from = inviter.displayName ? `${inviter.displayName} (${inviter.email})` : inviter.email;
   const token = `inv_${randomBytes(24).toString('base64url')}`;
-  // The mail first: a server that refuses leaves no invitation behind.
-  const delivery = await mailInvitation(d.config, {
-    to: i.email, orgName: m.name, orgHandle: m.handle, inviter: inviter.displayName ? `${inviter.displayName} (${inviter.email})` : inviter.email, role: i.role, token, days: INVITATION_DAYS,
+  const { invitation, delivery, replaced } = await d.prisma.$transaction(async (tx) => {
+    await lockInvitations(tx, m.orgId);
+    // the pause between two mails to one address
+    const earlier = await pendingInvitationTo(tx, m.orgId, i.email);
+    const since = earlier ? (Date.now() - earlier.createdAt.getTime()) / 1000 : Infinity;
+    if (since < INVITE_RESEND_SECONDS) {
+      throw rateLimited(Math.ceil(INVITE_RESEND_SECONDS - since), `${i.email} was invited ${Math.floor(since)} s ago; an address is mailed again after ${INVITE_RESEND_SECONDS} s`);
+    }
+    // the count of pending invitations (one to this address is replaced, not added)
+    if (!earlier) {
+      const { limits } = await effectiveLimits(tx, m.orgId);
+      const current = await countPendingInvitations(tx, m.orgId);
+      if (current >= limits.pending_invitations) {
+        throw limitExceeded(`an organisation has at most ${limits.pending_invitations} invitations pending; wait for some to be accepted or to expire`, {
+          limit: 'pending_invitations', limit_value: limits.pending_invitations, current,
+        });
+      }
+    }
+    // The mail first: a server that refuses leaves no invitation behind (and the pending one stands).
+    const sent = await mailInvitation(d.config, {
+      to: i.email, orgName: m.name, orgHandle: m.handle, inviter: from, role: i.role, token, days: INVITATION_DAYS,
+    });
+    const ended = await expirePendingTo(tx, m.orgId, i.email);
+    const made = await insertInvitation(tx, {
+      id: `inv_${randomBytes(12).toString('hex')}`, orgId: m.orgId, email: i.email, role: i.role, tokenHash: tokenHash(token), invitedBy: ctx.principalId,
+      expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+    });
+    return { invitation: made, delivery: sent, replaced: ended > 0 ? earlier!.id : null };
+  }, { maxWait: 15_000, timeout: 30_000 });
+  await writeAudit(d.db, req, {
+    action: 'org.invite', orgId: m.orgId, targetType: 'invitation', targetId: invitation.id,
+    data: { email: i.email, role: i.role, delivery, ...(replaced ? { replaced } : {}) },
   });
-  const invitation = await insertInvitation(d.prisma, {
-    id: `inv_${randomBytes(12).toString('hex')}`, orgId: m.orgId, email: i.email, role: i.role, tokenHash: tokenHash(token), invitedBy: ctx.principalId,
-    expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
-  });
-  await writeAudit(d.db, req, { action: 'org.invite', orgId: m.orgId, targetType: 'invitation', targetId: invitation.id, data: { email: i.email, role: i.role, delivery } });
   return { invitation, token, delivery };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { conflict, notFound, writeAudit } from '@floe/http';
+import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
+import { conflict, HttpError, notFound, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { requireUnconfined } from '../access/require';
 import { resolveWarehouse } from '../resolve';
@@ -40,8 +41,26 @@ export interface Onboarded {
   ctx: AccessContext;
 }
 
+/**
+ * One person's onboardings run one at a time (a session lock on their id), so
+ * concurrent ones make one organisation, project and catalog and the others
+ * find them: every step below reads what exists before it makes anything.
+ */
 export async function onboard(d: OnboardDeps, req: Request, ctx: AccessContext, input: OnboardInput): Promise<Onboarded> {
+  try {
+    return await withSessionLock(d.db, `onboard:${ctx.principalId}`, () => onboardHeld(d, req, ctx, input));
+  } catch (err) {
+    if (err instanceof SessionLockTimeout) {
+      throw new HttpError(409, 'creation_in_progress', 'another onboarding of yours is still making your organisation, project or catalog; retry in a few seconds', { retry_after_seconds: 5 }, { 'Retry-After': '5' });
+    }
+    throw err;
+  }
+}
+
+async function onboardHeld(d: OnboardDeps, req: Request, ctx: AccessContext, input: OnboardInput): Promise<Onboarded> {
   const created = { organization: false, project: false, warehouse: false };
+  // A person with no organisation when the request began may have one now: made by the onboarding that held the lock before.
+  if (ctx.memberships.length === 0) ctx = { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) };
   let membership = input.orgId
     ? ctx.memberships.find((m) => m.orgId === input.orgId || m.handle === input.orgId)
     : ctx.memberships[0];

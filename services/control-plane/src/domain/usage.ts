@@ -4,6 +4,7 @@ import { badRequest } from '@floe/http';
 import type { AccessContext } from '../access/context';
 import { atLeast } from '../access/levels';
 import { resolveProject } from '../resolve';
+import { countPendingInvitations } from '../store/invitations';
 import { deviceSinksOf } from '../store/sinks';
 import { dailyIngest, dailyUsage, publicTierBytes, scopeProjects, scopeSampleSummary, scopeStoredBytes, warehouseTraffic, type DailyUsageRow, type TrafficDay } from '../store/usage';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
@@ -48,9 +49,9 @@ export async function usageOf(db: Db, ctx: AccessContext, q: { project_id?: unkn
 
   // the scope's limits
   const { plan, limits } = await effectiveLimits(db, orgId);
-  const [stored, publicBytes, summary, projects, deviceSinks] = await Promise.all([
+  const [stored, publicBytes, summary, projects, deviceSinks, invitations] = await Promise.all([
     scopeStoredBytes(db, orgId, ownerId), publicTierBytes(db, orgId, ownerId, ''), scopeSampleSummary(db, orgId, ownerId),
-    scopeProjects(db, orgId, ownerId), deviceSinksOf(db, orgId, ownerId),
+    scopeProjects(db, orgId, ownerId), deviceSinksOf(db, orgId, ownerId), orgId ? countPendingInvitations(db, orgId) : 0,
   ]);
   const measured = { measured_at: iso(summary.oldestMeasuredAt), stale_after: staleAfter(summary.oldestMeasuredAt), unmetered: summary.metered === 0, unmetered_catalogs: summary.live - summary.metered };
   const perProject = project ? projects.filter((p) => p.id === project.id) : projects;
@@ -82,6 +83,7 @@ export async function usageOf(db: Db, ctx: AccessContext, q: { project_id?: unkn
       public_storage_bytes: { ...limitRow('public_storage_bytes', limits.public_storage_bytes, publicBytes), over_limit: publicBytes > limits.public_storage_bytes, ...measured },
       objects: { ...limitRow('objects', limits.objects, summary.objects), over_limit: summary.objects > limits.objects, ...measured },
       device_sinks: limitRow('device_sinks', limits.device_sinks, deviceSinks),
+      pending_invitations: limitRow('pending_invitations', limits.pending_invitations, invitations),
     },
     warehouses: visible.map((w, i) => catalogUsage(w, window, history.filter((h) => h.warehouseId === w.id), ingest.filter((x) => x.warehouseId === w.id), traffic[i].traffic)),
     ...(traffic.some((t) => t.traffic === null) ? { traffic_note: TRAFFIC_NOTE } : {}),

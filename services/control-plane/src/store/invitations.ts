@@ -1,6 +1,9 @@
 import type { Db, Prisma } from '@floe/db';
 
-// Invitations to organisations; only the token's hash is kept.
+// Invitations to organisations; only the token's hash is kept. An
+// organisation invites under its own lock (`lockInvitations`), so the count
+// of its pending invitations, the one pending invitation per address and the
+// pause between two mails to an address hold under concurrent invites.
 
 export interface InvitationRecord {
   id: string;
@@ -19,6 +22,31 @@ const toRecord = (r: Omit<InvitationRecord, 'role'> & { role: string }): Invitat
 
 export async function insertInvitation(db: Db, i: { id: string; orgId: string; email: string; role: string; tokenHash: string; invitedBy: string; expiresAt: Date }): Promise<InvitationRecord> {
   return toRecord(await db.invitation.create({ data: i, select }));
+}
+
+/** Held until the transaction ends: an organisation's invitations are made one at a time. */
+export async function lockInvitations(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
+  // Raw: Prisma has no advisory locks.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`invitations:${orgId}`}, 0))`;
+}
+
+const pending = () => ({ acceptedAt: null, expiresAt: { gt: new Date() } });
+
+/** Pending invitations of an organisation (not accepted, not expired), other than to `except`. */
+export function countPendingInvitations(db: Db, orgId: string, except?: string): Promise<number> {
+  return db.invitation.count({ where: { orgId, ...pending(), ...(except ? { NOT: { email: { equals: except, mode: 'insensitive' } } } : {}) } });
+}
+
+/** The newest pending invitation of an organisation to an address (any case), if any. */
+export async function pendingInvitationTo(db: Db, orgId: string, email: string): Promise<InvitationRecord | null> {
+  const r = await db.invitation.findFirst({ where: { orgId, email: { equals: email, mode: 'insensitive' }, ...pending() }, orderBy: { createdAt: 'desc' }, select });
+  return r ? toRecord(r) : null;
+}
+
+/** Ends the pending invitations of an organisation to an address (a new one replaces them): their tokens answer `invitation_expired`. */
+export async function expirePendingTo(db: Db, orgId: string, email: string): Promise<number> {
+  const { count } = await db.invitation.updateMany({ where: { orgId, email: { equals: email, mode: 'insensitive' }, ...pending() }, data: { expiresAt: new Date() } });
+  return count;
 }
 
 export async function invitationsOf(db: Db, orgId: string): Promise<InvitationRecord[]> {
