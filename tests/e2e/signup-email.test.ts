@@ -1,7 +1,7 @@
 import { loadConfig } from '@floe/config';
 import { bearer, db, expectError, gateway, identity, sql, stack } from './helpers';
 import { postJsonFrom, type AddressedAnswer } from '../support/from-address';
-import { codeIn, mailsTo, newestMailTo } from '../support/mail';
+import { codeIn, liftResendGate, mailsTo, newestMailTo } from '../support/mail';
 
 // Sign-up by e-mail code and key recovery, through the gateway, with the
 // codes read from the mails the development mail server received.
@@ -20,6 +20,7 @@ async function ageCode(email: string, purpose: 'signup' | 'recovery', seconds: n
   } finally {
     await pool.end();
   }
+  if (seconds >= 60) await liftResendGate(email, [purpose]);
 }
 
 async function signedUp(email = newEmail(), extra: Record<string, unknown> = {}) {
@@ -116,6 +117,22 @@ describe('POST /v1/signup/start and /verify', () => {
     const sixth = await start({ email });
     expect(expectError(sixth, 429, 'rate_limited').retry_after_seconds).toBeGreaterThan(60);
     expect(await mailsTo(email)).toHaveLength(5);
+  }, 60_000);
+
+  test('20 starts for one address fired together: one mail, the rest 429 — for sign-up, and for recovery and reset alike with or without an account', async () => {
+    const fire = (path: string, email: string) => Promise.all(Array.from({ length: 20 }, () => gateway().post(path).send({ email })));
+    const once = async (path: string, email: string, mails: number) => {
+      const answers = await fire(path, email);
+      expect(answers.filter((a) => a.status === 202)).toHaveLength(1);
+      for (const a of answers.filter((x) => x.status !== 202)) expect(expectError(a, 429, 'rate_limited').retry_after_seconds).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await mailsTo(email)).toHaveLength(mails);
+    };
+    await once('/v1/signup/start', newEmail(), 1);
+    const known = await signedUp();
+    await once('/v1/recover/start', known.email, 2); // the sign-up code, then one recovery code
+    await once('/v1/recover/start', newEmail(), 0);
+    await once('/v1/auth/password/reset/start', newEmail(), 0);
   }, 60_000);
 
   test('with the form, a pending organisation holds the handle; verify activates it with the person as admin', async () => {
@@ -296,6 +313,7 @@ describe('budgets per caller address', () => {
     const winner = made[0];
     await sql(`UPDATE email_codes SET created_at = created_at - interval '61 seconds' WHERE email = $1`, [winner.email]);
     await sql(`UPDATE login_tokens SET created_at = created_at - interval '61 seconds' WHERE email = $1`, [winner.email]);
+    await liftResendGate(winner.email);
     const again = await signUp(winner.kind, winner.email, winner.handle);
     expect([again.status, again.body.organization?.org_id]).toEqual([202, winner.res.body.organization.org_id]);
     // A reservation that lapsed no longer counts: one place is free again.

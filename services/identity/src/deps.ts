@@ -3,7 +3,7 @@ import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { DEVICE_CODE_MISSES_PER_HOUR } from './domain/device-approval';
-import { DevCodes, STARTS_PER_HOUR } from './domain/email-codes';
+import { DevCodes, ResendGate, STARTS_PER_HOUR } from './domain/email-codes';
 import { LoginFailures } from './domain/login';
 import { AUTHORIZE_PER_HOUR } from './domain/oauth-authorize';
 import { REGISTRATIONS_PER_HOUR } from './domain/oauth-register';
@@ -17,6 +17,8 @@ export interface IdentityDeps extends RedisDeps {
   auth: Authenticator;
   signingKeys: SigningKeys;
   mailer: Mailer;
+  /** The 60 s between two mails of one purpose to one address, held against starts fired together. */
+  resends: ResendGate;
   /** Sign-up, recovery and reset starts: five per hour per address, one budget. */
   starts: AttemptLimit;
   /** The same four starts per caller address (FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR, 5 an hour), one budget. */
@@ -47,6 +49,7 @@ export const identity = deployable<IdentityDeps>({
       auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
       signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
+      resends: new ResendGate(redis, `${config.redisPrefix}mail-resend:`),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
       mailCallers: new AttemptLimit(redis, `${config.redisPrefix}rl:mail-callers:`, config.mailStartsPerCallerPerHour, 3600),
       devCodes: new DevCodes(redis, config.redisPrefix, config.env !== 'production'),

@@ -15,7 +15,8 @@ import type { Db } from '@floe/db';
 // The per-address budget alone let one client mail any number of addresses:
 // every start that mails (the four: sign-up code, password sign-up link,
 // recovery code, reset link) also spends one budget per caller address,
-// FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR (5 an hour), shared by the four.
+// FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR (5 an hour), shared by the four. The
+// 60 s rule holds for starts fired together too (ResendGate).
 
 export const CODE_SECONDS = 600;
 export const CODE_LENGTH = 6;
@@ -34,43 +35,84 @@ function codeMatches(email: string, code: string, hash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The two budgets a mailing start spends: per e-mail address (`starts`) and per caller address (`mailCallers`), each in Redis, taken atomically. */
+/**
+ * The 60 s rule held under concurrency: a key in Redis per address and
+ * purpose, taken with SET NX for 60 s before a start goes ahead, so of starts
+ * racing to mail one address one goes ahead and the others are 429. It is
+ * taken whether or not an account exists (recovery and reset answer alike
+ * either way), and handed back when the start fails before its mail.
+ */
+export class ResendGate {
+  constructor(private readonly redis: Redis, private readonly prefix: string) {}
+
+  private key(purpose: string, email: string): string {
+    return `${this.prefix}${purpose}:${email.toLowerCase()}`;
+  }
+
+  /** Null when taken now; else the seconds until it is free. */
+  async take(purpose: string, email: string): Promise<number | null> {
+    const key = this.key(purpose, email);
+    if ((await this.redis.set(key, '1', 'EX', RESEND_SECONDS, 'NX')) === 'OK') return null;
+    return Math.max(1, await this.redis.ttl(key));
+  }
+
+  async release(purpose: string, email: string): Promise<void> {
+    await this.redis.del(this.key(purpose, email));
+  }
+}
+
+/** What a mailing start spends: the resend gate, and the budgets per e-mail address (`starts`) and per caller address (`mailCallers`), each in Redis, taken atomically. */
 export interface MailBudgets {
+  resends: ResendGate;
   starts: AttemptLimit;
   mailCallers: AttemptLimit;
 }
 
-/** Who a start mails, and who asks: the e-mail address, and the caller's address as the gateway proves it (req.ip). */
+/** Who a start mails, for what, and who asks: the e-mail address, the purpose, and the caller's address as the gateway proves it (req.ip). */
 export interface MailAsk {
   email: string;
+  purpose: CodePurpose | 'welcome' | 'reset';
   caller: string;
 }
 
 /**
  * Every start that mails an address (sign-up and recovery codes, set-password
- * and reset links): 429 when the last one to it went out less than 60 s ago,
- * when the caller's address has used its mailing starts for the hour, or when
- * the e-mail address has. The caller's budget is asked first, so a caller past
- * it spends no address's budget; a start refused by the 60 s rule spends
- * neither. An attempt that is let through counts even if it then fails (a
- * handle taken, a mail server refusing).
+ * and reset links) runs its work through here: 429 when the last one to it
+ * went out less than 60 s ago (the stored code or link says so, and the
+ * resend gate holds it against starts racing), when the caller's address has
+ * used its mailing starts for the hour, or when the e-mail address has. The
+ * gate is taken first and handed back when a budget refuses or the work fails
+ * (a handle taken, a mail server refusing), so a retry can go ahead at once;
+ * the caller's budget is asked before the address's, so a caller past it
+ * spends no address's budget. A start let through counts in both budgets
+ * even if its work then fails.
  */
-export async function admitMail(d: MailBudgets, ask: MailAsk, lastSentAt: Date | null, what: 'code' | 'link'): Promise<void> {
+export async function withMailAdmitted<T>(d: MailBudgets, ask: MailAsk, lastSentAt: Date | null, what: 'code' | 'link', work: () => Promise<T>): Promise<T> {
+  const tooSoon = (seconds: number) => rateLimited(seconds, `a ${what} was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
   const age = lastSentAt ? (Date.now() - lastSentAt.getTime()) / 1000 : Infinity;
-  if (age < RESEND_SECONDS) throw rateLimited(Math.ceil(RESEND_SECONDS - age), `a ${what} was sent less than ${RESEND_SECONDS} s ago; use it, or ask again shortly`);
-  const callerWait = await d.mailCallers.take(ask.caller);
-  if (callerWait !== null) {
-    throw rateLimited(callerWait, `at most ${d.mailCallers.points} sign-up, recovery and reset mails an hour from one address`);
+  if (age < RESEND_SECONDS) throw tooSoon(Math.ceil(RESEND_SECONDS - age));
+  const gateWait = await d.resends.take(ask.purpose, ask.email);
+  if (gateWait !== null) throw tooSoon(gateWait);
+  try {
+    const callerWait = await d.mailCallers.take(ask.caller);
+    if (callerWait !== null) {
+      throw rateLimited(callerWait, `at most ${d.mailCallers.points} sign-up, recovery and reset mails an hour from one address`);
+    }
+    const wait = await d.starts.take(ask.email);
+    if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} mails an hour for one address`);
+    return await work();
+  } catch (err) {
+    await d.resends.release(ask.purpose, ask.email).catch(() => undefined);
+    throw err;
   }
-  const wait = await d.starts.take(ask.email);
-  if (wait !== null) throw rateLimited(wait, `at most ${STARTS_PER_HOUR} mails an hour for one address`);
 }
 
-/** admitMail for a code; the pending code it replaces, if any. */
-export async function admitStart(d: MailBudgets & { prisma: Db }, ask: MailAsk, purpose: CodePurpose): Promise<EmailCodeRecord | null> {
-  const existing = await pendingCode(d.prisma, ask.email, purpose);
-  await admitMail(d, ask, existing?.createdAt ?? null, 'code');
-  return existing;
+/** withMailAdmitted for a code; `work` is given the pending code it replaces, if any. */
+export async function withCodeAdmitted<T>(
+  d: MailBudgets & { prisma: Db }, ask: MailAsk & { purpose: CodePurpose }, work: (existing: EmailCodeRecord | null) => Promise<T>,
+): Promise<T> {
+  const existing = await pendingCode(d.prisma, ask.email, ask.purpose);
+  return withMailAdmitted(d, ask, existing?.createdAt ?? null, 'code', () => work(existing));
 }
 
 export type CodeCheck = { ok: true; code: EmailCodeRecord } | { ok: false; error: HttpError };

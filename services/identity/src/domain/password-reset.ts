@@ -5,7 +5,7 @@ import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/lo
 import { firstOrganizationOf } from '../store/memberships';
 import { accountByEmail, credentialsOf, markEmailVerified, setPasswordHash } from '../store/principals';
 import { revokeSessionsOf } from '../store/sessions';
-import { admitMail } from './email-codes';
+import { withMailAdmitted } from './email-codes';
 import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { checkedPassword, takeLoginAttempt, type PasswordLimitDeps } from './login';
 import { checkPassword, hashPassword } from './passwords';
@@ -23,15 +23,15 @@ import type { PasswordSignupDeps } from './password-signup';
 /** `caller`: the caller's address (req.ip); the start spends its budget and the e-mail address's, whether or not an account exists. */
 export async function startReset(d: PasswordSignupDeps, email: string, caller: string) {
   const previous = await newestLoginToken(d.prisma, email, 'reset');
-  await admitMail(d, { email, caller }, previous?.createdAt ?? null, 'link');
-  const account = await accountByEmail(d.prisma, email);
-  let delivery = d.mailer.delivery;
-  if (account?.kind === 'human') {
+  const delivery = await withMailAdmitted(d, { email, purpose: 'reset', caller }, previous?.createdAt ?? null, 'link', async () => {
+    const account = await accountByEmail(d.prisma, email);
+    if (account?.kind !== 'human') return d.mailer.delivery;
     const link = newLinkToken();
-    delivery = await d.mailer.send(resetLinkMail(email, linkUrl(d.config.baseUrl, 'reset', link.token), RESET_SECONDS / 60));
+    const sent = await d.mailer.send(resetLinkMail(email, linkUrl(d.config.baseUrl, 'reset', link.token), RESET_SECONDS / 60));
     await d.devCodes.keep(email, 'reset', link.token, RESET_SECONDS);
     await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'reset', email, principalId: account.principalId, details: {}, expiresAt: new Date(Date.now() + RESET_SECONDS * 1000) });
-  }
+    return sent;
+  });
   return { email, delivery, expires_in: RESET_SECONDS, next: ['open the link in the mail to choose a new password (POST /v1/auth/password/reset)'] };
 }
 

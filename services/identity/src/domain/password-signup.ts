@@ -6,7 +6,7 @@ import type { Delivery } from '../mail/mailer';
 import { welcomeLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
 import { accountByEmail, insertPersonWithPassword } from '../store/principals';
-import { admitMail } from './email-codes';
+import { withMailAdmitted } from './email-codes';
 import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { joinFor, type Join } from './joins';
 import { checkPassword, hashPassword } from './passwords';
@@ -46,24 +46,26 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
   }
   const previous = await newestLoginToken(d.prisma, a.email, 'welcome');
   const caller = req.ip ?? 'unknown';
-  await admitMail(d, { email: a.email, caller }, previous?.createdAt ?? null, 'link');
-  // An invitation places the person in the inviting organisation: the organisation fields are ignored.
-  const join = await joinFor(d.prisma, a.email);
+  const { delivery, organization, join } = await withMailAdmitted(d, { email: a.email, purpose: 'welcome', caller }, previous?.createdAt ?? null, 'link', async () => {
+    // An invitation places the person in the inviting organisation: the organisation fields are ignored.
+    const join = await joinFor(d.prisma, a.email);
 
-  const principalId = (previous?.details as Partial<WelcomeDetails> | undefined)?.principal_id ?? newPrincipalId();
-  const reserved = join ? null : await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle, clientAddress: caller, holdSeconds: WELCOME_SECONDS });
-  const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
-  const link = newLinkToken();
-  let delivery: Delivery;
-  try {
-    delivery = await d.mailer.send(welcomeLinkMail(a.email, linkUrl(d.config.baseUrl, 'welcome', link.token), WELCOME_SECONDS / 86_400));
-  } catch (err) {
-    if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
-    throw err;
-  }
-  const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, join, return_to: a.returnTo };
-  await d.devCodes.keep(a.email, 'welcome', link.token, WELCOME_SECONDS);
-  await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'welcome', email: a.email, principalId: null, details: { ...details }, expiresAt: new Date(Date.now() + WELCOME_SECONDS * 1000) });
+    const principalId = (previous?.details as Partial<WelcomeDetails> | undefined)?.principal_id ?? newPrincipalId();
+    const reserved = join ? null : await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle, clientAddress: caller, holdSeconds: WELCOME_SECONDS });
+    const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
+    const link = newLinkToken();
+    let delivery: Delivery;
+    try {
+      delivery = await d.mailer.send(welcomeLinkMail(a.email, linkUrl(d.config.baseUrl, 'welcome', link.token), WELCOME_SECONDS / 86_400));
+    } catch (err) {
+      if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+      throw err;
+    }
+    const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, join, return_to: a.returnTo };
+    await d.devCodes.keep(a.email, 'welcome', link.token, WELCOME_SECONDS);
+    await insertLoginToken(d.prisma, { tokenHash: link.hash, purpose: 'welcome', email: a.email, principalId: null, details: { ...details }, expiresAt: new Date(Date.now() + WELCOME_SECONDS * 1000) });
+    return { delivery, organization, join };
+  });
   await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization?.org_id ?? join?.org_id ?? null, targetType: 'email', targetId: a.email, data: { delivery, via: 'password', organization: organization?.handle ?? null, will_join: join?.handle ?? null } });
   return {
     email: a.email,

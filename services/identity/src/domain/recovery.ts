@@ -4,7 +4,7 @@ import { recoveryCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
 import { accountByEmail, markEmailVerified } from '../store/principals';
 import { issueApiKey } from './api-keys';
-import { CODE_SECONDS, admitStart, checkCode, codeHash, newCode } from './email-codes';
+import { CODE_SECONDS, checkCode, codeHash, newCode, withCodeAdmitted } from './email-codes';
 import type { SignupDeps } from './signup';
 
 // Spec: POST /v1/recover/start and POST /v1/recover/verify. Recovery mints a
@@ -14,15 +14,15 @@ import type { SignupDeps } from './signup';
 // and the caller's start budgets either way.
 
 export async function startRecovery(d: SignupDeps, req: Request, email: string) {
-  await admitStart(d, { email, caller: req.ip ?? 'unknown' }, 'recovery');
-  const account = await accountByEmail(d.prisma, email);
-  let delivery: 'email' | 'log' | 'smtp' = 'smtp';
-  if (account) {
+  const delivery = await withCodeAdmitted(d, { email, purpose: 'recovery', caller: req.ip ?? 'unknown' }, async () => {
+    const account = await accountByEmail(d.prisma, email);
+    if (!account) return 'smtp' as const;
     const code = newCode();
-    delivery = await d.mailer.send(recoveryCodeMail(email, code, CODE_SECONDS / 60));
+    const sent = await d.mailer.send(recoveryCodeMail(email, code, CODE_SECONDS / 60));
     await putCode(d.prisma, { email, purpose: 'recovery', codeHash: codeHash(email, code), details: { principal_id: account.principalId }, expiresAt: new Date(Date.now() + CODE_SECONDS * 1000) });
     await d.devCodes.keep(email, 'recovery', code);
-  }
+    return sent;
+  });
   await writeAudit(d.db, req, { action: 'recovery.start', actorId: null, actorKind: null, targetType: 'email', targetId: email, data: { delivery } });
   return {
     email,

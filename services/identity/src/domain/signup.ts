@@ -1,5 +1,4 @@
 import type { Request } from 'express';
-import type { AttemptLimit } from '@floe/auth';
 import { TERMS, type FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
@@ -9,7 +8,7 @@ import { signupCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
 import { accountByEmail, insertPrincipal } from '../store/principals';
 import { issueApiKey } from './api-keys';
-import { CODE_LENGTH, CODE_SECONDS, admitStart, checkCode, codeHash, newCode, type DevCodes } from './email-codes';
+import { CODE_LENGTH, CODE_SECONDS, checkCode, codeHash, newCode, withCodeAdmitted, type DevCodes, type MailBudgets } from './email-codes';
 import { joinFor } from './joins';
 import { newPrincipalId } from './principals';
 
@@ -22,13 +21,10 @@ import { newPrincipalId } from './principals';
 // verify that failed part-way is finished by the next; twenty at once make
 // one account.
 
-export interface SignupDeps {
+export interface SignupDeps extends MailBudgets {
   prisma: PrismaClient;
   db: SqlClient;
   mailer: Mailer;
-  starts: AttemptLimit;
-  /** Mailing starts per caller address (FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR), shared by the four starts. */
-  mailCallers: AttemptLimit;
   devCodes: DevCodes;
   config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
 }
@@ -54,29 +50,31 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
     throw conflict('already_exists', `an account for ${s.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
   const caller = req.ip ?? 'unknown';
-  const previous = await admitStart(d, { email: s.email, caller }, 'signup');
-  // An invitation places the person in the inviting organisation (`will_join`): nothing of theirs is reserved.
-  const join = await joinFor(d.prisma, s.email);
-  const before = previous?.details as Partial<SignupDetails> | undefined;
-  // One person across restarts of the sign-up: the pending organisation is reserved for this id.
-  const principalId = before?.principal_id ?? newPrincipalId();
   const workspace = s.workspace ?? s.organizationName ?? s.handle ?? s.email.split('@')[0];
-  const reserved = !join && (s.organizationName !== undefined || s.handle !== undefined)
-    ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle, clientAddress: caller, holdSeconds: CODE_SECONDS })
-    : null;
-  const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
-  const code = newCode();
-  // The mail before the code is kept: a server that refuses leaves no code, and no reservation this start made.
-  let delivery: Delivery;
-  try {
-    delivery = await d.mailer.send(signupCodeMail(s.email, code, CODE_SECONDS / 60));
-  } catch (err) {
-    if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
-    throw err;
-  }
-  const details: SignupDetails = { principal_id: principalId, workspace, full_name: s.fullName ?? null, organization };
-  await putCode(d.prisma, { email: s.email, purpose: 'signup', codeHash: codeHash(s.email, code), details: { ...details }, expiresAt: new Date(Date.now() + CODE_SECONDS * 1000) });
-  await d.devCodes.keep(s.email, 'signup', code);
+  const { delivery, organization, join } = await withCodeAdmitted(d, { email: s.email, purpose: 'signup', caller }, async (previous) => {
+    // An invitation places the person in the inviting organisation (`will_join`): nothing of theirs is reserved.
+    const join = await joinFor(d.prisma, s.email);
+    const before = previous?.details as Partial<SignupDetails> | undefined;
+    // One person across restarts of the sign-up: the pending organisation is reserved for this id.
+    const principalId = before?.principal_id ?? newPrincipalId();
+    const reserved = !join && (s.organizationName !== undefined || s.handle !== undefined)
+      ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle, clientAddress: caller, holdSeconds: CODE_SECONDS })
+      : null;
+    const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
+    const code = newCode();
+    // The mail before the code is kept: a server that refuses leaves no code, and no reservation this start made.
+    let delivery: Delivery;
+    try {
+      delivery = await d.mailer.send(signupCodeMail(s.email, code, CODE_SECONDS / 60));
+    } catch (err) {
+      if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+      throw err;
+    }
+    const details: SignupDetails = { principal_id: principalId, workspace, full_name: s.fullName ?? null, organization };
+    await putCode(d.prisma, { email: s.email, purpose: 'signup', codeHash: codeHash(s.email, code), details: { ...details }, expiresAt: new Date(Date.now() + CODE_SECONDS * 1000) });
+    await d.devCodes.keep(s.email, 'signup', code);
+    return { delivery, organization, join };
+  });
   await writeAudit(d.db, req, { action: 'signup.start', actorId: null, actorKind: null, orgId: organization?.org_id ?? null, targetType: 'email', targetId: s.email, data: { delivery, organization: organization?.handle ?? null } });
   return {
     email: s.email,
