@@ -48,6 +48,13 @@ export const creationMeasureJobId = (warehouseId: string): string => `creation-$
 
 export const MEASURE_JOB_OPTIONS = { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
 
+/**
+ * A sweep's measure jobs wait behind every job without a priority (BullMQ
+ * takes those first): a new catalog's first sample and the next sweep's
+ * fan-out are never queued behind a sweep of thousands of catalogs.
+ */
+export const SWEEP_MEASURE_JOB_OPTIONS = { ...MEASURE_JOB_OPTIONS, priority: 10 } as const;
+
 /** A sweep that failed is not retried: the next one comes within its interval. */
 export const SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
 

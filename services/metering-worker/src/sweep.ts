@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import {
-  MEASURE_JOB_OPTIONS, METERING_QUEUE, METERING_SWEEP_SCHEDULER, SWEEP_JOB_OPTIONS, sweepMeasureJobId, sweepSlot, type MeasureJob,
+  METERING_QUEUE, METERING_SWEEP_SCHEDULER, SWEEP_JOB_OPTIONS, SWEEP_MEASURE_JOB_OPTIONS, sweepMeasureJobId, sweepSlot, type MeasureJob,
 } from '@floe/queues';
 import type { MeteringDeps } from './deps';
 import { measureCatalog } from './measure';
@@ -26,7 +26,7 @@ export async function fanOut(d: MeteringDeps, queue: Queue, job: Job): Promise<s
     const data: MeasureJob = {
       warehouse_id: w.id, source: 'sweep', slot, traffic: perBucket && catalogTraffic(perBucket, [w.tableBucket, w.blobBucket], since),
     };
-    return { name: 'measure', data, opts: { ...MEASURE_JOB_OPTIONS, jobId: sweepMeasureJobId(w.id, slot) } };
+    return { name: 'measure', data, opts: { ...SWEEP_MEASURE_JOB_OPTIONS, jobId: sweepMeasureJobId(w.id, slot) } };
   }));
   return `slot ${slot}: ${catalogs.length} catalogs queued`;
 }
