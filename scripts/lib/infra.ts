@@ -91,6 +91,31 @@ export function redact(url: string): string {
 }
 
 /** A port nobody listens on right now (for test stacks that must not collide with a running one). */
+/**
+ * `count` distinct free ports: every listener is held open until all are
+ * chosen, so the kernel cannot hand one port out twice (one at a time, a
+ * port just closed may come back: a private stack once gave its gateway and
+ * its tool server the same port, and the gateway never listened).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const srv = net.createServer();
+      srv.unref();
+      servers.push(srv);
+      ports.push(await new Promise<number>((resolveP, reject) => {
+        srv.on('error', reject);
+        srv.listen(0, '127.0.0.1', () => resolveP((srv.address() as net.AddressInfo).port));
+      }));
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((srv) => new Promise((r) => srv.close(() => r(undefined)))));
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolveP, reject) => {
     const srv = net.createServer();

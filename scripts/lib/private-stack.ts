@@ -9,7 +9,7 @@ import pg from 'pg';
 import { loadConfig } from '@floe/config';
 import { dropDatabase } from '@floe/db';
 import { RgwStorage } from '@floe/storage';
-import { freePort } from './infra';
+import { freePort, freePorts } from './infra';
 import { readState, startStack, stopStack, type StackState } from './stack';
 import { stackPaths } from './stack-env';
 
@@ -44,9 +44,9 @@ export async function startPrivateStack(label: string, extraEnv: NodeJS.ProcessE
     FLOE_REDIS_PREFIX: `floe:${label}:${id}:`,
     FLOE_BOOTSTRAP_SECRET: randomBytes(24).toString('hex'),
   };
-  for (const setting of Object.values(PORT_SETTINGS)) own[setting] = String(await freePort());
-  own.FLOE_MAIL_SMTP_PORT = String(await freePort());
-  own.FLOE_INGEST_INTERNAL_PORT = String(await freePort());
+  const settings = [...Object.values(PORT_SETTINGS), 'FLOE_MAIL_SMTP_PORT', 'FLOE_INGEST_INTERNAL_PORT'];
+  const ports = await freePorts(settings.length);
+  settings.forEach((setting, i) => { own[setting] = String(ports[i]); });
   const { state } = await startStack(paths, { detached: true, baseEnv: privateEnv(own, extraEnv) });
   return { state, stateFile: paths.stateFile };
 }

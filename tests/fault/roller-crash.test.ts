@@ -49,6 +49,7 @@ test.each(['after_files', 'after_commit', 'before_mark'] as const)('a roller kil
   const key = await orgAdminKey(state, 'roller');
   const auth = { Authorization: `Bearer ${key}` };
   const project = await api().post('/v1/projects').set(auth).send({ name: `p-${stage}` });
+  if (project.status !== 201) throw new Error(`project: ${project.status} ${JSON.stringify(project.body)}`);
   const w = await api().post('/v1/warehouses').set(auth).send({ project_id: project.body.project_id, name: `lake_${stage}` });
   expect(w.status).toBe(201);
   await api().post('/v1/tables').set(auth).send({ warehouse_id: w.body.warehouse_id, namespace: 'ev', name: 't', schema: { type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] } }).expect(201);
