@@ -4,7 +4,9 @@
 // helpers are exported here.
 export { decimalRequiredBytes, partitionResultType, partitionType, requirePrimitive } from './types.js';
 export type { IcebergValue } from './values.js';
-export { compareValues, fromBinary, toBinary, toInternal } from './values.js';
+export {
+  compareValues, fromBinary, toBinary, toInternal, truncateBinaryLower, truncateBinaryUpper, truncateStringLower, truncateStringUpper,
+} from './values.js';
 export { conformValue } from './nested-values.js';
 export type { AvroCodec, AvroContainer } from './avro.js';
 export { avroType, bigintLongType, readAvroContainer, readAvroHeader, writeAvroContainer } from './avro.js';
