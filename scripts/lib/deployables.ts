@@ -20,6 +20,7 @@ export const DEPLOYABLES: Deployable[] = [
   { name: 'mcp-server', entry: 'services/mcp-server/src/main.ts', port: (c) => c.ports.mcp, health: '/healthz' },
   { name: 'roller-worker', entry: 'services/roller-worker/src/main.ts', port: (c) => c.ports.rollerHealth, health: '/healthz' },
   { name: 'metering-worker', entry: 'services/metering-worker/src/main.ts', port: (c) => c.ports.meteringHealth, health: '/healthz' },
+  { name: 'maintenance-worker', entry: 'services/maintenance-worker/src/main.ts', port: (c) => c.ports.maintenanceHealth, health: '/healthz' },
   { name: 'teardown-worker', entry: 'services/teardown-worker/src/main.ts', port: (c) => c.ports.teardownHealth, health: '/healthz' },
   // The gateway's /healthz is answered through identity, so it passes only when routing works end to end.
   { name: 'gateway', entry: 'services/gateway/src/main.ts', port: (c) => c.ports.gateway, health: '/healthz' },

@@ -24,6 +24,7 @@ const PORT_SETTINGS: Record<string, string> = {
   'teardown-worker': 'FLOE_TEARDOWN_HEALTH_PORT',
   'roller-worker': 'FLOE_ROLLER_HEALTH_PORT',
   'metering-worker': 'FLOE_METERING_HEALTH_PORT',
+  'maintenance-worker': 'FLOE_MAINTENANCE_HEALTH_PORT',
   mail: 'FLOE_MAIL_WEB_PORT',
 };
 

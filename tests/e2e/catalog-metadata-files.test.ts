@@ -52,9 +52,9 @@ test('with delete-after-commit, only the current file and the logged previous on
   expect(await metadataFiles(location)).toEqual(expected);
 });
 
-test('without it, every metadata file stays while the log is still bounded', async () => {
+test('switched off, every metadata file stays while the log is still bounded (the catalog turns it on for a table that does not say)', async () => {
   const created = await catalog().post(`/v1/${wh.id}/namespaces/m/tables`).set(bearer(rw)).send({
-    name: 'keep', schema, properties: { 'write.metadata.previous-versions-max': '1' },
+    name: 'keep', schema, properties: { 'write.metadata.previous-versions-max': '1', 'write.metadata.delete-after-commit.enabled': 'false' },
   }).expect(200);
   await commitTimes('keep', 3);
   const loaded = (await catalog().get(`/v1/${wh.id}/namespaces/m/tables/keep`).set(bearer(rw))).body;

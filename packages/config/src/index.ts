@@ -45,6 +45,7 @@ const EnvSchema = z.object({
   FLOE_TEARDOWN_HEALTH_PORT: port(8093),
   FLOE_ROLLER_HEALTH_PORT: port(8091),
   FLOE_METERING_HEALTH_PORT: port(8092),
+  FLOE_MAINTENANCE_HEALTH_PORT: port(8094),
   // The development mail server's SMTP and web (inbox and REST API) ports.
   FLOE_MAIL_SMTP_PORT: port(1025),
   FLOE_MAIL_WEB_PORT: port(1080),
@@ -123,6 +124,9 @@ const EnvSchema = z.object({
   // creation a catalog's first sample is taken (spec: about 120 s). A test stack shortens both.
   FLOE_METERING_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
   FLOE_METERING_FIRST_SAMPLE_SECONDS: z.coerce.number().int().min(0).default(120),
+  // Table maintenance (services/maintenance-worker): the sweep's interval, and how old an unreferenced file under a table's location must be before the orphan pass removes it (3 days: writers still in flight).
+  FLOE_MAINTENANCE_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
+  FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: z.coerce.number().int().min(0).default(259_200),
   // Fault tests only: the metering worker exits once its first measure job's report is recorded.
   FLOE_METERING_CRASH_AT: z.enum(['after_report']).optional(),
   // Fault tests only: the roller process exits at this stage of a roll.
@@ -149,7 +153,7 @@ export interface FloeConfig {
   provider: string;
   ports: {
     gateway: number; identity: number; controlPlane: number; ingest: number; ingestInternal: number; mcp: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
-    mailSmtp: number; mailWeb: number;
+    maintenanceHealth: number; mailSmtp: number; mailWeb: number;
   };
   baseUrl: string;
   catalogUrl: string;
@@ -184,6 +188,8 @@ export interface FloeConfig {
   /** The metering worker's sweep interval and the delay of a new catalog's first sample, in seconds. */
   metering: { sweepSeconds: number; firstSampleSeconds: number; crashAt: 'after_report' | undefined };
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
+  /** Table maintenance: the sweep's interval, and the age an unreferenced file needs before the orphan pass removes it. */
+  maintenance: { sweepSeconds: number; orphanAgeSeconds: number };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
   teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
   listenHost: string;
@@ -230,6 +236,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       teardownHealth: e.FLOE_TEARDOWN_HEALTH_PORT,
       meteringHealth: e.FLOE_METERING_HEALTH_PORT,
       rollerHealth: e.FLOE_ROLLER_HEALTH_PORT,
+      maintenanceHealth: e.FLOE_MAINTENANCE_HEALTH_PORT,
       mailSmtp: e.FLOE_MAIL_SMTP_PORT,
       mailWeb: e.FLOE_MAIL_WEB_PORT,
     },
@@ -268,6 +275,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
+    maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
     trustProxy: e.FLOE_TRUST_PROXY,

@@ -5,3 +5,4 @@
 export * from './metadata/index';
 export * from './views/index';
 export * from './files/index';
+export * from './maintenance/index';

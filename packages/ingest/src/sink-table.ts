@@ -1,4 +1,4 @@
-import { currentSchema, currentSchemaId, schemasOf, type Schema, type TableMetadata, type TableRequirement, type TableUpdate } from '@floe/iceberg';
+import { METADATA_RETENTION_PROPERTIES, currentSchema, currentSchemaId, schemasOf, type Schema, type TableMetadata, type TableRequirement, type TableUpdate } from '@floe/iceberg';
 import { INGEST_TS } from './rows';
 
 // What a sink changes in its table on its first roll, in one home: the
@@ -6,11 +6,8 @@ import { INGEST_TS } from './rows';
 // (`table_changes`). The first roll adds the optional `__ingest_ts` column
 // and the metadata-retention properties, in one commit; no partitioning.
 
-/** Metadata retention: a table that takes an append every few minutes keeps 20 metadata files, not thousands. */
-export const SINK_TABLE_PROPERTIES: Readonly<Record<string, string>> = {
-  'write.metadata.delete-after-commit.enabled': 'true',
-  'write.metadata.previous-versions-max': '20',
-};
+/** Metadata retention (packages/iceberg table-defaults.ts): a table that takes an append every few minutes keeps 20 metadata files, not thousands. */
+export const SINK_TABLE_PROPERTIES = METADATA_RETENTION_PROPERTIES;
 
 /** The first-roll changes as a sink's record shows them. */
 export const SINK_TABLE_CHANGES = {

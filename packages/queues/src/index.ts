@@ -1,9 +1,10 @@
 // Queue names and job payloads shared by their producers (control plane) and
 // consumers (workers). Job ids derive from the subject, so a duplicate enqueue
 // or a retried request adds nothing.
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
+import { MAINTENANCE_QUEUE } from './maintenance';
 import { METERING_QUEUE } from './metering';
 import { OAUTH_PRUNE_QUEUE } from './oauth-prune';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
@@ -13,6 +14,8 @@ import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
 import { TEARDOWN_QUEUE, TEARDOWN_SWEEP_QUEUE } from './teardown';
 
 export * from './catalog-purge';
+export * from './maintenance';
+export * from './maintenance-rules';
 export * from './metering';
 export * from './oauth-prune';
 export * from './org-erasure';
@@ -34,6 +37,7 @@ export const QUEUES = {
   uploaderExpiry: UPLOADER_EXPIRY_QUEUE,
   oauthPrune: OAUTH_PRUNE_QUEUE,
   storagePolicies: STORAGE_POLICY_QUEUE,
+  maintenance: MAINTENANCE_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -74,8 +78,16 @@ export function queueConnection(redisUrl: string): ConnectionOptions {
 /** BullMQ's key prefix for a stack (no trailing colon: BullMQ adds its own). */
 export const queuePrefix = (redisPrefix: string) => `${redisPrefix}bull`;
 
+/** What a deployable that consumes and produces jobs holds: BullMQ's connection options, its key prefix, and a producer over them. */
+export function queueDeps(redisUrl: string, redisPrefix: string): { connection: ConnectionOptions; prefix: string; producers: Producers } {
+  const connection = queueConnection(redisUrl);
+  const prefix = queuePrefix(redisPrefix);
+  return { connection, prefix, producers: new Producers(connection, prefix) };
+}
+
 export class Producers {
   private readonly queues = new Map<QueueName, Queue>();
+  private readonly events = new Map<QueueName, QueueEvents>();
   constructor(private readonly connection: ConnectionOptions, private readonly prefix: string) {}
 
   private queue(name: QueueName): Queue {
@@ -101,7 +113,23 @@ export class Producers {
     return this.queue(name).getJobState(jobId);
   }
 
+  /**
+   * Adds a job and waits for its worker's answer (its return value), up to
+   * `timeoutMs`: a request answered by a worker (a maintenance dry run). A job
+   * that fails or takes too long rejects; nothing waits for it afterwards.
+   */
+  async addAndWait(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }, timeoutMs: number): Promise<unknown> {
+    let events = this.events.get(name);
+    if (!events) {
+      events = new QueueEvents(name, { connection: this.connection, prefix: this.prefix });
+      this.events.set(name, events);
+    }
+    await events.waitUntilReady();
+    const job = await this.queue(name).add(jobName, data, opts);
+    return job.waitUntilFinished(events, timeoutMs);
+  }
+
   async close(): Promise<void> {
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    await Promise.allSettled([...this.queues.values(), ...this.events.values()].map((q) => q.close()));
   }
 }

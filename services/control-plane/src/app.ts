@@ -23,6 +23,7 @@ import { mountProjects } from './routes/projects';
 import { mountPublicCatalogs } from './routes/public-catalogs';
 import { mountSinkDevice } from './routes/sink-device';
 import { mountSinks } from './routes/sinks';
+import { mountTableMaintenance } from './routes/table-maintenance';
 import { mountTables } from './routes/tables';
 import { mountUnbuilt } from './routes/unbuilt';
 import { mountUploaders } from './routes/uploaders';
@@ -52,6 +53,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountBlobs(app, d);
       mountLifecycle(app, d);
       mountGrants(app, d);
+      mountTableMaintenance(app, d);
       mountTables(app, d);
       mountConnection(app, d);
       mountPublicCatalogs(app, d);

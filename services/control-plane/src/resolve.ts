@@ -1,5 +1,6 @@
 import type { Db } from '@floe/db';
-import { conflict, HttpError, notFound } from '@floe/http';
+import { badRequest, conflict, HttpError, notFound } from '@floe/http';
+import { requireLevel } from './access/require';
 import type { AccessContext } from './access/context';
 import { reachableProjects, type ProjectRow } from './store/projects';
 import { tombstonesFor, visibleWarehouses, type TombstoneRecord, type VisibleWarehouse } from './store/warehouses';
@@ -83,4 +84,19 @@ export function tombstoneView(t: TombstoneRecord) {
 export function isRestorable(t: Pick<TombstoneRecord, 'status' | 'teardownStep' | 'teardownAfter'>): boolean {
   return t.status === 'deleting' && (t.teardownStep === 'queued' || t.teardownStep === 'restoring')
     && t.teardownAfter !== null && t.teardownAfter.getTime() > Date.now();
+}
+
+/**
+ * The warehouse a table route names by `warehouse_id` or its alias
+ * `warehouse` (query or body): resolved by id or name, read level held,
+ * ready (503 `provisioning` otherwise).
+ */
+export async function tableWarehouse(db: Db, ctx: AccessContext, source: Record<string, unknown>): Promise<VisibleWarehouse> {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  const which = text(source.warehouse_id) ?? text(source.warehouse);
+  if (!which) throw badRequest('missing_field', 'warehouse_id is required (id or name)', { field: 'warehouse_id' });
+  const w = await resolveWarehouse(db, ctx, which);
+  await requireLevel(db, w, 'read', 'reading tables');
+  requireReady(w);
+  return w;
 }

@@ -3,7 +3,7 @@ import { CatalogClient } from '@floe/catalog-client';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type ProcessDeps } from '@floe/http';
-import { queueConnection, queuePrefix } from '@floe/queues';
+import { queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { ShareThread } from './share-thread';
 
@@ -15,6 +15,8 @@ export interface RollerDeps extends ProcessDeps {
   /** Opens the warehouses' sealed storage secret keys: a roll reads and writes the blob bucket as the warehouse. */
   keyring: Keyring;
   catalog: CatalogClient;
+  /** Queues a table's maintenance run when a roll sees it cross a rule (maintenance-trigger.ts). */
+  producers: Producers;
   /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
@@ -30,11 +32,10 @@ export const rollerWorker = deployable<RollerDeps>({
     storage: deploymentStorage(config.s3),
     keyring: new Keyring(config.dataKeys),
     catalog: new CatalogClient(config),
-    connection: queueConnection(config.redisUrl),
-    prefix: queuePrefix(config.redisPrefix),
+    ...queueDeps(config.redisUrl, config.redisPrefix),
     shares: new ShareThread(),
   }),
-  close: (d) => [d.shares.close(), d.prisma.$disconnect()],
+  close: (d) => [d.shares.close(), d.producers.close(), d.prisma.$disconnect()],
 });
 
 /** A roller's deps outside its main (bench/ingest runs rolls in its own process). */

@@ -54,6 +54,7 @@ export { parsePrimitiveType, type ParsedPrimitive, type PrimitiveKind } from './
 export { InvalidUpdateError } from './errors';
 export { normalizeTableMetadata, type NormalizedTableMetadata } from './normalize';
 export { newTableMetadata, type NewTableOptions } from './new-table';
+export { METADATA_RETENTION_PROPERTIES } from './table-defaults';
 export { checkRequirements, type RequirementFailure } from './requirements';
 export {
   applyUpdates,

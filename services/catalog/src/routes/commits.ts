@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import {
-  InvalidUpdateError, metadataFileLocation, metadataFileName, newTableMetadata, parseCreateTableRequest, parseTableRequirements, parseTableUpdates,
+  InvalidUpdateError, METADATA_RETENTION_PROPERTIES, metadataFileLocation, metadataFileName, newTableMetadata, parseCreateTableRequest, parseTableRequirements, parseTableUpdates,
   serializeTableMetadata, type CreateTableRequest, type FormatVersion, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { route } from '@floe/http';
@@ -54,7 +54,8 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
     if (await nameTaken(d.db, wh.id, ns, name)) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
     const location = locationOfNewTable(wh, ns, name, body.location);
-    const properties = body.properties ?? {};
+    // Floe's defaults where the request does not set them (Iceberg catalogs' table-default.* properties): metadata clean-up at commit.
+    const properties = { ...METADATA_RETENTION_PROPERTIES, ...(body.properties ?? {}) };
     checkWritePaths(properties, location, wh.tableBucket);
     let meta;
     try {

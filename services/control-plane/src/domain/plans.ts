@@ -2,13 +2,8 @@
 // default to. The plans' limits live in packages/db/src/limits.ts (an
 // organisation's effective limits are its plan with the operator's overrides).
 
-export const MAINTENANCE_DEFAULTS = {
-  compaction: true,
-  target_file_size_mb: 128,
-  snapshot_retention_days: 7,
-  max_snapshots: 20,
-  disableable: false,
-} as const;
+/** The maintenance every catalog promises (packages/queues is its one home: the maintenance worker keeps it). */
+export { MAINTENANCE_DEFAULTS } from '@floe/queues';
 
 /** The format versions a catalog's own create paths may default to, as `invalid_value` names them. */
 export const FORMAT_VERSIONS = {

@@ -9,7 +9,7 @@ import { refuseOverQuota } from '../domain/quota';
 import { keysToRemove, propertiesToSet } from '../domain/table-properties';
 import { dropNamespace, dropTable } from '../domain/table-delete';
 import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables';
-import { requireReady, resolveWarehouse } from '../resolve';
+import { tableWarehouse } from '../resolve';
 import type { VisibleWarehouse } from '../store/warehouses';
 
 // Spec: Tables, credentials, connection — the routes that act on tables
@@ -58,14 +58,7 @@ const deleteRef = (req: Request): Json => {
 
 export function mountTables(app: Express, d: ControlPlaneDeps): void {
   /** A warehouse from `warehouse_id` or its alias `warehouse` (query or body). */
-  const warehouseOf = async (req: Request, source: Json): Promise<VisibleWarehouse> => {
-    const which = str(source.warehouse_id) ?? str(source.warehouse);
-    if (!which) throw badRequest('missing_field', 'warehouse_id is required (id or name)', { field: 'warehouse_id' });
-    const w = await resolveWarehouse(d.prisma, req.access!, which);
-    await requireLevel(d.prisma, w, 'read', 'reading tables');
-    requireReady(w);
-    return w;
-  };
+  const warehouseOf = (req: Request, source: Json): Promise<VisibleWarehouse> => tableWarehouse(d.prisma, req.access!, source);
 
   route(app, '/v1/namespaces', {
     get: [...d.authed, async (req, res) => {

@@ -1,0 +1,34 @@
+import { METADATA_RETENTION_PROPERTIES, newTableMetadata, type TableMetadata } from '@floe/iceberg';
+import { rulesCrossed, SNAPSHOT_SLACK } from './maintenance-rules';
+
+// The rules the sweep and the roller judge a table by, in words.
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 27);
+
+function table(snapshots: number, oldestDaysAgo = 0, properties: Record<string, string> = { ...METADATA_RETENTION_PROPERTIES }): TableMetadata {
+  const m = newTableMetadata({ location: 's3://b/t', schema: { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] }, properties });
+  m.snapshots = Array.from({ length: snapshots }, (_, i) => ({
+    'snapshot-id': BigInt(i + 1), 'sequence-number': BigInt(i + 1), 'timestamp-ms': BigInt(NOW - (i === 0 ? oldestDaysAgo * DAY : 0) + i),
+    'manifest-list': `s3://b/t/metadata/snap-${i + 1}.avro`, summary: { operation: 'append' },
+  }));
+  return m;
+}
+
+const judge = (m: TableMetadata, lastOrphanPassMs: number | null = NOW) => rulesCrossed(m, { nowMs: NOW, lastOrphanPassMs, orphanPassEveryMs: DAY });
+
+test('snapshots: past the cap and its slack, or one older than the retention and a day', () => {
+  expect(judge(table(20 + SNAPSHOT_SLACK))).toEqual([]);
+  expect(judge(table(21 + SNAPSHOT_SLACK))).toEqual([{ kind: 'expire_snapshots', detail: '26 snapshots, more than 20 kept' }]);
+  expect(judge(table(3, 8))).toEqual([]);
+  expect(judge(table(3, 9))).toEqual([{ kind: 'expire_snapshots', detail: 'the oldest of 3 snapshots is 9 days old, past the 7 days kept' }]);
+  // One snapshot is never too old: it is the current one.
+  expect(judge(table(1, 30))).toEqual([]);
+});
+
+test('metadata: a table without the retention properties; orphans once a day', () => {
+  expect(judge(table(1, 0, {}))).toEqual([{ kind: 'clean_metadata', detail: 'the table lacks write.metadata.delete-after-commit.enabled and write.metadata.previous-versions-max' }]);
+  expect(judge(table(1), null)).toEqual([{ kind: 'remove_orphans', detail: 'no orphan pass yet' }]);
+  expect(judge(table(1), NOW - 25 * 3_600_000)).toEqual([{ kind: 'remove_orphans', detail: 'the last orphan pass was 25 h ago' }]);
+  expect(judge(table(1), NOW - 23 * 3_600_000)).toEqual([]);
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+// The `maintenance` queue (services/maintenance-worker): table maintenance
+// runs. One `maintain` job per table at a time — its job id names the table,
+// so a second request while one waits joins it instead of queuing another —
+// from a person or token asking (POST /v1/table/maintenance), the hourly
+// sweep's scheduler, or a writer that saw a table cross a rule (the roller).
+// A `plan` job answers a dry run: what a run would do, changing nothing.
+
+export const MAINTENANCE_QUEUE = 'maintenance';
+
+/**
+ * What every catalog promises (its create answer's `maintenance`, spec:
+ * Warehouse fields and Limits) and the worker keeps: the one home of these
+ * numbers.
+ */
+export const MAINTENANCE_DEFAULTS = {
+  compaction: true,
+  target_file_size_mb: 128,
+  snapshot_retention_days: 7,
+  max_snapshots: 20,
+  disableable: false,
+} as const;
+export const MAINTENANCE_SWEEP_SCHEDULER = 'maintenance-sweep';
+
+/** The kinds of run, in the order a run does them (Iceberg's own maintenance operations). */
+export const MAINTENANCE_KINDS = ['expire_snapshots', 'rewrite_manifests', 'compact', 'clean_metadata', 'remove_orphans'] as const;
+export const MaintenanceKind = z.enum(MAINTENANCE_KINDS);
+export type MaintenanceKind = z.infer<typeof MaintenanceKind>;
+
+/** The kinds built so far; the others are refused by the route (400 invalid_value) until their issue's work lands. */
+export const BUILT_MAINTENANCE_KINDS: readonly MaintenanceKind[] = ['expire_snapshots', 'clean_metadata', 'remove_orphans'];
+
+/** Why a run happens: a rule a table crossed (with its inputs in words), the hourly sweep, or someone asking. */
+export const MaintenanceTrigger = z.object({
+  type: z.enum(['rule', 'sweep', 'manual']),
+  detail: z.string().max(500),
+});
+export type MaintenanceTrigger = z.infer<typeof MaintenanceTrigger>;
+
+export const MaintenanceJob = z.object({
+  warehouse_id: z.string().min(1),
+  namespace: z.array(z.string().min(1)).min(1),
+  table: z.string().min(1),
+  kinds: z.array(MaintenanceKind).min(1),
+  trigger: MaintenanceTrigger,
+  /** The principal who asked (manual runs); null for the sweep and rules. */
+  requested_by: z.string().nullable(),
+  request_id: z.string().nullable().optional(),
+});
+export type MaintenanceJob = z.infer<typeof MaintenanceJob>;
+
+/** One waiting run per table: the job id is the table's, so a duplicate enqueue adds nothing. */
+export const maintenanceJobId = (warehouseId: string, namespace: string[], table: string): string =>
+  `maintain-${warehouseId}-${Buffer.from(JSON.stringify([namespace, table])).toString('base64url')}`;
+
+export const MAINTENANCE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100, attempts: 2, backoff: { type: 'exponential', delay: 5000 } } as const;
+
+/** A dry run's job: answered in its return value, never retried (the asker waits for it). */
+export const PLAN_JOB_OPTIONS = { removeOnComplete: { age: 300 }, removeOnFail: { age: 300 }, attempts: 1 } as const;
+
+/** A sweep that failed is not retried: the next one comes within its interval. */
+export const MAINTENANCE_SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;

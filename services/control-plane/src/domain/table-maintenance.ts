@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { toLoadTableResult, type CatalogClient } from '@floe/catalog-client';
+import type { PrismaClient } from '@floe/db';
+import type { Keyring } from '@floe/db/sealed';
+import { HttpError, notImplemented } from '@floe/http';
+import { currentSnapshot, readManifestList, type TableMetadata } from '@floe/iceberg';
+import {
+  BUILT_MAINTENANCE_KINDS, MAINTENANCE_DEFAULTS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed,
+  type MaintenanceJob, type MaintenanceKind, type Producers,
+} from '@floe/queues';
+import { parseS3Location, type StorageProvider } from '@floe/storage';
+import { runsOfTable, type MaintenanceRunRecord } from '../store/maintenance-runs';
+import { readWriteKeys } from '../store/storage-keys';
+import type { VisibleWarehouse } from '../store/warehouses';
+import { catalogTables } from './catalog-tables';
+
+// GET and POST /v1/table/maintenance (Floe's shapes, docs/api.md): a table's
+// health against the maintenance rules with its runs, newest first, as the
+// maintenance worker recorded them; and a run asked for — queued for the
+// worker (one per table: a run already waiting is joined), or, as a dry run,
+// planned by the worker on the table as it is and answered here, changing
+// nothing. The rules and the catalog's promise have one home (packages/queues
+// maintenance-rules.ts); the runs' work is the worker's alone.
+
+export interface TableMaintenanceDeps {
+  prisma: PrismaClient;
+  catalog: CatalogClient;
+  storage: Pick<StorageProvider, 's3As'>;
+  keyring: Keyring;
+  queues: Producers;
+}
+
+/** The orphan pass runs once a day per table (the worker's sweep). */
+const ORPHAN_PASS_EVERY_MS = 86_400_000;
+/** How long a dry run may take before the answer is 503 (the worker plans it). */
+const DRY_RUN_WAIT_MS = 25_000;
+const RUNS_LISTED = 50;
+
+const levels = (ns: string) => ns.split('.');
+
+async function loadMetadata(d: TableMaintenanceDeps, w: VisibleWarehouse, ns: string, name: string): Promise<TableMetadata> {
+  return toLoadTableResult(await catalogTables(d.catalog).load(w, ns, name)).metadata;
+}
+
+/** GET: the table's figures, the rules it crosses now, when it next may, and its runs. */
+export async function tableMaintenance(d: TableMaintenanceDeps, w: VisibleWarehouse, ns: string, name: string, nowMs = Date.now()) {
+  const m = await loadMetadata(d, w, ns, name);
+  const ref = { warehouseId: w.id, namespace: levels(ns), table: name };
+  const runs = await runsOfTable(d.prisma, ref, RUNS_LISTED);
+  const lastOrphans = runs.find((r) => r.kind === 'remove_orphans' && r.status !== 'failed' && r.status !== 'running');
+  const lastOrphanPassMs = lastOrphans?.finishedAt?.getTime() ?? null;
+  const due = rulesCrossed(m, { nowMs, lastOrphanPassMs, orphanPassEveryMs: ORPHAN_PASS_EVERY_MS });
+  const current = currentSnapshot(m);
+  const summary = current?.summary ?? {};
+  const num = (k: string) => (summary[k] !== undefined && /^\d+$/.test(summary[k]) ? Number(summary[k]) : null);
+  const dataFiles = current ? num('total-data-files') : 0;
+  const dataBytes = current ? num('total-files-size') : 0;
+  const oldest = (m.snapshots ?? []).reduce((min, s) => Math.min(min, Number(s['timestamp-ms'])), Infinity);
+  return {
+    table: `${ns}.${name}`, namespace: ns, name, warehouse: w.name, warehouse_id: w.id, table_uuid: m['table-uuid'] ?? null,
+    health: {
+      snapshots: (m.snapshots ?? []).length,
+      oldest_snapshot_at: Number.isFinite(oldest) ? new Date(oldest).toISOString() : null,
+      manifests: current?.['manifest-list'] ? await manifestCount(d, w, current['manifest-list']) : 0,
+      data_files: dataFiles,
+      data_bytes: dataBytes,
+      avg_file_bytes: dataFiles && dataBytes !== null ? Math.round(dataBytes / dataFiles) : null,
+      // Measured by compaction's planning, which has not landed yet.
+      small_files: null,
+      metadata_files: (m['metadata-log']?.length ?? 0) + 1,
+      orphan_candidates: orphanCandidates(lastOrphans),
+      due: due.map((h) => ({ kind: h.kind, rule: h.detail })),
+      next_eligible_at: due.length ? new Date(nowMs).toISOString() : nextEligible(m, lastOrphanPassMs, nowMs),
+    },
+    rules: MAINTENANCE_RULES,
+    maintenance: MAINTENANCE_DEFAULTS,
+    kinds_built: BUILT_MAINTENANCE_KINDS,
+    runs: runs.map(runView),
+    note: 'Runs are queued by the hourly sweep when a rule is crossed, or by POST /v1/table/maintenance; dry_run: true shows what a run would do.',
+  };
+}
+
+async function manifestCount(d: TableMaintenanceDeps, w: VisibleWarehouse, listPath: string): Promise<number | null> {
+  try {
+    const s3 = d.storage.s3As(await readWriteKeys(d.prisma, d.keyring, w.id));
+    const out = await s3.send(new GetObjectCommand({ Bucket: w.tableBucket, Key: parseS3Location(listPath, 'read manifest list').key }));
+    return readManifestList(new Uint8Array(await out.Body!.transformToByteArray())).manifests.length;
+  } catch {
+    return null;
+  }
+}
+
+function orphanCandidates(run: MaintenanceRunRecord | undefined): number | null {
+  const after = run?.after as { orphan_candidates?: number } | null | undefined;
+  return run ? (after?.orphan_candidates ?? 0) : null;
+}
+
+/** When the next rule would be crossed with no new commit: the oldest snapshot's age limit, or the next orphan pass. */
+function nextEligible(m: TableMetadata, lastOrphanPassMs: number | null, nowMs: number): string {
+  const day = 86_400_000;
+  const candidates: number[] = [];
+  const times = (m.snapshots ?? []).map((s) => Number(s['timestamp-ms']));
+  if (times.length > 1) candidates.push(Math.min(...times) + (MAINTENANCE_DEFAULTS.snapshot_retention_days + 1) * day);
+  candidates.push((lastOrphanPassMs ?? nowMs) + ORPHAN_PASS_EVERY_MS);
+  return new Date(Math.max(nowMs, Math.min(...candidates))).toISOString();
+}
+
+export function runView(r: MaintenanceRunRecord) {
+  return {
+    run_id: r.id, kind: r.kind, trigger: r.trigger, status: r.status, reason: r.reason, before: r.before, after: r.after,
+    freed_bytes: Number(r.freedBytes), snapshot_id: r.snapshotId?.toString() ?? null, requested_by: r.requestedBy,
+    started_at: r.startedAt.toISOString(), finished_at: r.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/** The kinds asked for: all built ones by default; a kind not built yet is 501. */
+export function kindsAsked(kinds: MaintenanceKind[] | undefined): MaintenanceKind[] {
+  if (!kinds || kinds.length === 0) return [...BUILT_MAINTENANCE_KINDS];
+  const unbuilt = kinds.filter((k) => !BUILT_MAINTENANCE_KINDS.includes(k));
+  if (unbuilt.length) throw notImplemented(`maintenance of kind ${unbuilt.join(', ')} (built: ${BUILT_MAINTENANCE_KINDS.join(', ')})`);
+  return [...new Set(kinds)];
+}
+
+/** POST: a run queued (202), or a dry run planned and answered (200). */
+export async function requestMaintenance(
+  d: TableMaintenanceDeps, w: VisibleWarehouse, ns: string, name: string, ask: { kinds: MaintenanceKind[]; dryRun: boolean },
+  actor: { principalId: string; requestId: string | null },
+) {
+  await loadMetadata(d, w, ns, name); // 404 namespace_not_found / table_not_found before anything is queued
+  const ref = { warehouse_id: w.id, namespace: levels(ns), table: name };
+  if (ask.dryRun) {
+    let planned: { kinds: unknown[] };
+    try {
+      planned = await d.queues.addAndWait(QUEUES.maintenance, 'plan', { ...ref, kinds: ask.kinds }, {
+        ...PLAN_JOB_OPTIONS, jobId: `plan-${randomBytes(8).toString('hex')}`,
+      }, DRY_RUN_WAIT_MS) as { kinds: unknown[] };
+    } catch (err) {
+      throw new HttpError(503, 'service_unavailable', `the maintenance worker did not plan the dry run: ${(err as Error).message}`, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
+    }
+    return { status: 200, body: { dry_run: true, table: `${ns}.${name}`, warehouse_id: w.id, kinds: planned.kinds, note: 'Nothing was changed. Each kind is planned on the table as it is now; a run does them in order, so later kinds see what earlier ones left.' } };
+  }
+  const jobId = maintenanceJobId(w.id, ref.namespace, name);
+  const before = await d.queues.state(QUEUES.maintenance, jobId);
+  const joined = ['waiting', 'active', 'delayed', 'prioritized'].includes(before);
+  const job: MaintenanceJob = { ...ref, kinds: ask.kinds, trigger: { type: 'manual', detail: `asked by ${actor.principalId}` }, requested_by: actor.principalId, request_id: actor.requestId };
+  await d.queues.add(QUEUES.maintenance, 'maintain', job, { ...MAINTENANCE_JOB_OPTIONS, jobId });
+  return {
+    status: 202,
+    body: {
+      queued: true, joined, job_id: jobId, table: `${ns}.${name}`, warehouse_id: w.id, kinds: joined ? null : ask.kinds, trigger: job.trigger,
+      poll: `/v1/table/maintenance?warehouse=${encodeURIComponent(w.id)}&namespace=${encodeURIComponent(ns)}&name=${encodeURIComponent(name)}`,
+      note: joined ? 'A run of this table was already queued or under way: this request joined it (its kinds stand).' : 'The maintenance worker runs the kinds in order; each run appears in GET /v1/table/maintenance with its reason.',
+    },
+  };
+}

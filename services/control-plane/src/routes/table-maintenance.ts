@@ -1,0 +1,45 @@
+import type { Express } from 'express';
+import { z } from 'zod';
+import { parse, route } from '@floe/http';
+import { MaintenanceKind } from '@floe/queues';
+import { requireLevel } from '../access/require';
+import type { ControlPlaneDeps } from '../deps';
+import { kindsAsked, requestMaintenance, tableMaintenance } from '../domain/table-maintenance';
+import { tableWarehouse } from '../resolve';
+
+// Table maintenance (Floe's shapes, docs/api.md "Table maintenance"): GET a
+// table's health and runs (read level), POST a run or a dry run (write level).
+
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+const TableQuery = z.object({ warehouse_id: z.string().min(1), namespace: z.string().min(1), name: z.string().min(1) });
+
+const MaintenanceAsk = z.object({
+  warehouse_id: z.string().min(1),
+  namespace: z.string().min(1),
+  name: z.string().min(1),
+  kinds: z.array(MaintenanceKind).max(10).optional(),
+  dry_run: z.boolean().optional(),
+});
+
+export function mountTableMaintenance(app: Express, d: ControlPlaneDeps): void {
+  route(app, '/v1/table/maintenance', {
+    get: [...d.authed, async (req, res) => {
+      const q = parse(TableQuery, { ...req.query, warehouse_id: text(req.query.warehouse_id) ?? text(req.query.warehouse) }, 'query');
+      const w = await tableWarehouse(d.prisma, req.access!, q);
+      res.json(await tableMaintenance(d, w, q.namespace, q.name));
+    }],
+    post: [...d.authed, async (req, res) => {
+      // validate
+      const raw = (req.body ?? {}) as Record<string, unknown>;
+      const body = parse(MaintenanceAsk, { ...raw, warehouse_id: text(raw.warehouse_id) ?? text(raw.warehouse) ?? raw.warehouse_id });
+      const kinds = kindsAsked(body.kinds);
+      // authorize
+      const w = await tableWarehouse(d.prisma, req.access!, body);
+      await requireLevel(d.prisma, w, 'write', 'maintaining a table');
+      // act and answer
+      const out = await requestMaintenance(d, w, body.namespace, body.name, { kinds, dryRun: body.dry_run === true }, { principalId: req.access!.principalId, requestId: req.requestId ?? null });
+      res.status(out.status).json(out.body);
+    }],
+  });
+}

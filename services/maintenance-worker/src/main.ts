@@ -1,0 +1,38 @@
+import { createApp, databaseAnswers } from '@floe/http';
+import { maintenanceWorker } from './deps';
+import { startMaintenance } from './jobs';
+
+// The maintenance worker: table maintenance (snapshot expiry, metadata
+// clean-up, orphan removal; compaction and manifest rewrites follow), each
+// run recorded and explained (GET /v1/table/maintenance), from a person
+// asking, the hourly sweep's rules, or a writer that saw a table cross one.
+// BullMQ consumers plus a tiny health server; any number may run: the sweep
+// is one scheduler for the cluster, a table's run is keyed by the table and
+// holds the table's lock.
+const { config, logger, deps } = maintenanceWorker.start();
+const maintenance = startMaintenance(deps);
+maintenance.catch((err) => logger.error('the maintenance scheduler could not be set up', { err: (err as Error).message }));
+
+const app = createApp({
+  service: 'maintenance-worker',
+  logger,
+  bodyLimitBytes: 1024,
+  mount: (a) => {
+    a.get('/healthz', async (_req, res) => {
+      const m = await maintenance.catch(() => undefined);
+      const running = Boolean(m?.worker.isRunning());
+      const db = await databaseAnswers(deps.db);
+      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'maintenance-worker', queues: m ? [m.worker.name] : [] });
+    });
+  },
+});
+
+maintenanceWorker.serve(deps, app, {
+  port: config.ports.maintenanceHealth,
+  details: { sweep_seconds: config.maintenance.sweepSeconds },
+  stop: async () => {
+    const m = await maintenance.catch(() => undefined);
+    await m?.worker.close();
+    await m?.queue.close();
+  },
+});

@@ -1,0 +1,75 @@
+import { MAINTENANCE_DEFAULTS } from '@floe/queues';
+import {
+  collectSnapshotFiles, planSnapshotExpiry, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
+} from '@floe/iceberg';
+import { capped, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
+import type { TableAccess } from '../table-access';
+
+// Snapshot expiry (Iceberg's expire-snapshots): the catalog's promise of 7
+// days and 20 snapshots (MAINTENANCE_DEFAULTS), under the table's own
+// history.expire.* properties and each ref's retention (the planner,
+// packages/iceberg maintenance/expiry.ts). The commit removes the snapshots
+// and expired refs with requirements on every ref the plan read; only after
+// it landed are the files that expired snapshots alone reached removed —
+// judged against the snapshots of the metadata the commit answered, so a
+// snapshot committed meanwhile keeps its files. A crash between the commit
+// and the removals leaves files no metadata names: the orphan pass removes
+// them later.
+
+const DAY_MS = 86_400_000;
+
+interface ExpiryRunPlan extends KindPlan {
+  expiry: ExpiryPlan;
+}
+
+const defaults = {
+  maxSnapshotAgeMs: MAINTENANCE_DEFAULTS.snapshot_retention_days * DAY_MS,
+  minSnapshotsToKeep: 1,
+  maxSnapshots: MAINTENANCE_DEFAULTS.max_snapshots,
+  maxRefAgeMs: null,
+};
+
+const snapshotsIn = (m: TableMetadata, ids: Set<bigint>, keep: boolean): Snapshot[] =>
+  (m.snapshots ?? []).filter((s) => ids.has(s['snapshot-id']) === keep);
+
+async function plan(ctx: RunContext, t: TableAccess): Promise<ExpiryRunPlan> {
+  const expiry = planSnapshotExpiry(t.metadata, { nowMs: ctx.nowMs, defaults });
+  if (expiry.updates.length === 0) {
+    return { nothing: true, reason: `nothing to expire: ${expiry.retained.length} snapshots, all within the retention rules`, summary: { retained: expiry.retained.length }, expiry };
+  }
+  // What the files would be if nothing else committed: the dry run's answer.
+  const gone = new Set(expiry.expiredSnapshotIds);
+  const collect = (snaps: Snapshot[]) => collectSnapshotFiles(snaps, t.read, { metadata: t.metadata });
+  const files = unreachableFiles(await collect(snapshotsIn(t.metadata, gone, true)), await collect(snapshotsIn(t.metadata, gone, false)));
+  const reasons = [...new Set(expiry.expired.map((e) => e.reason))];
+  return {
+    nothing: false,
+    reason: `${expiry.expired.length} of ${(t.metadata.snapshots ?? []).length} snapshots expired (${reasons.join('; ')})`
+      + (expiry.removedRefs.length ? `, ${expiry.removedRefs.length} refs removed` : '') + `; ${files.paths.length} files only they reached`,
+    summary: {
+      expire_snapshot_ids: expiry.expiredSnapshotIds.map(String),
+      expired: expiry.expired.map((e) => ({ snapshot_id: String(e.snapshotId), timestamp_ms: Number(e.timestampMs), reason: e.reason })),
+      retained: expiry.retained.map((r) => ({ snapshot_id: String(r.snapshotId), reason: r.reason })),
+      remove_refs: expiry.removedRefs.map((r) => ({ name: r.name, type: r.type, snapshot_id: String(r.snapshotId), reason: r.reason })),
+      files_to_remove: { count: files.paths.length, bytes: files.bytes, data_files: files.dataFiles.length, delete_files: files.deleteFiles.length, manifests: files.manifests.length, manifest_lists: files.manifestLists.length, ...capped(files.paths) },
+    },
+    expiry,
+  };
+}
+
+async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise<KindOutcome> {
+  const before = t.metadata;
+  // The expired snapshots' files are read before the commit drops them from the metadata.
+  const gone = new Set(p.expiry.expiredSnapshotIds);
+  const expired = await collectSnapshotFiles(snapshotsIn(before, gone, true), t.read, { metadata: before });
+  const committed = await ctx.catalog.commitTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table }, {
+    requirements: p.expiry.requirements, updates: p.expiry.updates,
+  });
+  // Judged against what the table holds now, concurrent commits included.
+  const retained = await collectSnapshotFiles(committed.metadata.snapshots ?? [], t.read, { metadata: committed.metadata });
+  const files = unreachableFiles(expired, retained);
+  await t.remove(files.paths);
+  return { freedBytes: files.bytes, snapshotId: null };
+}
+
+export const expireSnapshots: KindRunner<ExpiryRunPlan> = { plan, apply };

@@ -1,0 +1,43 @@
+import type { CatalogClient } from '@floe/catalog-client';
+import type { Logger } from '@floe/http';
+import type { TableAccess } from '../table-access';
+
+// What every kind of run is: a plan from the table as it is (pure but for
+// reading its files), and the acts that carry the plan out — a commit through
+// the catalog with requirements on what the plan read, then removals with the
+// table's own storage session. A plan is also a dry run's answer.
+
+export interface RunContext {
+  catalog: CatalogClient;
+  logger: Logger;
+  nowMs: number;
+  /** Unreferenced files younger than this are left alone (writers still in flight). */
+  orphanAgeMs: number;
+}
+
+export interface KindPlan {
+  /** Nothing to do: the run is recorded `skipped` with `reason`. */
+  nothing: boolean;
+  /** The plan in words: the run's reason (what it did and why). */
+  reason: string;
+  /** What a dry run answers: ids, counts, bytes and (capped) paths. */
+  summary: Record<string, unknown>;
+  /** Figures the kind alone knows, recorded with the table's `after` figures (the orphan pass: `orphan_candidates`). */
+  extra?: Record<string, number>;
+}
+
+export interface KindOutcome {
+  freedBytes: number;
+  /** The snapshot (or metadata change) the run committed, if it committed a snapshot. */
+  snapshotId: bigint | null;
+}
+
+export interface KindRunner<P extends KindPlan = KindPlan> {
+  plan(ctx: RunContext, t: TableAccess): Promise<P>;
+  apply(ctx: RunContext, t: TableAccess, plan: P): Promise<KindOutcome>;
+}
+
+/** A dry run lists at most this many paths per list; the counts and bytes are always whole. */
+export const LISTED_PATHS_MAX = 1000;
+
+export const capped = (paths: string[]) => ({ paths: paths.slice(0, LISTED_PATHS_MAX), paths_total: paths.length, paths_truncated: paths.length > LISTED_PATHS_MAX });

@@ -1,0 +1,77 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { vendedCredentials, type CatalogClient, type LoadTableResult } from '@floe/catalog-client';
+import type { TableMetadata } from '@floe/iceberg';
+import { parseS3Location, type ListedObject, type StorageProvider } from '@floe/storage';
+
+// One table as a maintenance run reaches it: its metadata as the catalog
+// answers it, and the storage session the catalog vends for its location —
+// the narrowest identity that can do a run's work. Every read, listing and
+// removal goes through here and refuses a path outside the table's location
+// (the session's policy refuses it too; this says so before the store does).
+
+export interface TableRef {
+  warehouseId: string;
+  namespace: string[];
+  table: string;
+}
+
+export interface TableAccess {
+  ref: TableRef;
+  loaded: LoadTableResult;
+  metadata: TableMetadata;
+  /** `s3://bucket/prefix` of the table, without a trailing slash. */
+  location: string;
+  read(path: string): Promise<Uint8Array>;
+  /** Every object under the table's location. */
+  list(): Promise<Array<ListedObject & { path: string }>>;
+  /** Removes objects (absent ones are no error); how many it was asked to remove. */
+  remove(paths: string[]): Promise<number>;
+}
+
+export class OutsideLocation extends Error {
+  constructor(path: string, location: string) {
+    super(`${path} is not under the table's location ${location}`);
+    this.name = 'OutsideLocation';
+  }
+}
+
+export async function openTable(d: { catalog: CatalogClient; storage: Pick<StorageProvider, 's3As' | 'listObjects' | 'deleteKeys'> }, ref: TableRef): Promise<TableAccess> {
+  const loaded = await d.catalog.loadTable(ref.warehouseId, { namespace: ref.namespace, name: ref.table }, { vend: true });
+  return accessOf(d, ref, loaded);
+}
+
+export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'listObjects' | 'deleteKeys'> }, ref: TableRef, loaded: LoadTableResult): TableAccess {
+  const metadata = loaded.metadata;
+  const location = metadata.location.replace(/\/+$/, '');
+  const root = parseS3Location(`${location}/`, 'table location');
+  const creds = vendedCredentials(loaded);
+  const s3 = d.storage.s3As(creds);
+  const inside = (path: string) => {
+    const p = parseS3Location(path, 'table file');
+    if (p.bucket !== root.bucket || !p.key.startsWith(root.key)) throw new OutsideLocation(path, location);
+    return p;
+  };
+  return {
+    ref, loaded, metadata, location,
+    async read(path) {
+      const { bucket, key } = inside(path);
+      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return new Uint8Array(await out.Body!.transformToByteArray());
+    },
+    async list() {
+      const all: Array<ListedObject & { path: string }> = [];
+      let token: string | undefined;
+      do {
+        const page = await d.storage.listObjects(root.bucket, { prefix: root.key, delimiter: '', token, maxKeys: 1000 }, creds);
+        for (const o of page.objects) all.push({ ...o, path: `s3://${root.bucket}/${o.key}` });
+        token = page.nextToken ?? undefined;
+      } while (token);
+      return all;
+    },
+    async remove(paths) {
+      const keys = paths.map((p) => inside(p).key);
+      if (keys.length) await d.storage.deleteKeys(root.bucket, keys, creds);
+      return keys.length;
+    },
+  };
+}
