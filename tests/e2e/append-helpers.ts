@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { IcebergRestCatalog } from 'iceberg-js';
-import { buildAppend, parquetDataFile, stringifyJson, writeParquetDataFile } from '@floe/iceberg';
+import { buildAppend, parseJson, parquetDataFile, stringifyJson, writeParquetDataFile } from '@floe/iceberg';
 import { validatingFetch } from '../support/openapi';
 import { catalog } from './catalog-helpers';
 import { bearer, stack } from './helpers';
@@ -40,8 +40,18 @@ export async function vendedS3(t: TableRef): Promise<{ s3: S3Client; location: s
   return { s3, location: res.body.metadata.location, metadata: res.body.metadata };
 }
 
-export async function appendRows(t: TableRef, rows: Array<Record<string, unknown>>, attempts = 1): Promise<{ snapshotId: bigint; dataPath: string; tries: number }> {
-  let { s3, location, metadata } = await vendedS3(t);
+/**
+ * Appends `rows` as one data file. iceberg-js carries snapshot ids as JSON
+ * numbers, exact only below 2^53; on a table other writers share (a sink's
+ * roll, the maintenance worker: 63-bit ids) pass `lossless` and the commit
+ * goes over the REST route with every id exact.
+ */
+export async function appendRows(t: TableRef, rows: Array<Record<string, unknown>>, attempts = 1, o: { lossless?: boolean } = {}): Promise<{ snapshotId: bigint; dataPath: string; tries: number }> {
+  const load = async () => {
+    const v = await vendedS3(t);
+    return o.lossless ? { ...v, metadata: await losslessMetadata(t) } : v;
+  };
+  let { s3, location, metadata } = await load();
   const read = async (p: string) => {
     const out = await s3.send(new GetObjectCommand({ Bucket: t.bucket, Key: keyOf(t.bucket, p) }));
     return new Uint8Array(await out.Body!.transformToByteArray());
@@ -58,10 +68,21 @@ export async function appendRows(t: TableRef, rows: Array<Record<string, unknown
     const built = await buildAppend({
       formatVersion: metadata['format-version'], schema: tableSchema, spec: metadata['partition-specs'][0], parent,
       lastSequenceNumber: BigInt(metadata['last-sequence-number']), files: [parquetDataFile(dataPath, stats)],
+      nextRowId: metadata['format-version'] >= 3 ? BigInt(metadata['next-row-id'] ?? 0) : undefined,
       snapshotId, manifestPath: `${location}/metadata/${randomUUID()}-m0.avro`, manifestListPath: `${location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`, read,
     });
     for (const u of built.uploads) await s3.send(new PutObjectCommand({ Bucket: t.bucket, Key: keyOf(t.bucket, u.path), Body: u.bytes }));
     try {
+      if (o.lossless) {
+        const res = await catalog().post(`/v1/${t.warehouseId}/namespaces/${encodeURIComponent(t.namespace.split('.').join('\u001f'))}/tables/${t.table}`)
+          .set(bearer(t.token)).set('Content-Type', 'application/json')
+          .send(stringifyJson({
+            requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null }],
+            updates: [{ action: 'add-snapshot', snapshot: built.snapshot }, { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': snapshotId }],
+          }));
+        if (res.status !== 200) throw Object.assign(new Error(`commit: ${res.status} ${res.text}`), { status: res.status });
+        return { snapshotId, dataPath, tries };
+      }
       await icebergClient(t.warehouseId, t.token).commitTable({ namespace: t.namespace.split('.'), name: t.table }, {
         requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null }],
         updates: [
@@ -72,7 +93,15 @@ export async function appendRows(t: TableRef, rows: Array<Record<string, unknown
       return { snapshotId, dataPath, tries };
     } catch (err) {
       if ((err as { status?: number }).status !== 409 || tries >= attempts) throw err;
-      ({ s3, location, metadata } = await vendedS3(t));
+      ({ s3, location, metadata } = await load());
     }
   }
+}
+
+/** The table's metadata with every long exact (snapshot ids past 2^53 as bigint). */
+async function losslessMetadata(t: TableRef): Promise<any> {
+  const ns = encodeURIComponent(t.namespace.split('.').join('\u001f'));
+  const res = await catalog().get(`/v1/${t.warehouseId}/namespaces/${ns}/tables/${t.table}`).set(bearer(t.token));
+  if (res.status !== 200) throw new Error(`loading ${t.namespace}.${t.table} failed: ${res.status}`);
+  return (parseJson(res.text) as any).metadata;
 }

@@ -127,6 +127,10 @@ const EnvSchema = z.object({
   // Table maintenance (services/maintenance-worker): the sweep's interval, and how old an unreferenced file under a table's location must be before the orphan pass removes it (3 days: writers still in flight).
   FLOE_MAINTENANCE_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
   FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: z.coerce.number().int().min(0).default(259_200),
+  // The data-plane engine (packages/engine) of a process that rewrites Parquet (the maintenance worker's compaction): the only directory it may touch (default: floe-engine under the OS temp directory), its memory limit (DuckDB size syntax) and threads.
+  FLOE_ENGINE_SCRATCH_DIR: z.string().min(1).optional(),
+  FLOE_ENGINE_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 2GB or 512MiB').default('1GB'),
+  FLOE_ENGINE_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   // Fault tests only: the metering worker exits once its first measure job's report is recorded.
   FLOE_METERING_CRASH_AT: z.enum(['after_report']).optional(),
   // Fault tests only: the roller process exits at this stage of a roll.
@@ -190,6 +194,8 @@ export interface FloeConfig {
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Table maintenance: the sweep's interval, and the age an unreferenced file needs before the orphan pass removes it. */
   maintenance: { sweepSeconds: number; orphanAgeSeconds: number };
+  /** The data-plane engine's scratch directory (null: the OS temp directory's floe-engine), memory limit and threads. */
+  engine: { scratchDir: string | null; memoryLimit: string; threads: number };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
   teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
   listenHost: string;
@@ -276,6 +282,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS },
+    engine: { scratchDir: e.FLOE_ENGINE_SCRATCH_DIR ?? null, memoryLimit: e.FLOE_ENGINE_MEMORY_LIMIT, threads: e.FLOE_ENGINE_THREADS },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
     trustProxy: e.FLOE_TRUST_PROXY,

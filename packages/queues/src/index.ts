@@ -16,6 +16,7 @@ import { TEARDOWN_QUEUE, TEARDOWN_SWEEP_QUEUE } from './teardown';
 export * from './catalog-purge';
 export * from './maintenance';
 export * from './maintenance-rules';
+export * from './maintenance-trigger';
 export * from './metering';
 export * from './oauth-prune';
 export * from './org-erasure';

@@ -1,5 +1,5 @@
 import { METADATA_RETENTION_PROPERTIES, newTableMetadata, type TableMetadata } from '@floe/iceberg';
-import { rulesCrossed, SNAPSHOT_SLACK } from './maintenance-rules';
+import { COMPACT_TRIGGER_FILES, rulesCrossed, SNAPSHOT_SLACK } from './maintenance-rules';
 
 // The rules the sweep and the roller judge a table by, in words.
 
@@ -31,4 +31,28 @@ test('metadata: a table without the retention properties; orphans once a day', (
   expect(judge(table(1), null)).toEqual([{ kind: 'remove_orphans', detail: 'no orphan pass yet' }]);
   expect(judge(table(1), NOW - 25 * 3_600_000)).toEqual([{ kind: 'remove_orphans', detail: 'the last orphan pass was 25 h ago' }]);
   expect(judge(table(1), NOW - 23 * 3_600_000)).toEqual([]);
+});
+
+test('layout: at a commit, many small files on average; at the sweep, any commit since the last pass', () => {
+  const withFiles = (files: number, bytes: number, properties?: Record<string, string>) => {
+    const m = table(1, 0, { ...METADATA_RETENTION_PROPERTIES, ...properties });
+    m.snapshots![0].summary = { operation: 'append', 'total-data-files': String(files), 'total-files-size': String(bytes) };
+    m['current-snapshot-id'] = 1n;
+    return m;
+  };
+  const MB = 1024 * 1024;
+  expect(judge(withFiles(COMPACT_TRIGGER_FILES - 1, 1000))).toEqual([]);
+  expect(judge(withFiles(COMPACT_TRIGGER_FILES, COMPACT_TRIGGER_FILES * MB))).toEqual([
+    { kind: 'compact', detail: '16 data files averaging 1 MB, under 96 MB' },
+    { kind: 'rewrite_manifests', detail: '16 data files averaging 1 MB, under 96 MB' },
+  ]);
+  // Big files on average: nothing at a commit; the table's own target counts.
+  expect(judge(withFiles(40, 40 * 100 * MB))).toEqual([]);
+  expect(judge(withFiles(40, 40 * MB, { 'write.target-file-size-bytes': String(MB) }))).toEqual([]);
+  // The sweep knows when the last pass was.
+  const m = withFiles(2, 2 * 100 * MB);
+  const sweep = (last: number | null) => rulesCrossed(m, { nowMs: NOW, lastOrphanPassMs: NOW, orphanPassEveryMs: DAY, lastLayoutPassMs: last });
+  expect(sweep(null).map((h) => [h.kind, h.detail])).toEqual([['compact', 'no compaction pass yet'], ['rewrite_manifests', 'no compaction pass yet']]);
+  expect(sweep(NOW - DAY).map((h) => h.detail)).toEqual(['commits since the last compaction pass', 'commits since the last compaction pass']);
+  expect(sweep(NOW + 1)).toEqual([]);
 });

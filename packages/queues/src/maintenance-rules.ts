@@ -1,4 +1,4 @@
-import { METADATA_RETENTION_PROPERTIES, type TableMetadata } from '@floe/iceberg';
+import { METADATA_RETENTION_PROPERTIES, currentSnapshot, formatMegabytes, type TableMetadata } from '@floe/iceberg';
 import { MAINTENANCE_DEFAULTS, type MaintenanceKind } from './maintenance';
 
 // When a table needs a run without anyone asking: the rules the maintenance
@@ -15,13 +15,57 @@ export const METADATA_PROPERTIES = METADATA_RETENTION_PROPERTIES;
 /** A few snapshots over the cap before a run is queued, so a table rolled every minute is not maintained every minute. */
 export const SNAPSHOT_SLACK = 5;
 
+/**
+ * Data files at the head, on average small, before a writer queues a
+ * compaction: enough that a sink rolling every minute is compacted about
+ * every quarter hour — its commits carry few manifests — without rewriting
+ * its newest files at every roll.
+ */
+export const COMPACT_TRIGGER_FILES = 16;
+
+const MIB = 1024 * 1024;
+
+function positiveProperty(m: TableMetadata, name: string): number | null {
+  const raw = m.properties?.[name];
+  return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+/** A table's target data file size: `write.target-file-size-bytes`, else the catalog's promise (128 MB). */
+export const targetFileBytes = (m: TableMetadata) => positiveProperty(m, 'write.target-file-size-bytes') ?? MAINTENANCE_DEFAULTS.target_file_size_mb * MIB;
+/** Files under this share of the target are small (Iceberg's rewrite-data-files default). */
+export const SMALL_FILE_RATIO = 0.75;
+/** `commit.manifest.target-size-bytes` (Iceberg's default 8 MB): merged manifests are kept near or under it. */
+export const manifestTargetBytes = (m: TableMetadata) => positiveProperty(m, 'commit.manifest.target-size-bytes') ?? 8 * MIB;
+/**
+ * Small data manifests of a spec before they are merged:
+ * `commit.manifest.min-count-to-merge`, else Floe's 16 — Iceberg's default
+ * (100) would let a sink table's commits carry a hundred manifests between
+ * merges; Floe keeps them few.
+ */
+export const MANIFEST_MIN_COUNT_TO_MERGE = 16;
+export const minCountToMerge = (m: TableMetadata) => positiveProperty(m, 'commit.manifest.min-count-to-merge') ?? MANIFEST_MIN_COUNT_TO_MERGE;
+
 export interface RuleHit {
   kind: MaintenanceKind;
   detail: string;
 }
 
-export function rulesCrossed(m: TableMetadata, o: { nowMs: number; lastOrphanPassMs: number | null; orphanPassEveryMs: number }): RuleHit[] {
+export interface RuleInputs {
+  nowMs: number;
+  lastOrphanPassMs: number | null;
+  orphanPassEveryMs: number;
+  /**
+   * When compaction and the manifest rewrite last looked at the table (the
+   * sweep knows; a writer does not and leaves it out): a head committed
+   * since then is looked at again, so tables of big files get their
+   * manifests merged too.
+   */
+  lastLayoutPassMs?: number | null;
+}
+
+export function rulesCrossed(m: TableMetadata, o: RuleInputs): RuleHit[] {
   const hits: RuleHit[] = [];
+  hits.push(...layoutRules(m, o));
   const snapshots = m.snapshots ?? [];
   const cap = MAINTENANCE_DEFAULTS.max_snapshots;
   const maxAge = MAINTENANCE_DEFAULTS.snapshot_retention_days * DAY_MS;
@@ -40,8 +84,28 @@ export function rulesCrossed(m: TableMetadata, o: { nowMs: number; lastOrphanPas
   return hits;
 }
 
+/** Compaction and the manifest rewrite: their runs read the manifests and judge each partition; the metadata can only say when to look. */
+function layoutRules(m: TableMetadata, o: RuleInputs): RuleHit[] {
+  const head = currentSnapshot(m);
+  if (!head) return [];
+  const summary = head.summary ?? {};
+  const files = Number(summary['total-data-files']);
+  const bytes = Number(summary['total-files-size']);
+  const small = SMALL_FILE_RATIO * targetFileBytes(m);
+  if (Number.isInteger(files) && files >= COMPACT_TRIGGER_FILES && Number.isFinite(bytes) && bytes / files < small) {
+    const detail = `${files} data files averaging ${formatMegabytes(bytes / files)}, under ${formatMegabytes(small)}`;
+    return [{ kind: 'compact', detail }, { kind: 'rewrite_manifests', detail }];
+  }
+  if (o.lastLayoutPassMs !== undefined && (o.lastLayoutPassMs === null || Number(head['timestamp-ms']) > o.lastLayoutPassMs)) {
+    const detail = o.lastLayoutPassMs === null ? 'no compaction pass yet' : 'commits since the last compaction pass';
+    return [{ kind: 'compact', detail }, { kind: 'rewrite_manifests', detail }];
+  }
+  return [];
+}
+
 /** The rules in words, as GET /v1/table/maintenance states them. */
 export const MAINTENANCE_RULES = [
+  `compact and rewrite_manifests: at a commit, ${COMPACT_TRIGGER_FILES} or more data files averaging under ${SMALL_FILE_RATIO * 100}% of the target file size (write.target-file-size-bytes, else ${MAINTENANCE_DEFAULTS.target_file_size_mb} MB); at the hourly sweep, any commit since the last pass. A run compacts each partition holding 5 files under ${SMALL_FILE_RATIO * 100}% of the target into files near it, and merges data manifests under commit.manifest.target-size-bytes (8 MB) once ${MANIFEST_MIN_COUNT_TO_MERGE} (commit.manifest.min-count-to-merge) are small`,
   `expire_snapshots: more than ${MAINTENANCE_DEFAULTS.max_snapshots + SNAPSHOT_SLACK} snapshots, or one older than ${MAINTENANCE_DEFAULTS.snapshot_retention_days + 1} days; keeps the newest ${MAINTENANCE_DEFAULTS.max_snapshots} within ${MAINTENANCE_DEFAULTS.snapshot_retention_days} days of each branch, every tag and the table's own history.expire.* settings`,
   `clean_metadata: a table without ${Object.keys(METADATA_PROPERTIES).join(' or ')}; metadata files no metadata names, an hour old`,
   'remove_orphans: once a day; files under the table\'s location no metadata names, older than the orphan age (3 days)',

@@ -24,12 +24,9 @@ export const MAINTENANCE_DEFAULTS = {
 export const MAINTENANCE_SWEEP_SCHEDULER = 'maintenance-sweep';
 
 /** The kinds of run, in the order a run does them (Iceberg's own maintenance operations). */
-export const MAINTENANCE_KINDS = ['expire_snapshots', 'rewrite_manifests', 'compact', 'clean_metadata', 'remove_orphans'] as const;
+export const MAINTENANCE_KINDS = ['expire_snapshots', 'compact', 'rewrite_manifests', 'clean_metadata', 'remove_orphans'] as const;
 export const MaintenanceKind = z.enum(MAINTENANCE_KINDS);
 export type MaintenanceKind = z.infer<typeof MaintenanceKind>;
-
-/** The kinds built so far; the others are refused by the route (400 invalid_value) until their issue's work lands. */
-export const BUILT_MAINTENANCE_KINDS: readonly MaintenanceKind[] = ['expire_snapshots', 'clean_metadata', 'remove_orphans'];
 
 /** Why a run happens: a rule a table crossed (with its inputs in words), the hourly sweep, or someone asking. */
 export const MaintenanceTrigger = z.object({

@@ -1,5 +1,6 @@
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
+import { MaintenanceOnCommit, queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { CatalogAuth } from './auth';
 import { MetadataFiles } from './metadata-files';
@@ -11,15 +12,20 @@ export interface CatalogDeps extends RedisDeps {
   /** Opens the warehouses' sealed storage keys. */
   keyring: Keyring;
   metadata: MetadataFiles;
+  /** Queues a table's maintenance run when a commit makes it cross a rule (packages/queues maintenance-trigger.ts). */
+  maintenance: MaintenanceOnCommit;
+  producers: Producers;
 }
 
 export const catalog = deployable<CatalogDeps>({
   name: 'catalog',
   poolMax: 10,
   redis: { autoPipelining: true },
-  particular: ({ config, db, redis }) => {
+  particular: ({ config, db, redis, logger }) => {
     const keyring = new Keyring(config.dataKeys);
     const auth = new CatalogAuth({ db, keyring, redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });
-    return { auth, storage: deploymentStorage(config.s3), keyring, metadata: new MetadataFiles() };
+    const { producers } = queueDeps(config.redisUrl, config.redisPrefix);
+    return { auth, storage: deploymentStorage(config.s3), keyring, metadata: new MetadataFiles(), producers, maintenance: new MaintenanceOnCommit({ producers, logger }) };
   },
+  close: (d) => [d.producers.close()],
 });

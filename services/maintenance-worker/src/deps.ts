@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ConnectionOptions } from 'bullmq';
+import { openEngine, type Engine } from '@floe/engine';
 import { CatalogClient } from '@floe/catalog-client';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { deployable, type ProcessDeps } from '@floe/http';
@@ -15,6 +18,8 @@ export interface MaintenanceDeps extends ProcessDeps {
   catalog: CatalogClient;
   /** The sweep queues each table's run. */
   producers: Producers;
+  /** The data-plane engine compaction rewrites with: opened on first use (most runs never need it), one per process. */
+  engine: EngineHandle;
   /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
@@ -28,6 +33,23 @@ export const maintenanceWorker = deployable<MaintenanceDeps>({
     storage: deploymentStorage(config.s3),
     catalog: new CatalogClient(config),
     ...queueDeps(config.redisUrl, config.redisPrefix),
+    engine: engineHandle({ ...config.engine, scratchDir: config.engine.scratchDir ?? join(tmpdir(), 'floe-engine', `maintenance-${process.pid}`) }),
   }),
-  close: (d) => [d.producers.close(), d.prisma.$disconnect()],
+  close: (d) => [d.producers.close(), d.prisma.$disconnect(), d.engine.close()],
 });
+
+export interface EngineHandle {
+  get(): Promise<Engine>;
+  close(): Promise<void>;
+}
+
+function engineHandle(options: { scratchDir: string; memoryLimit: string; threads: number }): EngineHandle {
+  let opened: Promise<Engine> | null = null;
+  return {
+    get: () => (opened ??= openEngine(options)),
+    async close() {
+      const e = await opened?.catch(() => null);
+      e?.close();
+    },
+  };
+}

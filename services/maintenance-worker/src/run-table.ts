@@ -2,11 +2,11 @@ import { CatalogFailure } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
 import { writeAudit } from '@floe/http';
-import { MAINTENANCE_KINDS, type MaintenanceJob, type MaintenanceKind } from '@floe/queues';
+import { MAINTENANCE_KINDS, rulesCrossed, type MaintenanceJob, type MaintenanceKind } from '@floe/queues';
 import type { MaintenanceDeps } from './deps';
 import { figuresOf } from './figures';
 import { RUNNERS } from './runs';
-import type { KindPlan, RunContext } from './runs/kind';
+import { PlanOutdated, type KindPlan, type RunContext } from './runs/kind';
 import { beginRun, finishRun } from './store/runs';
 import { orgOfWarehouse } from './store/tables';
 import { openTable, type TableRef } from './table-access';
@@ -20,7 +20,7 @@ import { openTable, type TableRef } from './table-access';
 // losing or doubling the concurrent commit — or gives up. Every kind's run is
 // recorded (maintenance_runs) and audited `table.maintain`.
 
-type Deps = Pick<MaintenanceDeps, 'prisma' | 'db' | 'catalog' | 'storage' | 'logger' | 'config'>;
+type Deps = Pick<MaintenanceDeps, 'prisma' | 'db' | 'catalog' | 'storage' | 'logger' | 'config' | 'engine'>;
 
 /** How long a run waits for another run of the same table to end before the job is retried later. */
 const TABLE_LOCK_WAIT_MS = 5_000;
@@ -28,11 +28,12 @@ const TABLE_LOCK_WAIT_MS = 5_000;
 export const lockKeyOf = (ref: TableRef) => `maintain:${ref.warehouseId}:${JSON.stringify([ref.namespace, ref.table])}`;
 
 export function contextOf(d: Deps, nowMs = Date.now()): RunContext {
-  return { catalog: d.catalog, logger: d.logger, nowMs, orphanAgeMs: d.config.maintenance.orphanAgeSeconds * 1000 };
+  return { catalog: d.catalog, logger: d.logger, nowMs, orphanAgeMs: d.config.maintenance.orphanAgeSeconds * 1000, engine: d.engine.get };
 }
 
 const ordered = (kinds: MaintenanceKind[]) => MAINTENANCE_KINDS.filter((k) => kinds.includes(k));
-const isConflict = (err: unknown) => err instanceof CatalogFailure && err.status === 409;
+/** Another writer got between the plan and its commit: the catalog's 409, or a replace that could not be rebuilt on the new head. */
+const isConflict = (err: unknown) => (err instanceof CatalogFailure && err.status === 409) || err instanceof PlanOutdated;
 
 export interface KindResult {
   kind: MaintenanceKind;
@@ -46,7 +47,7 @@ export async function maintainTable(d: Deps, job: MaintenanceJob, jobId: string 
   try {
     return await withSessionLock(d.db, lockKeyOf(ref), async () => {
       const results: KindResult[] = [];
-      for (const kind of ordered(job.kinds)) results.push(await runKind(d, ref, kind, job, jobId));
+      for (const kind of ordered(await kindsDue(d, ref, job))) results.push(await runKind(d, ref, kind, job, jobId));
       return results;
     }, { waitMs: TABLE_LOCK_WAIT_MS });
   } catch (err) {
@@ -55,9 +56,21 @@ export async function maintainTable(d: Deps, job: MaintenanceJob, jobId: string 
   }
 }
 
+/**
+ * A rule's or the sweep's job does what the table needs now: a second rule
+ * crossed while the first job waited joined it without adding its kind (the
+ * job id is the table's), so the rules are judged again here. A person's
+ * job does what they asked.
+ */
+async function kindsDue(d: Deps, ref: TableRef, job: MaintenanceJob): Promise<MaintenanceKind[]> {
+  if (job.trigger.type === 'manual') return job.kinds;
+  const { metadata } = await d.catalog.loadTable(ref.warehouseId, { namespace: ref.namespace, name: ref.table });
+  const now = rulesCrossed(metadata, { nowMs: Date.now(), lastOrphanPassMs: Date.now(), orphanPassEveryMs: Number.POSITIVE_INFINITY });
+  return [...new Set([...job.kinds, ...now.map((h) => h.kind)])];
+}
+
 async function runKind(d: Deps, ref: TableRef, kind: MaintenanceKind, job: MaintenanceJob, jobId: string | null): Promise<KindResult> {
   const runner = RUNNERS[kind];
-  if (!runner) throw new Error(`maintenance kind ${kind} is not built yet`);
   let t = await openTable(d, ref);
   const runId = await beginRun(d.prisma, {
     ref, tableUuid: t.metadata['table-uuid'] ?? null, kind, trigger: job.trigger, requestedBy: job.requested_by, jobId, before: await figuresOf(t),
@@ -118,7 +131,6 @@ export async function planTable(d: Deps, ref: TableRef, kinds: MaintenanceKind[]
   const out = [];
   for (const kind of ordered(kinds)) {
     const runner = RUNNERS[kind];
-    if (!runner) continue;
     const plan = await runner.plan(ctx, t);
     out.push({ kind, nothing: plan.nothing, reason: plan.reason, would: plan.summary });
   }

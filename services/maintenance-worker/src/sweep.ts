@@ -41,8 +41,10 @@ async function queueIfDue(d: Deps, ref: TableRef, nowMs: number): Promise<boolea
     d.logger.warn('the maintenance sweep could not load a table', { warehouse_id: ref.warehouseId, table: `${ref.namespace.join('.')}.${ref.table}`, err: (err as Error).message });
     return false;
   }
-  const lastOrphans = await lastFinished(d.prisma, ref, 'remove_orphans');
-  const hits = rulesCrossed(metadata, { nowMs, lastOrphanPassMs: lastOrphans?.getTime() ?? null, orphanPassEveryMs: ORPHAN_PASS_EVERY_MS });
+  const [lastOrphans, lastLayout] = await Promise.all([lastFinished(d.prisma, ref, 'remove_orphans'), lastFinished(d.prisma, ref, 'compact')]);
+  const hits = rulesCrossed(metadata, {
+    nowMs, lastOrphanPassMs: lastOrphans?.getTime() ?? null, orphanPassEveryMs: ORPHAN_PASS_EVERY_MS, lastLayoutPassMs: lastLayout?.getTime() ?? null,
+  });
   if (hits.length === 0) return false;
   const job: MaintenanceJob = {
     warehouse_id: ref.warehouseId, namespace: ref.namespace, table: ref.table, kinds: hits.map((h) => h.kind),

@@ -1,13 +1,20 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { vendedCredentials, type CatalogClient, type LoadTableResult } from '@floe/catalog-client';
 import type { TableMetadata } from '@floe/iceberg';
 import { parseS3Location, type ListedObject, type StorageProvider } from '@floe/storage';
 
 // One table as a maintenance run reaches it: its metadata as the catalog
 // answers it, and the storage session the catalog vends for its location —
-// the narrowest identity that can do a run's work. Every read, listing and
-// removal goes through here and refuses a path outside the table's location
-// (the session's policy refuses it too; this says so before the store does).
+// the narrowest identity that can do a run's work. Every read, write,
+// listing and removal goes through here and refuses a path outside the
+// table's location (the session's policy refuses it too; this says so before
+// the store does). Data files move between the store and the engine's scratch
+// directory as streams, never whole in memory.
 
 export interface TableRef {
   warehouseId: string;
@@ -22,6 +29,13 @@ export interface TableAccess {
   /** `s3://bucket/prefix` of the table, without a trailing slash. */
   location: string;
   read(path: string): Promise<Uint8Array>;
+  /** `length` bytes from `offset` (a deletion vector's blob in its Puffin file). */
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  put(path: string, bytes: Uint8Array): Promise<void>;
+  /** Streams an object to a local file (its folder made if missing). */
+  download(path: string, localPath: string): Promise<void>;
+  /** Streams a local file to an object. */
+  upload(localPath: string, path: string): Promise<void>;
   /** Every object under the table's location. */
   list(): Promise<Array<ListedObject & { path: string }>>;
   /** Removes objects (absent ones are no error); how many it was asked to remove. */
@@ -35,17 +49,18 @@ export class OutsideLocation extends Error {
   }
 }
 
-export async function openTable(d: { catalog: CatalogClient; storage: Pick<StorageProvider, 's3As' | 'listObjects' | 'deleteKeys'> }, ref: TableRef): Promise<TableAccess> {
+export async function openTable(d: { catalog: CatalogClient; storage: Pick<StorageProvider, 's3As' | 'objectsAs' | 'listObjects' | 'deleteKeys'> }, ref: TableRef): Promise<TableAccess> {
   const loaded = await d.catalog.loadTable(ref.warehouseId, { namespace: ref.namespace, name: ref.table }, { vend: true });
   return accessOf(d, ref, loaded);
 }
 
-export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'listObjects' | 'deleteKeys'> }, ref: TableRef, loaded: LoadTableResult): TableAccess {
+export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'objectsAs' | 'listObjects' | 'deleteKeys'> }, ref: TableRef, loaded: LoadTableResult): TableAccess {
   const metadata = loaded.metadata;
   const location = metadata.location.replace(/\/+$/, '');
   const root = parseS3Location(`${location}/`, 'table location');
   const creds = vendedCredentials(loaded);
   const s3 = d.storage.s3As(creds);
+  const objects = d.storage.objectsAs(creds);
   const inside = (path: string) => {
     const p = parseS3Location(path, 'table file');
     if (p.bucket !== root.bucket || !p.key.startsWith(root.key)) throw new OutsideLocation(path, location);
@@ -57,6 +72,29 @@ export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'listObjec
       const { bucket, key } = inside(path);
       const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       return new Uint8Array(await out.Body!.transformToByteArray());
+    },
+    async readRange(path, offset, length) {
+      const { bucket, key } = inside(path);
+      if (length <= 0) return new Uint8Array(0);
+      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${offset}-${offset + length - 1}` }));
+      const bytes = new Uint8Array(await out.Body!.transformToByteArray());
+      if (bytes.length !== length) throw new Error(`${path}: asked for ${length} bytes at ${offset}, got ${bytes.length}`);
+      return bytes;
+    },
+    async put(path, bytes) {
+      const { bucket, key } = inside(path);
+      await objects.put(bucket, key, bytes);
+    },
+    async download(path, localPath) {
+      const { bucket, key } = inside(path);
+      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      await mkdir(dirname(localPath), { recursive: true });
+      await pipeline(out.Body as Readable, createWriteStream(localPath));
+    },
+    async upload(localPath, path) {
+      const { bucket, key } = inside(path);
+      const { size } = await stat(localPath);
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentLength: size }));
     },
     async list() {
       const all: Array<ListedObject & { path: string }> = [];

@@ -3,7 +3,7 @@ import { CatalogClient } from '@floe/catalog-client';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type ProcessDeps } from '@floe/http';
-import { queueDeps, type Producers } from '@floe/queues';
+import { queueConnection, queuePrefix } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { ShareThread } from './share-thread';
 
@@ -15,8 +15,6 @@ export interface RollerDeps extends ProcessDeps {
   /** Opens the warehouses' sealed storage secret keys: a roll reads and writes the blob bucket as the warehouse. */
   keyring: Keyring;
   catalog: CatalogClient;
-  /** Queues a table's maintenance run when a roll sees it cross a rule (maintenance-trigger.ts). */
-  producers: Producers;
   /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
@@ -32,10 +30,11 @@ export const rollerWorker = deployable<RollerDeps>({
     storage: deploymentStorage(config.s3),
     keyring: new Keyring(config.dataKeys),
     catalog: new CatalogClient(config),
-    ...queueDeps(config.redisUrl, config.redisPrefix),
+    connection: queueConnection(config.redisUrl),
+    prefix: queuePrefix(config.redisPrefix),
     shares: new ShareThread(),
   }),
-  close: (d) => [d.shares.close(), d.producers.close(), d.prisma.$disconnect()],
+  close: (d) => [d.shares.close(), d.prisma.$disconnect()],
 });
 
 /** A roller's deps outside its main (bench/ingest runs rolls in its own process). */

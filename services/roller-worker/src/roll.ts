@@ -7,7 +7,6 @@ import { splitShares, takeForRoll } from './batch-plan';
 import { commitAppend } from './commit-append';
 import { maybeCrash } from './crash';
 import type { RollerDeps } from './deps';
-import { queueMaintenanceIfDue } from './maintenance-trigger';
 import { mapBatches, type BatchRef } from './map-batches';
 import { ageOutRejects } from './reject-ageing';
 import { writeRejects } from './rejects';
@@ -110,7 +109,6 @@ async function rollLocked(d: RollerDeps, job: SinkRollJob): Promise<RollOutcome>
   if (files.length) {
     snapshotId = await commitAppend({ catalog: d.catalog, storage: d.storage, crashAt: d.config.roller.crashAt }, job, loaded, files, idsOf(todo));
     maybeCrash(d.config.roller.crashAt, 'after_commit');
-    await queueMaintenanceIfDue(d, job, loaded.metadata);
   }
   const tCommitted = Date.now();
 

@@ -23,3 +23,6 @@ export type { ReadFile, RowCount, RowsSource, SnapshotLike } from './row-count.j
 export { countRows } from './row-count.js';
 export type { AppendOptions, AppendResult, AppendSnapshot } from './append.js';
 export { buildAppend } from './append.js';
+export type { ReplaceOptions, ReplaceResult } from './replace.js';
+export { StaleReplace, buildReplace } from './replace.js';
+export { InvalidDeletionVector, readDeletionVector, writeDeletionVector } from './deletion-vector.js';

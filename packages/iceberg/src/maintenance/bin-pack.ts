@@ -106,7 +106,7 @@ function firstFitDecreasing(files: DataFile[], capacity: number): { files: DataF
 }
 
 /** A partition tuple as an exact, order-independent key: values tagged by kind. */
-function partitionKey(partition: PartitionData | undefined): string {
+export function partitionKey(partition: PartitionData | undefined): string {
   const fields = Object.entries(partition ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify(fields.map(([name, v]) => [name, tagged(v)]));
 }

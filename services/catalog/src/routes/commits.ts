@@ -96,6 +96,15 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     return stageCommit(d, wh, row, parts, { namespace: ns, name });
   }
 
+  /** After the answer: a commit that made its table cross a maintenance rule queues the table's run (never delays or fails the commit). */
+  function judgeForMaintenance(wh: WarehouseRow, staged: StagedCommit[]): void {
+    for (const c of staged) {
+      if (!c.nextLocation) continue;
+      void d.maintenance.afterCommit({ warehouseId: wh.id, namespace: c.namespace, name: c.name, metadata: c.next })
+        .catch((err) => d.logger.warn('judging a commit for maintenance failed', { warehouse_id: wh.id, err: (err as Error).message }));
+    }
+  }
+
   // POST /v1/{prefix}/namespaces/{namespace}/tables/{table} — commit.
   const commit = [auth, requirePrefix, requireWrite, async (req: Request, res: Response) => {
     const ns = namespaceOf(req);
@@ -104,6 +113,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     await finishCommits(d, wh, [prepared]);
     const location = prepared.nextLocation ?? prepared.currentLocation!;
     res.status(200).type('application/json').send(`{"metadata-location":${JSON.stringify(location)},"metadata":${prepared.nextText}}`);
+    judgeForMaintenance(wh, [prepared]);
   }];
 
   // POST /v1/{prefix}/transactions/commit — every table or none.
@@ -129,6 +139,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
       }
       await finishCommits(d, wh, staged);
       res.status(204).end();
+      judgeForMaintenance(wh, staged);
     }],
   });
 

@@ -3,10 +3,10 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { toLoadTableResult, type CatalogClient } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
-import { HttpError, notImplemented } from '@floe/http';
+import { HttpError } from '@floe/http';
 import { currentSnapshot, readManifestList, type TableMetadata } from '@floe/iceberg';
 import {
-  BUILT_MAINTENANCE_KINDS, MAINTENANCE_DEFAULTS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed,
+  MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed,
   type MaintenanceJob, type MaintenanceKind, type Producers,
 } from '@floe/queues';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
@@ -50,7 +50,8 @@ export async function tableMaintenance(d: TableMaintenanceDeps, w: VisibleWareho
   const runs = await runsOfTable(d.prisma, ref, RUNS_LISTED);
   const lastOrphans = runs.find((r) => r.kind === 'remove_orphans' && r.status !== 'failed' && r.status !== 'running');
   const lastOrphanPassMs = lastOrphans?.finishedAt?.getTime() ?? null;
-  const due = rulesCrossed(m, { nowMs, lastOrphanPassMs, orphanPassEveryMs: ORPHAN_PASS_EVERY_MS });
+  const lastCompaction = runs.find((r) => r.kind === 'compact' && r.status !== 'failed' && r.status !== 'running');
+  const due = rulesCrossed(m, { nowMs, lastOrphanPassMs, orphanPassEveryMs: ORPHAN_PASS_EVERY_MS, lastLayoutPassMs: lastCompaction?.finishedAt?.getTime() ?? null });
   const current = currentSnapshot(m);
   const summary = current?.summary ?? {};
   const num = (k: string) => (summary[k] !== undefined && /^\d+$/.test(summary[k]) ? Number(summary[k]) : null);
@@ -66,8 +67,9 @@ export async function tableMaintenance(d: TableMaintenanceDeps, w: VisibleWareho
       data_files: dataFiles,
       data_bytes: dataBytes,
       avg_file_bytes: dataFiles && dataBytes !== null ? Math.round(dataBytes / dataFiles) : null,
-      // Measured by compaction's planning, which has not landed yet.
-      small_files: null,
+      // Measured by compaction's planning (it reads every manifest): as the last compaction run left them.
+      small_files: smallFilesLeft(lastCompaction),
+      small_files_as_of: lastCompaction?.finishedAt?.toISOString() ?? null,
       metadata_files: (m['metadata-log']?.length ?? 0) + 1,
       orphan_candidates: orphanCandidates(lastOrphans),
       due: due.map((h) => ({ kind: h.kind, rule: h.detail })),
@@ -75,7 +77,7 @@ export async function tableMaintenance(d: TableMaintenanceDeps, w: VisibleWareho
     },
     rules: MAINTENANCE_RULES,
     maintenance: MAINTENANCE_DEFAULTS,
-    kinds_built: BUILT_MAINTENANCE_KINDS,
+    kinds: MAINTENANCE_KINDS,
     runs: runs.map(runView),
     note: 'Runs are queued by the hourly sweep when a rule is crossed, or by POST /v1/table/maintenance; dry_run: true shows what a run would do.',
   };
@@ -89,6 +91,11 @@ async function manifestCount(d: TableMaintenanceDeps, w: VisibleWarehouse, listP
   } catch {
     return null;
   }
+}
+
+function smallFilesLeft(run: MaintenanceRunRecord | undefined): number | null {
+  const after = run?.after as { small_files?: number } | null | undefined;
+  return after?.small_files ?? null;
 }
 
 function orphanCandidates(run: MaintenanceRunRecord | undefined): number | null {
@@ -114,11 +121,9 @@ export function runView(r: MaintenanceRunRecord) {
   };
 }
 
-/** The kinds asked for: all built ones by default; a kind not built yet is 501. */
+/** The kinds asked for: every kind by default, each once. */
 export function kindsAsked(kinds: MaintenanceKind[] | undefined): MaintenanceKind[] {
-  if (!kinds || kinds.length === 0) return [...BUILT_MAINTENANCE_KINDS];
-  const unbuilt = kinds.filter((k) => !BUILT_MAINTENANCE_KINDS.includes(k));
-  if (unbuilt.length) throw notImplemented(`maintenance of kind ${unbuilt.join(', ')} (built: ${BUILT_MAINTENANCE_KINDS.join(', ')})`);
+  if (!kinds || kinds.length === 0) return [...MAINTENANCE_KINDS];
   return [...new Set(kinds)];
 }
 

@@ -1,4 +1,5 @@
 import type { CatalogClient } from '@floe/catalog-client';
+import type { Engine } from '@floe/engine';
 import type { Logger } from '@floe/http';
 import type { TableAccess } from '../table-access';
 
@@ -13,6 +14,16 @@ export interface RunContext {
   nowMs: number;
   /** Unreferenced files younger than this are left alone (writers still in flight). */
   orphanAgeMs: number;
+  /** The data-plane engine, opened on first use (compaction). */
+  engine: () => Promise<Engine>;
+}
+
+/** The table moved under the plan in a way its commit cannot build on (a delete, an overwrite, another rewrite): plan again. */
+export class PlanOutdated extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanOutdated';
+  }
 }
 
 export interface KindPlan {

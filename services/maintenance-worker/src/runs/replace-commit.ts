@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { CatalogFailure } from '@floe/catalog-client';
+import {
+  MAIN_BRANCH, StaleReplace, buildReplace, currentSchema, currentSnapshot, lastSequenceNumber, newSnapshotId, specById,
+  type ReplaceOptions,
+} from '@floe/iceberg';
+import { manifestTargetBytes } from '@floe/queues';
+import { onlyAppendsSince } from './head';
+import { PlanOutdated, type RunContext } from './kind';
+import type { TableAccess } from '../table-access';
+
+// How compaction and the manifest rewrite commit: a `replace` snapshot built
+// on the head the plan read, committed through the catalog with a
+// requirement on that head. When a writer committed first (a sink's roll, an
+// engine's append), the catalog refuses (409); if only appends came between,
+// the same replace is rebuilt on the new head — the files it removes are
+// still live there, the appended ones are carried as they are — and tried
+// again; anything else (a delete, an overwrite, another replace) means the
+// plan is outdated. Nothing this run wrote is left behind when it gives up:
+// the files of each refused attempt are removed. A commit whose answer was
+// lost (a timeout, a 5xx) may have landed, so then nothing is removed: the
+// orphan pass judges those files later, as it does a crash's.
+
+/** Attempts on a moving head before the run gives up for this time (a sink rolling every second loses at most this many races). */
+const MAX_ATTEMPTS = 10;
+
+export type ReplaceParts = Pick<ReplaceOptions, 'remove' | 'add' | 'merge' | 'summary'>;
+
+export interface ReplaceCommitted {
+  snapshotId: bigint;
+  manifests: { before: number; after: number };
+  attempts: number;
+}
+
+/** Commits the replace; `written` are the data files the run already uploaded (removed if it gives up). */
+export async function commitReplace(ctx: RunContext, t: TableAccess, plannedHead: bigint, parts: ReplaceParts, written: string[] = []): Promise<ReplaceCommitted> {
+  let m = t.metadata;
+  const leftovers = [...written];
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const head = currentSnapshot(m);
+      if (!head) throw new PlanOutdated('the table has no snapshot any more');
+      const snapshotId = newSnapshotId();
+      let built;
+      try {
+        built = await buildReplace({
+          ...parts,
+          formatVersion: m['format-version'], schema: currentSchema(m), spec: (id) => specById(m, id),
+          parent: head, lastSequenceNumber: lastSequenceNumber(m), nextRowId: m['format-version'] >= 3 ? m['next-row-id'] ?? 0n : undefined,
+          snapshotId, read: t.read, targetManifestBytes: manifestTargetBytes(m),
+          manifestPath: (n) => `${t.location}/metadata/${randomUUID()}-r${n}.avro`,
+          manifestListPath: `${t.location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`,
+        });
+      } catch (err) {
+        if (err instanceof StaleReplace) throw new PlanOutdated(err.message);
+        throw err;
+      }
+      await Promise.all(built.uploads.map((u) => t.put(u.path, u.bytes)));
+      try {
+        await ctx.catalog.commitTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table }, {
+          requirements: [{ type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, 'snapshot-id': head['snapshot-id'] }],
+          updates: [
+            { action: 'add-snapshot', snapshot: built.snapshot },
+            { action: 'set-snapshot-ref', 'ref-name': MAIN_BRANCH, type: 'branch', 'snapshot-id': snapshotId },
+          ],
+        });
+        leftovers.length = 0;
+        return { snapshotId, manifests: built.manifests, attempts: attempt };
+      } catch (err) {
+        if (!(err instanceof CatalogFailure && err.status === 409)) {
+          // The commit may have landed with its answer lost: nothing written may go (the orphan pass judges later).
+          leftovers.length = 0;
+          throw err;
+        }
+        await t.remove(built.uploads.map((u) => u.path)).catch(() => undefined);
+        if (attempt >= MAX_ATTEMPTS) throw new PlanOutdated(`the table's head moved ${attempt} times while this run committed`);
+        m = (await ctx.catalog.loadTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table })).metadata;
+        if (!onlyAppendsSince(m, plannedHead)) throw new PlanOutdated('another writer removed or rewrote files since the plan');
+      }
+    }
+  } finally {
+    if (leftovers.length) await t.remove(leftovers).catch(() => undefined);
+  }
+}
