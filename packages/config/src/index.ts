@@ -135,6 +135,8 @@ const EnvSchema = z.object({
   FLOE_METERING_CRASH_AT: z.enum(['after_report']).optional(),
   // Fault tests only: the roller process exits at this stage of a roll.
   FLOE_ROLLER_CRASH_AT: z.enum(['after_files', 'after_commit', 'before_mark']).optional(),
+  // Fault tests only: the maintenance worker exits at this stage of a run (compaction's new files written; an expiry committed; an expiry's removals half done).
+  FLOE_MAINTENANCE_CRASH_AT: z.enum(['after_files', 'after_commit', 'mid_expiry']).optional(),
   // Soft delete: how long a deleted catalog can be restored before teardown removes its tables and storage (a day).
   FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   // Fault tests only: the teardown worker exits once a teardown has reached this step.
@@ -193,7 +195,7 @@ export interface FloeConfig {
   metering: { sweepSeconds: number; firstSampleSeconds: number; crashAt: 'after_report' | undefined };
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Table maintenance: the sweep's interval, and the age an unreferenced file needs before the orphan pass removes it. */
-  maintenance: { sweepSeconds: number; orphanAgeSeconds: number };
+  maintenance: { sweepSeconds: number; orphanAgeSeconds: number; crashAt: 'after_files' | 'after_commit' | 'mid_expiry' | undefined };
   /** The data-plane engine's scratch directory (null: the OS temp directory's floe-engine), memory limit and threads. */
   engine: { scratchDir: string | null; memoryLimit: string; threads: number };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
@@ -281,7 +283,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
-    maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS },
+    maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS, crashAt: e.FLOE_MAINTENANCE_CRASH_AT },
     engine: { scratchDir: e.FLOE_ENGINE_SCRATCH_DIR ?? null, memoryLimit: e.FLOE_ENGINE_MEMORY_LIMIT, threads: e.FLOE_ENGINE_THREADS },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,

@@ -28,7 +28,7 @@ const TABLE_LOCK_WAIT_MS = 5_000;
 export const lockKeyOf = (ref: TableRef) => `maintain:${ref.warehouseId}:${JSON.stringify([ref.namespace, ref.table])}`;
 
 export function contextOf(d: Deps, nowMs = Date.now()): RunContext {
-  return { catalog: d.catalog, logger: d.logger, nowMs, orphanAgeMs: d.config.maintenance.orphanAgeSeconds * 1000, engine: d.engine.get };
+  return { catalog: d.catalog, logger: d.logger, nowMs, orphanAgeMs: d.config.maintenance.orphanAgeSeconds * 1000, engine: d.engine.get, crashAt: d.config.maintenance.crashAt };
 }
 
 const ordered = (kinds: MaintenanceKind[]) => MAINTENANCE_KINDS.filter((k) => kinds.includes(k));

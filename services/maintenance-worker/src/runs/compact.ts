@@ -8,7 +8,7 @@ import {
 } from '@floe/iceberg';
 import { SMALL_FILE_RATIO, targetFileBytes } from '@floe/queues';
 import { readHeadFiles, type LiveFile } from './head';
-import { capped, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
+import { capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import { commitReplace } from './replace-commit';
 import type { TableAccess } from '../table-access';
 
@@ -130,6 +130,7 @@ async function apply(ctx: RunContext, t: TableAccess, p: CompactPlan): Promise<K
         add.push({ specId: w.group.specId, file: parquetDataFile(path, out.stats, w.group.partition, sorted?.['order-id']) });
       }
     }
+    maybeCrash(ctx, 'after_files');
     const remove = new Set([...p.work.flatMap((w) => w.files.map((f) => f.file.file_path)), ...p.work.flatMap((w) => w.removable.map((d) => d.file.file_path))]);
     const committed = await commitReplace(ctx, t, p.headId, { remove, add, summary: { 'engine-name': 'floe-maintenance', 'floe.maintenance': 'compact' } }, uploaded);
     return { freedBytes: 0, snapshotId: committed.snapshotId };

@@ -2,7 +2,7 @@ import { MAINTENANCE_DEFAULTS } from '@floe/queues';
 import {
   collectSnapshotFiles, planSnapshotExpiry, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
 } from '@floe/iceberg';
-import { capped, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
+import { capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import type { TableAccess } from '../table-access';
 
 // Snapshot expiry (Iceberg's expire-snapshots): the catalog's promise of 7
@@ -68,6 +68,11 @@ async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise
   // Judged against what the table holds now, concurrent commits included.
   const retained = await collectSnapshotFiles(committed.metadata.snapshots ?? [], t.read, { metadata: committed.metadata });
   const files = unreachableFiles(expired, retained);
+  maybeCrash(ctx, 'after_commit');
+  if (ctx.crashAt === 'mid_expiry') {
+    await t.remove(files.paths.slice(0, Math.ceil(files.paths.length / 2)));
+    maybeCrash(ctx, 'mid_expiry');
+  }
   await t.remove(files.paths);
   return { freedBytes: files.bytes, snapshotId: null };
 }

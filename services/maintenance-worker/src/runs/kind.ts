@@ -16,6 +16,15 @@ export interface RunContext {
   orphanAgeMs: number;
   /** The data-plane engine, opened on first use (compaction). */
   engine: () => Promise<Engine>;
+  /** Fault tests only (FLOE_MAINTENANCE_CRASH_AT): ends the process at this stage, exit code 86. */
+  crashAt?: CrashStage;
+}
+
+export type CrashStage = 'after_files' | 'after_commit' | 'mid_expiry';
+
+/** Ends the process here when the configured stage is this one (tests/fault/maintenance-crash.test.ts). */
+export function maybeCrash(ctx: Pick<RunContext, 'crashAt'>, stage: CrashStage): void {
+  if (ctx.crashAt === stage) process.exit(86);
 }
 
 /** The table moved under the plan in a way its commit cannot build on (a delete, an overwrite, another rewrite): plan again. */
