@@ -13,7 +13,7 @@ import {
 // the token's grants and nothing more, refusals as tool errors with the
 // control plane's codes, a revoked token turned into a 401, and the audit.
 
-const READ_TOOLS = ['catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables'];
+const READ_TOOLS = ['catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'table_health'];
 const ALL_TOOLS = [...READ_TOOLS, 'create_table', 'send_rows'].sort();
 
 let docs: Served;
@@ -140,6 +140,16 @@ describe('the tools against a real catalog', () => {
     expect(described.data).toMatchObject({ table: 'mcp_ns.things', format_version: 2, rows: 0, snapshots: 0, properties: expect.any(Object) });
     expect(described.data.schema.map((c: any) => [c.name, c.type, c.required])).toEqual([['id', 'long', true], ['msg', 'string', false]]);
     expect(typeof described.data.rows_source).toBe('string');
+  });
+
+  test('table_health: the table against the maintenance rules, and its runs; a table that is not there: table_not_found', async () => {
+    await callTool(w, 'create_table', { catalog: 'lake', namespace: 'mcp_ns', table: 'healthy', columns: [{ name: 'id', type: 'long', required: true }] });
+    const h = await callTool(r, 'table_health', { catalog: 'lake', namespace: 'mcp_ns', table: 'healthy' });
+    expect(h.isError).toBe(false);
+    expect(h.data).toMatchObject({ table: 'mcp_ns.healthy', health: { snapshots: 0, data_files: 0, due: [{ kind: 'remove_orphans', rule: 'no orphan pass yet' }] }, runs: [] });
+    expect(h.data.rules).toEqual(expect.arrayContaining([expect.stringMatching(/^compact and rewrite_manifests: /), expect.stringMatching(/^expire_snapshots: /)]));
+    expect(h.sentence).toMatch(/^Table mcp_ns\.healthy: 0 snapshot\(s\), 0 manifest\(s\), 0 data file\(s\)\. Due now: remove_orphans \(no orphan pass yet\)\. No maintenance run yet\.$/);
+    expect((await refusedWith(r, 'table_health', { catalog: 'lake', namespace: 'mcp_ns', table: 'nothing_here' }, 'table_not_found')).status).toBe(404);
   });
 
   test('describe_table of a table that is not there: table_not_found from the control plane', async () => {

@@ -163,6 +163,14 @@ test('small files: a dry run changes nothing; compaction packs 12 files into one
   expect(after.live.map((e) => e.data_file.file_path)).toEqual([expect.stringMatching(/\/data\/compacted-[0-9a-f-]+\.parquet$/)]);
   expect(await rowsOf(ref)).toEqual(before);
 
+  // GET /v1/table carries the short story; the health view the whole.
+  const table = await gateway().get('/v1/table').query({ warehouse: w.warehouse_id, namespace: 'cp', name: 'small' }).set(bearer(admin.api_key)).expect(200);
+  expect(table.body.maintenance).toEqual({
+    running: false, last_runs: [{ kind: 'compact', status: 'done', reason: run.reason, finished_at: run.finished_at, freed_bytes: 0 }],
+    details: `/v1/table/maintenance?warehouse=${w.warehouse_id}&namespace=cp&name=small`,
+  });
+  expect((await health('small')).body.health).toMatchObject({ small_files: 0, small_files_as_of: run.finished_at, data_files: 1 });
+
   // Time travel to the snapshot before the compaction reads its own (small) files, still there until expiry.
   expect(await rowsOf(ref, listed.metadata['current-snapshot-id'])).toEqual(before);
 }, 120_000);

@@ -113,6 +113,21 @@ function nextEligible(m: TableMetadata, lastOrphanPassMs: number | null, nowMs: 
   return new Date(Math.max(nowMs, Math.min(...candidates))).toISOString();
 }
 
+/** GET /v1/table's short `maintenance`: the last run of each kind that ran, whether one is under way, and where the whole story is. */
+export async function maintenanceSummary(prisma: PrismaClient, w: VisibleWarehouse, ns: string, name: string) {
+  const runs = await runsOfTable(prisma, { warehouseId: w.id, namespace: levels(ns), table: name }, RUNS_LISTED);
+  const last = new Map<string, MaintenanceRunRecord>();
+  for (const r of runs) if (r.status !== 'running' && !last.has(r.kind)) last.set(r.kind, r);
+  return {
+    running: runs.some((r) => r.status === 'running'),
+    last_runs: MAINTENANCE_KINDS.filter((k) => last.has(k)).map((k) => {
+      const r = last.get(k)!;
+      return { kind: k, status: r.status, reason: r.reason, finished_at: r.finishedAt?.toISOString() ?? null, freed_bytes: Number(r.freedBytes) };
+    }),
+    details: `/v1/table/maintenance?warehouse=${encodeURIComponent(w.id)}&namespace=${encodeURIComponent(ns)}&name=${encodeURIComponent(name)}`,
+  };
+}
+
 export function runView(r: MaintenanceRunRecord) {
   return {
     run_id: r.id, kind: r.kind, trigger: r.trigger, status: r.status, reason: r.reason, before: r.before, after: r.after,

@@ -6,6 +6,7 @@ import type { ControlPlaneDeps } from '../deps';
 import { nsName } from '../domain/catalog-tables';
 import { formatInfo } from '../domain/formats';
 import { refuseOverQuota } from '../domain/quota';
+import { maintenanceSummary } from '../domain/table-maintenance';
 import { keysToRemove, propertiesToSet } from '../domain/table-properties';
 import { dropNamespace, dropTable } from '../domain/table-delete';
 import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables';
@@ -109,7 +110,8 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       const w = await warehouseOf(req, ref);
       const view = await readTable(d, w, ref.namespace, ref.name);
       const info = formatInfo(view.format_version === 3 ? 3 : 2);
-      res.json({ ...view, warehouse: w.name, warehouse_id: w.id, writers: info.writers, readers: info.readers, note: info.note, ...(view.format_version === 3 ? { warnings: v3Warnings() } : {}) });
+      const maintenance = await maintenanceSummary(d.prisma, w, ref.namespace, ref.name);
+      res.json({ ...view, warehouse: w.name, warehouse_id: w.id, writers: info.writers, readers: info.readers, note: info.note, maintenance, ...(view.format_version === 3 ? { warnings: v3Warnings() } : {}) });
     }],
     delete: [...d.authed, async (req, res) => {
       const ref = parse(TableRef, deleteRef(req));

@@ -122,4 +122,38 @@ export const catalogUsage = tool({
   },
 });
 
-export const READ_TOOLS = [listCatalogs, listTables, describeTable, connectionRecipe, catalogUsage];
+interface MaintenanceView {
+  table: string;
+  health: Record<string, unknown> & { due: Array<{ kind: string; rule: string }>; next_eligible_at: string };
+  rules: string[];
+  runs: Array<{ kind: string; status: string; reason: string | null; trigger: { type: string; detail: string }; finished_at: string | null; before: unknown; after: unknown; freed_bytes: number }>;
+}
+
+export const tableHealth = tool({
+  name: 'table_health',
+  level: 'read',
+  title: 'Table health and maintenance',
+  description: 'Answers "why is this table slow?": its snapshots, manifests, data files and their average size, small files and orphan candidates '
+    + 'against the maintenance rules (which rule it crosses now, when it next may), and the maintenance runs — expiry, compaction, manifest rewrite, '
+    + 'metadata clean-up, orphan removal — each with why it ran, what it did and the figures before and after.',
+  input: {
+    catalog,
+    namespace: z.string().min(1).describe('The table\'s namespace, e.g. "events".'),
+    table: z.string().min(1).describe('The table\'s name within the namespace, e.g. "clicks".'),
+  },
+  run: async (args, c) => {
+    const m = await c.cp.get<MaintenanceView>(c.caller.token, '/v1/table/maintenance', {
+      query: { warehouse: args.catalog, namespace: args.namespace, name: args.table }, requestId: c.requestId,
+    });
+    const h = m.health;
+    const due = h.due.length ? `Due now: ${h.due.map((d) => `${d.kind} (${d.rule})`).join('; ')}.` : `Nothing is due; next eligible at ${h.next_eligible_at}.`;
+    const last = m.runs.find((r) => r.status !== 'running');
+    const lastWords = last ? ` Last run: ${last.kind} ${last.status}${last.reason ? ` — ${last.reason}` : ''}.` : ' No maintenance run yet.';
+    const avg = typeof h.avg_file_bytes === 'number' ? ` averaging ${h.avg_file_bytes} bytes` : '';
+    return ok(`Table ${m.table}: ${String(h.snapshots)} snapshot(s), ${String(h.manifests)} manifest(s), ${String(h.data_files)} data file(s)${avg}. ${due}${lastWords}`, {
+      table: m.table, health: h, rules: m.rules, runs: m.runs.slice(0, 10),
+    });
+  },
+});
+
+export const READ_TOOLS = [listCatalogs, listTables, describeTable, connectionRecipe, catalogUsage, tableHealth];
