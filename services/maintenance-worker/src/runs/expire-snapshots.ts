@@ -1,8 +1,8 @@
 import { MAINTENANCE_DEFAULTS } from '@floe/queues';
 import {
-  collectSnapshotFiles, planSnapshotExpiry, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
+  collectSnapshotFiles, planSnapshotExpiry, refsOf, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
 } from '@floe/iceberg';
-import { capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
+import { PlanOutdated, capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import type { TableAccess } from '../table-access';
 
 // Snapshot expiry (Iceberg's expire-snapshots): the catalog's promise of 7
@@ -62,6 +62,11 @@ async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise
   // The expired snapshots' files are read before the commit drops them from the metadata.
   const gone = new Set(p.expiry.expiredSnapshotIds);
   const expired = await collectSnapshotFiles(snapshotsIn(before, gone, true), t.read, { metadata: before });
+  // remove-snapshots drops every ref to a removed snapshot, and no requirement can name a ref
+  // that did not exist at the plan: a branch or tag made since (on an old snapshot) means planning again.
+  const { metadata: latest } = await ctx.catalog.loadTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table });
+  const names = (m: TableMetadata) => Object.keys(refsOf(m)).sort().join('\u0000');
+  if (names(latest) !== names(before)) throw new PlanOutdated('a branch or tag was made or removed since the plan');
   const committed = await ctx.catalog.commitTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table }, {
     requirements: p.expiry.requirements, updates: p.expiry.updates,
   });
