@@ -51,7 +51,13 @@ export type MaintenanceJob = z.infer<typeof MaintenanceJob>;
 export const maintenanceJobId = (warehouseId: string, namespace: string[], table: string): string =>
   `maintain-${warehouseId}-${Buffer.from(JSON.stringify([namespace, table])).toString('base64url')}`;
 
-export const MAINTENANCE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100, attempts: 2, backoff: { type: 'exponential', delay: 5000 } } as const;
+/**
+ * A failed job is removed too: its job id is the table's, and BullMQ ignores
+ * an add whose id is kept in any state, so a kept failure would drop every
+ * later request, rule and sweep for the table. The failure is recorded in
+ * maintenance_runs and the worker's log.
+ */
+export const MAINTENANCE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true, attempts: 2, backoff: { type: 'exponential', delay: 5000 } } as const;
 
 /** A dry run's job: answered in its return value, never retried (the asker waits for it). */
 export const PLAN_JOB_OPTIONS = { removeOnComplete: { age: 300 }, removeOnFail: { age: 300 }, attempts: 1 } as const;

@@ -7,7 +7,7 @@ import type { MaintenanceDeps } from './deps';
 import { figuresOf } from './figures';
 import { RUNNERS } from './runs';
 import { PlanOutdated, type KindPlan, type RunContext } from './runs/kind';
-import { beginRun, finishRun } from './store/runs';
+import { abandonRuns, beginRun, finishRun } from './store/runs';
 import { orgOfWarehouse } from './store/tables';
 import { openTable, type TableRef } from './table-access';
 
@@ -46,6 +46,7 @@ export async function maintainTable(d: Deps, job: MaintenanceJob, jobId: string 
   const ref: TableRef = { warehouseId: job.warehouse_id, namespace: job.namespace, table: job.table };
   try {
     return await withSessionLock(d.db, lockKeyOf(ref), async () => {
+      await abandonRuns(d.prisma, ref);
       const results: KindResult[] = [];
       for (const kind of ordered(await kindsDue(d, ref, job))) results.push(await runKind(d, ref, kind, job, jobId));
       return results;

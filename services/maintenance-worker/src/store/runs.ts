@@ -45,6 +45,19 @@ export async function finishRun(prisma: PrismaClient, id: string, f: {
   });
 }
 
+/**
+ * Runs of a table still `running` when a new run takes the table's lock: the
+ * worker doing them stopped (killed, out of memory) before it could finish
+ * them — the lock would not be free otherwise. Recorded failed, with why.
+ */
+export async function abandonRuns(prisma: PrismaClient, ref: TableRef): Promise<number> {
+  const r = await prisma.maintenanceRun.updateMany({
+    where: { warehouseId: ref.warehouseId, namespace: ref.namespace.join(NS), tableName: ref.table, status: 'running' },
+    data: { status: 'failed', reason: 'the worker running it stopped before it finished; a later run took the table over', finishedAt: new Date() },
+  });
+  return r.count;
+}
+
 /** When a kind last ran to its end on a table (the sweep's daily rules). */
 export async function lastFinished(prisma: PrismaClient, ref: TableRef, kind: MaintenanceKind): Promise<Date | null> {
   const r = await prisma.maintenanceRun.findFirst({
