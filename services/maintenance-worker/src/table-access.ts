@@ -42,6 +42,9 @@ export interface TableAccess {
   remove(paths: string[]): Promise<number>;
 }
 
+/** How many bytes of manifests and manifest lists one table's access keeps. */
+const READ_CACHE_BYTES = 64 * 1024 * 1024;
+
 export class OutsideLocation extends Error {
   constructor(path: string, location: string) {
     super(`${path} is not under the table's location ${location}`);
@@ -66,12 +69,28 @@ export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'objectsAs
     if (p.bucket !== root.bucket || !p.key.startsWith(root.key)) throw new OutsideLocation(path, location);
     return p;
   };
+  // Manifests and manifest lists never change once written, and a run reads the same ones
+  // in its plan, its commit (each attempt) and its removals: kept while they fit.
+  const cache = new Map<string, Promise<Uint8Array>>();
+  let cached = 0;
+  const fetchObject = async (path: string) => {
+    const { bucket, key } = inside(path);
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return new Uint8Array(await out.Body!.transformToByteArray());
+  };
   return {
     ref, loaded, metadata, location,
-    async read(path) {
-      const { bucket, key } = inside(path);
-      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      return new Uint8Array(await out.Body!.transformToByteArray());
+    read(path) {
+      if (!path.endsWith('.avro')) return fetchObject(path);
+      let hit = cache.get(path);
+      if (!hit) {
+        hit = fetchObject(path);
+        if (cached < READ_CACHE_BYTES) {
+          cache.set(path, hit);
+          hit.then((b) => { cached += b.length; }, () => cache.delete(path));
+        }
+      }
+      return hit;
     },
     async readRange(path, offset, length) {
       const { bucket, key } = inside(path);

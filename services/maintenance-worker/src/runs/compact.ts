@@ -25,6 +25,15 @@ import type { TableAccess } from '../table-access';
 // files stay reachable from older snapshots until snapshot expiry frees them.
 
 
+const DOWNLOADS_AT_ONCE = 16;
+
+async function inBatches<T>(items: T[], width: number, act: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
+    while (next < items.length) await act(items[next++]);
+  }));
+}
+
 interface GroupWork {
   group: BinPackGroup;
   files: LiveFile[];
@@ -95,17 +104,11 @@ async function apply(ctx: RunContext, t: TableAccess, p: CompactPlan): Promise<K
   const uploaded: string[] = [];
   const add: { specId: number; file: DataFile }[] = [];
   try {
-    let n = 0;
+    // Every input is fetched before the rewrites, 16 at a time: a sink table's inputs are many small files.
     const local = new Map<string, string>();
-    const fetch = async (path: string) => {
-      let at = local.get(path);
-      if (!at) {
-        at = join(dir, 'in', `${n++}.parquet`);
-        local.set(path, at);
-        await t.download(path, at);
-      }
-      return at;
-    };
+    for (const w of p.work) for (const f of [...w.files, ...w.position, ...w.equality]) if (!local.has(f.file.file_path)) local.set(f.file.file_path, join(dir, 'in', `${local.size}.parquet`));
+    await inBatches([...local], DOWNLOADS_AT_ONCE, ([path, at]) => t.download(path, at));
+    const fetch = async (path: string) => local.get(path)!;
     for (const [g, w] of p.work.entries()) {
       const files: DataFileInput[] = [];
       for (const f of w.files) files.push({ localPath: await fetch(f.file.file_path), filePath: f.file.file_path, sequenceNumber: f.sequenceNumber, firstRowId: f.firstRowId });

@@ -21,8 +21,12 @@ import type { TableAccess } from '../table-access';
 // lost (a timeout, a 5xx) may have landed, so then nothing is removed: the
 // orphan pass judges those files later, as it does a crash's.
 
-/** Attempts on a moving head before the run gives up for this time (a sink rolling every second loses at most this many races). */
-const MAX_ATTEMPTS = 10;
+/**
+ * Attempts on a moving head before the run gives up for this time. An attempt
+ * after the first reads only what the new head added (manifests are cached by
+ * the table's access), so it takes a round trip or three.
+ */
+const MAX_ATTEMPTS = 30;
 
 export type ReplaceParts = Pick<ReplaceOptions, 'remove' | 'add' | 'merge' | 'summary'>;
 
