@@ -1,8 +1,10 @@
+import { CatalogFailure } from '@floe/catalog-client';
 import { MAINTENANCE_DEFAULTS } from '@floe/queues';
 import {
-  collectSnapshotFiles, planSnapshotExpiry, refsOf, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
+  MAIN_BRANCH, collectSnapshotFiles, planSnapshotExpiry, refsOf, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
 } from '@floe/iceberg';
 import { PlanOutdated, capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
+import { onlyAppendsSince } from './head';
 import type { TableAccess } from '../table-access';
 
 // Snapshot expiry (Iceberg's expire-snapshots): the catalog's promise of 7
@@ -62,14 +64,7 @@ async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise
   // The expired snapshots' files are read before the commit drops them from the metadata.
   const gone = new Set(p.expiry.expiredSnapshotIds);
   const expired = await collectSnapshotFiles(snapshotsIn(before, gone, true), t.read, { metadata: before });
-  // remove-snapshots drops every ref to a removed snapshot, and no requirement can name a ref
-  // that did not exist at the plan: a branch or tag made since (on an old snapshot) means planning again.
-  const { metadata: latest } = await ctx.catalog.loadTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table });
-  const names = (m: TableMetadata) => Object.keys(refsOf(m)).sort().join('\u0000');
-  if (names(latest) !== names(before)) throw new PlanOutdated('a branch or tag was made or removed since the plan');
-  const committed = await ctx.catalog.commitTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table }, {
-    requirements: p.expiry.requirements, updates: p.expiry.updates,
-  });
+  const committed = await commitExpiry(ctx, t, p);
   // Judged against what the table holds now, concurrent commits included.
   const retained = await collectSnapshotFiles(committed.metadata.snapshots ?? [], t.read, { metadata: committed.metadata });
   const files = unreachableFiles(expired, retained);
@@ -80,6 +75,35 @@ async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise
   }
   await t.remove(files.paths);
   return { freedBytes: files.bytes, snapshotId: null };
+}
+
+/** Attempts on a main branch that appends keep moving (a sink rolling every few seconds) before the run plans again. */
+const MAX_ATTEMPTS = 30;
+
+/**
+ * Commits the expiry with a requirement on every ref the plan read. Appends
+ * to main since the plan change nothing it decided (they only add newer
+ * snapshots, which it keeps), so main's requirement follows them; anything
+ * else means planning again — and so does a branch or tag made or removed
+ * since (remove-snapshots drops every ref to a removed snapshot, and no
+ * requirement can name a ref the plan did not see).
+ */
+async function commitExpiry(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan) {
+  const id = { namespace: t.ref.namespace, name: t.ref.table };
+  const plannedMain = refsOf(t.metadata)[MAIN_BRANCH]?.['snapshot-id'];
+  const names = (m: TableMetadata) => Object.keys(refsOf(m)).sort().join('\u0000');
+  for (let attempt = 1; ; attempt++) {
+    const { metadata: latest } = await ctx.catalog.loadTable(t.ref.warehouseId, id);
+    if (names(latest) !== names(t.metadata)) throw new PlanOutdated('a branch or tag was made or removed since the plan');
+    const main = refsOf(latest)[MAIN_BRANCH]?.['snapshot-id'];
+    if (main !== plannedMain && (plannedMain === undefined || !onlyAppendsSince(latest, plannedMain))) throw new PlanOutdated('main changed since the plan other than by appends');
+    const requirements = p.expiry.requirements.map((r) => (r.type === 'assert-ref-snapshot-id' && r.ref === MAIN_BRANCH ? { ...r, 'snapshot-id': main ?? null } : r));
+    try {
+      return await ctx.catalog.commitTable(t.ref.warehouseId, id, { requirements, updates: p.expiry.updates });
+    } catch (err) {
+      if (!(err instanceof CatalogFailure && err.status === 409) || attempt >= MAX_ATTEMPTS) throw err;
+    }
+  }
 }
 
 export const expireSnapshots: KindRunner<ExpiryRunPlan> = { plan, apply };
