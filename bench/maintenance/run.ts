@@ -44,7 +44,7 @@
 // queues at the end. BENCH_ROLL_GAP_MS (default 0: back to back) spaces the
 // maintained table's commits as a sink's rolls are spaced (the gap untimed).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
@@ -114,6 +114,7 @@ let paused = false;
 const pauseWorker = () => { process.kill(workerPid, 'SIGSTOP'); paused = true; };
 const resumeWorker = () => { process.kill(workerPid, 'SIGCONT'); paused = false; };
 const wh = await createTestWarehouse(state);
+let finished = false;
 try {
   // The worker's own pieces, in this process, as the warehouse's own identity (the compaction measurement).
   Object.assign(process.env, joinPrivateStackEnv(state), { FLOE_LOG_LEVEL: 'warn' });
@@ -159,6 +160,7 @@ try {
   await ok('POST', `${cat}/v1/${wh.id}/namespaces`, JSON.stringify({ namespace: ['bench'] }));
   for (const name of ['compact', 'off', 'on']) await ok('POST', `${cat}/v1/${wh.id}/namespaces/bench/tables`, JSON.stringify({ name, schema }));
 
+  const serverErrors: Array<{ table: string; status: number; requestId: string | null }> = [];
   /**
    * One append as a roll makes it: load with a storage session, upload the data files (beside the first build),
    * build the manifest and list on the head, upload them, commit; on 409 reload and rebuild. Timed whole.
@@ -207,8 +209,13 @@ try {
       }));
       commitMs += performance.now() - c0;
       if (r.status === 200) return { ms: performance.now() - t0, loadMs, commitMs, tries };
-      if (r.status !== 409 || tries >= MAX_COMMIT_TRIES) throw new Error(`commit to ${t}: ${r.status} ${r.text.slice(0, 300)}`);
+      if ((r.status !== 409 && r.status < 500) || tries >= MAX_COMMIT_TRIES) throw new Error(`commit to ${t}: ${r.status} ${r.text.slice(0, 300)}`);
       m = (await loadTable(t, false)).metadata;
+      if (r.status >= 500) {
+        // As a roll does: the commit may have landed; if not, it is tried again. Each one is reported.
+        serverErrors.push({ table: t, status: r.status, requestId: /"request_id":"([^"]+)"/.exec(r.text)?.[1] ?? null });
+        if ((m.snapshots ?? []).some((x) => x['snapshot-id'] === snapshotId)) return { ms: performance.now() - t0, loadMs, commitMs, tries };
+      }
     }
   };
 
@@ -403,6 +410,12 @@ try {
   }
   for (const f of failures) console.log(`  failed ${f.n}× ${f.table_name} ${f.kind}: ${f.reason}`);
   console.log(`  BullMQ maintain jobs left failed: ${failedJobs.length}${failedJobs.length ? ` (${[...new Set(failedJobs.map((j) => j.failedReason.slice(0, 120)))].join('; ')})` : ''}`);
+  console.log(`  5xx answers to the bench's commits (each reloaded, and tried again unless it had landed): ${serverErrors.length}`);
+  const catalogLog = existsSync(state.services.catalog.log) ? readFileSync(state.services.catalog.log, 'utf8').split('\n') : [];
+  for (const e of serverErrors.slice(0, 3)) {
+    const line = e.requestId ? catalogLog.find((l) => l.includes(e.requestId!) && /error/i.test(l)) : undefined;
+    console.log(`    ${e.table} ${e.status} ${e.requestId ?? ''}: ${line?.slice(0, 400) ?? '(not found in the catalog log)'}`);
+  }
   console.log(`  the worker's catch-up after SIGCONT: ${catchupSeconds.toFixed(1)} s${OFF_CATCHUP ? '' : ' (the off table dropped first)'}`);
 
   const floorRate = rows / (pct(floorMs, 50) / 1000);
@@ -431,11 +444,14 @@ try {
     const a: Figures = atSink;
     console.log(`    (after roll ${SINK_ROLLS}, runs in flight: ${a.snapshots} snapshots, ${a.data_files} data files, ${a.manifests} manifests)`);
   }
+  finished = true;
 } finally {
   if (paused) resumeWorker();
   await queue.close();
   await pool.end();
   rmSync(scratch, { recursive: true, force: true });
   await removeTestWarehouse(wh);
-  await stopPrivateStack(stateFile);
+  // A run that failed keeps the stack's folder (its deployables' logs) to be read.
+  await stopPrivateStack(stateFile, !finished);
+  if (!finished) say(`the stack's logs are kept in ${state.services.catalog.log.replace(/\/[^/]+$/, '')}`);
 }
