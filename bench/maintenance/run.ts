@@ -61,6 +61,7 @@ import {
   COMPACT_TRIGGER_FILES, MAINTENANCE_DEFAULTS, MAINTENANCE_QUEUE, MAINTENANCE_SWEEP_JOB_OPTIONS, MANIFEST_MIN_COUNT_TO_MERGE, queueConnection, queuePrefix,
 } from '@floe/queues';
 import { parseS3Location } from '@floe/storage';
+import { holdCommitGate } from '@floe/db/commit-gate';
 import { useLocalCeph } from '../lib/stack-api';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 
@@ -316,6 +317,7 @@ try {
     const ctx = {
       catalog: timedCatalog, logger: createLogger('bench-maintenance', 'warn'), nowMs: Date.now(),
       orphanAgeMs: config.maintenance.orphanAgeSeconds * 1000, engine: async () => timedEngine,
+      holdGate: <T>(r: typeof ref, fn: () => Promise<T>) => holdCommitGate(pool, { warehouseId: r.warehouseId, namespace: r.namespace, name: r.table }, fn),
     };
     let t = performance.now();
     const plan = await compact.plan(ctx, timedAccess);

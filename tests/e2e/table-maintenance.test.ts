@@ -172,7 +172,7 @@ test('orphans: a file no metadata names is removed once old enough, never a live
   const res = await catalog().get(`/v1/${w.warehouse_id}/namespaces/mt/tables/orphans`).set(bearer(t.token)).set('X-Iceberg-Access-Delegation', 'vended-credentials').expect(200);
   const loaded = toLoadTableResult(parseJson(res.text));
   const access = accessOf({ storage: adminStorage() }, { warehouseId: w.warehouse_id, namespace: ['mt'], table: 'orphans' }, loaded);
-  const ctx = { catalog: null as never, logger: createLogger('test', 'error'), nowMs: Date.now() + 1000, orphanAgeMs: 0, engine: () => Promise.reject(new Error('no engine here')) };
+  const ctx = { catalog: null as never, logger: createLogger('test', 'error'), nowMs: Date.now() + 1000, orphanAgeMs: 0, engine: () => Promise.reject(new Error('no engine here')), holdGate: () => Promise.reject(new Error('no gate here')) };
   const plan = await removeOrphans.plan(ctx, access);
   expect(plan.candidates.map((c) => c.path)).toEqual([orphan]);
   expect(await removeOrphans.apply(ctx, access, plan)).toMatchObject({ freedBytes: 'not committed'.length });

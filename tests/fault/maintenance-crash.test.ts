@@ -8,9 +8,9 @@
 // names, are removed by the next orphan pass and by nothing else.
 //
 // A killed worker's job stays `active` under its lock until BullMQ's stalled
-// check (lockDuration and stalledInterval of 30 s; one check marks the job,
-// the next, 30 s later, moves it back to wait) hands it to the next worker:
-// about a minute after the kill, which is most of each case's time.
+// check (lockDuration and stalledInterval, FLOE_MAINTENANCE_JOB_LOCK_SECONDS:
+// 5 s here; one check marks the job, the next moves it back to wait) hands it
+// to the next worker: most of each case's time.
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import request from 'supertest';
@@ -74,7 +74,7 @@ const snapshotIds = (m: any): string[] => (m.snapshots ?? []).map((s: any) => St
 /** A maintenance worker against the private stack, removing unnamed files at any age; resolves `exited` with its exit code. */
 function maintenanceWorker(crashAt?: Stage): WorkerProcess {
   return startWorkerProcess('services/maintenance-worker/src/main.ts', 'FLOE_MAINTENANCE_HEALTH_PORT', {
-    ...process.env, ...joinPrivateStackEnv(state), FLOE_LOG_LEVEL: 'warn', FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: '0',
+    ...process.env, ...joinPrivateStackEnv(state), FLOE_LOG_LEVEL: 'warn', FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: '0', FLOE_MAINTENANCE_JOB_LOCK_SECONDS: '5',
     ...(crashAt ? { FLOE_MAINTENANCE_CRASH_AT: crashAt } : {}),
   });
 }

@@ -37,9 +37,9 @@ export class CatalogClient {
     return toLoadTableResult(await this.request(warehouseId, 'GET', tablePath(table), undefined, opts.vend ? VENDED : {}));
   }
 
-  /** Commits changes to a table: 409 (a CatalogFailure) when a requirement no longer holds. */
-  async commitTable(warehouseId: string, table: TableIdent, changes: { requirements: TableRequirement[]; updates: TableUpdate[] }): Promise<LoadTableResult> {
-    return toLoadTableResult(await this.request(warehouseId, 'POST', tablePath(table), { requirements: changes.requirements, updates: changes.updates }));
+  /** Commits changes to a table: 409 (a CatalogFailure) when a requirement no longer holds. `headers`: a commit gate holder says so (packages/db commit-gate.ts). */
+  async commitTable(warehouseId: string, table: TableIdent, changes: { requirements: TableRequirement[]; updates: TableUpdate[] }, headers: Record<string, string> = {}): Promise<LoadTableResult> {
+    return toLoadTableResult(await this.request(warehouseId, 'POST', tablePath(table), { requirements: changes.requirements, updates: changes.updates }, headers));
   }
 
   /** Creates a table in an existing namespace. */

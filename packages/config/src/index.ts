@@ -127,6 +127,8 @@ const EnvSchema = z.object({
   // Table maintenance (services/maintenance-worker): the sweep's interval, and how old an unreferenced file under a table's location must be before the orphan pass removes it (3 days: writers still in flight).
   FLOE_MAINTENANCE_SWEEP_SECONDS: z.coerce.number().int().min(1).default(3600),
   FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: z.coerce.number().int().min(0).default(259_200),
+  // A run's job lock (BullMQ lockDuration and stalledInterval): a replica that died leaves its job to another within about two of these. A fault test shortens it.
+  FLOE_MAINTENANCE_JOB_LOCK_SECONDS: z.coerce.number().int().min(2).max(300).default(15),
   // The data-plane engine (packages/engine) of a process that rewrites Parquet (the maintenance worker's compaction): the only directory it may touch (default: floe-engine under the OS temp directory), its memory limit (DuckDB size syntax) and threads.
   FLOE_ENGINE_SCRATCH_DIR: z.string().min(1).optional(),
   FLOE_ENGINE_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 2GB or 512MiB').default('1GB'),
@@ -195,7 +197,7 @@ export interface FloeConfig {
   metering: { sweepSeconds: number; firstSampleSeconds: number; crashAt: 'after_report' | undefined };
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Table maintenance: the sweep's interval, and the age an unreferenced file needs before the orphan pass removes it. */
-  maintenance: { sweepSeconds: number; orphanAgeSeconds: number; crashAt: 'after_files' | 'after_commit' | 'mid_expiry' | undefined };
+  maintenance: { sweepSeconds: number; orphanAgeSeconds: number; jobLockSeconds: number; crashAt: 'after_files' | 'after_commit' | 'mid_expiry' | undefined };
   /** The data-plane engine's scratch directory (null: the OS temp directory's floe-engine), memory limit and threads. */
   engine: { scratchDir: string | null; memoryLimit: string; threads: number };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
@@ -283,7 +285,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
-    maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS, crashAt: e.FLOE_MAINTENANCE_CRASH_AT },
+    maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS, jobLockSeconds: e.FLOE_MAINTENANCE_JOB_LOCK_SECONDS, crashAt: e.FLOE_MAINTENANCE_CRASH_AT },
     engine: { scratchDir: e.FLOE_ENGINE_SCRATCH_DIR ?? null, memoryLimit: e.FLOE_ENGINE_MEMORY_LIMIT, threads: e.FLOE_ENGINE_THREADS },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,

@@ -14,7 +14,7 @@
 //   column whose every non-null row group has min/max has 0 NaNs, and one
 //   that lacks them gets no NaN count.
 import { statSync } from 'node:fs';
-import { requirePrimitive, type DataFileStats } from '@floe/iceberg';
+import { emptyStats, requirePrimitive, type DataFileStats } from '@floe/iceberg';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { icebergValue, serializedBounds } from './bounds.js';
 import { duckType, type Leaf } from './columns.js';
@@ -22,17 +22,7 @@ import { literal } from './sql.js';
 
 export async function footerStats(c: DuckDBConnection, localPath: string, leaves: readonly Leaf[], truncateLength: number): Promise<DataFileStats> {
   const meta = `parquet_metadata(${literal(localPath)})`;
-  const stats: DataFileStats = {
-    record_count: 0n,
-    file_size_in_bytes: BigInt(statSync(localPath).size),
-    column_sizes: new Map(),
-    value_counts: new Map(),
-    null_value_counts: new Map(),
-    nan_value_counts: new Map(),
-    lower_bounds: new Map(),
-    upper_bounds: new Map(),
-    split_offsets: [],
-  };
+  const stats: DataFileStats = emptyStats(0n, BigInt(statSync(localPath).size));
 
   // row groups
   const groups = (await c.runAndReadAll(`

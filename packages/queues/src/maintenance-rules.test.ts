@@ -26,6 +26,12 @@ test('snapshots: past the cap and its slack, or one older than the retention and
   expect(judge(table(1, 30))).toEqual([]);
 });
 
+test('snapshots at the sweep: past the cap itself, so a table at rest keeps at most 20', () => {
+  const sweep = (m: TableMetadata) => rulesCrossed(m, { nowMs: NOW, lastOrphanPassMs: NOW, orphanPassEveryMs: DAY, lastLayoutPassMs: NOW + DAY });
+  expect(sweep(table(20))).toEqual([]);
+  expect(sweep(table(21))).toEqual([{ kind: 'expire_snapshots', detail: '21 snapshots, more than 20 kept' }]);
+});
+
 test('metadata: a table without the retention properties; orphans once a day', () => {
   expect(judge(table(1, 0, {}))).toEqual([{ kind: 'clean_metadata', detail: 'the table lacks write.metadata.delete-after-commit.enabled and write.metadata.previous-versions-max' }]);
   expect(judge(table(1), null)).toEqual([{ kind: 'remove_orphans', detail: 'no orphan pass yet' }]);

@@ -1,4 +1,4 @@
-import { METADATA_RETENTION_PROPERTIES, currentSnapshot, formatMegabytes, type TableMetadata } from '@floe/iceberg';
+import { METADATA_RETENTION_PROPERTIES, currentSnapshot, formatMegabytes, positiveLong, type TableMetadata } from '@floe/iceberg';
 import { MAINTENANCE_DEFAULTS, type MaintenanceKind } from './maintenance';
 
 // When a table needs a run without anyone asking: the rules the maintenance
@@ -12,7 +12,11 @@ export const DAY_MS = 86_400_000;
 /** The properties every table gets (packages/iceberg table-defaults.ts): old metadata files go at each commit, 20 stay logged. */
 export const METADATA_PROPERTIES = METADATA_RETENTION_PROPERTIES;
 
-/** A few snapshots over the cap before a run is queued, so a table rolled every minute is not maintained every minute. */
+/**
+ * A few snapshots over the cap before a writer's commit queues an expiry, so
+ * a table rolled every minute is not maintained every minute. The hourly
+ * sweep has none: a table at rest keeps at most the cap.
+ */
 export const SNAPSHOT_SLACK = 5;
 
 /**
@@ -26,8 +30,8 @@ export const COMPACT_TRIGGER_FILES = 16;
 const MIB = 1024 * 1024;
 
 function positiveProperty(m: TableMetadata, name: string): number | null {
-  const raw = m.properties?.[name];
-  return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+  const v = positiveLong(m.properties?.[name]);
+  return v === undefined ? null : Number(v);
 }
 
 /** A table's target data file size: `write.target-file-size-bytes`, else the catalog's promise (128 MB). */
@@ -58,7 +62,8 @@ export interface RuleInputs {
    * When compaction and the manifest rewrite last looked at the table (the
    * sweep knows; a writer does not and leaves it out): a head committed
    * since then is looked at again, so tables of big files get their
-   * manifests merged too.
+   * manifests merged too. Given, the snapshot cap is judged without the
+   * writer's slack (SNAPSHOT_SLACK).
    */
   lastLayoutPassMs?: number | null;
 }
@@ -70,7 +75,8 @@ export function rulesCrossed(m: TableMetadata, o: RuleInputs): RuleHit[] {
   const cap = MAINTENANCE_DEFAULTS.max_snapshots;
   const maxAge = MAINTENANCE_DEFAULTS.snapshot_retention_days * DAY_MS;
   const oldest = snapshots.reduce((min, s) => Math.min(min, Number(s['timestamp-ms'])), Infinity);
-  if (snapshots.length > cap + SNAPSHOT_SLACK) {
+  const slack = o.lastLayoutPassMs === undefined ? SNAPSHOT_SLACK : 0;
+  if (snapshots.length > cap + slack) {
     hits.push({ kind: 'expire_snapshots', detail: `${snapshots.length} snapshots, more than ${cap} kept` });
   } else if (snapshots.length > 1 && o.nowMs - oldest > maxAge + DAY_MS) {
     hits.push({ kind: 'expire_snapshots', detail: `the oldest of ${snapshots.length} snapshots is ${Math.floor((o.nowMs - oldest) / DAY_MS)} days old, past the ${MAINTENANCE_DEFAULTS.snapshot_retention_days} days kept` });
@@ -106,7 +112,7 @@ function layoutRules(m: TableMetadata, o: RuleInputs): RuleHit[] {
 /** The rules in words, as GET /v1/table/maintenance states them. */
 export const MAINTENANCE_RULES = [
   `compact and rewrite_manifests: at a commit, ${COMPACT_TRIGGER_FILES} or more data files averaging under ${SMALL_FILE_RATIO * 100}% of the target file size (write.target-file-size-bytes, else ${MAINTENANCE_DEFAULTS.target_file_size_mb} MB); at the hourly sweep, any commit since the last pass. A run compacts each partition holding 5 files under ${SMALL_FILE_RATIO * 100}% of the target into files near it, and merges data manifests under commit.manifest.target-size-bytes (8 MB) once ${MANIFEST_MIN_COUNT_TO_MERGE} (commit.manifest.min-count-to-merge) are small`,
-  `expire_snapshots: more than ${MAINTENANCE_DEFAULTS.max_snapshots + SNAPSHOT_SLACK} snapshots, or one older than ${MAINTENANCE_DEFAULTS.snapshot_retention_days + 1} days; keeps the newest ${MAINTENANCE_DEFAULTS.max_snapshots} within ${MAINTENANCE_DEFAULTS.snapshot_retention_days} days of each branch, every tag and the table's own history.expire.* settings`,
+  `expire_snapshots: at a commit, more than ${MAINTENANCE_DEFAULTS.max_snapshots + SNAPSHOT_SLACK} snapshots; at the hourly sweep, more than ${MAINTENANCE_DEFAULTS.max_snapshots}; or one older than ${MAINTENANCE_DEFAULTS.snapshot_retention_days + 1} days; keeps the newest ${MAINTENANCE_DEFAULTS.max_snapshots} within ${MAINTENANCE_DEFAULTS.snapshot_retention_days} days of each branch, every tag and the table's own history.expire.* settings`,
   `clean_metadata: a table without ${Object.keys(METADATA_PROPERTIES).join(' or ')}; metadata files no metadata names, an hour old`,
   'remove_orphans: once a day; files under the table\'s location no metadata names, older than the orphan age (3 days)',
 ] as const;

@@ -23,8 +23,13 @@ export const MAINTENANCE_DEFAULTS = {
 } as const;
 export const MAINTENANCE_SWEEP_SCHEDULER = 'maintenance-sweep';
 
-/** The kinds of run, in the order a run does them (Iceberg's own maintenance operations). */
-export const MAINTENANCE_KINDS = ['expire_snapshots', 'compact', 'rewrite_manifests', 'clean_metadata', 'remove_orphans'] as const;
+/**
+ * The kinds of run (Iceberg's own maintenance operations), in the order a run
+ * does them: compaction and the manifest rewrite first, since each commits a
+ * snapshot, then expiry — so a run leaves at most the snapshots the table
+ * keeps — then the metadata files and the orphans the others left.
+ */
+export const MAINTENANCE_KINDS = ['compact', 'rewrite_manifests', 'expire_snapshots', 'clean_metadata', 'remove_orphans'] as const;
 export const MaintenanceKind = z.enum(MAINTENANCE_KINDS);
 export type MaintenanceKind = z.infer<typeof MaintenanceKind>;
 

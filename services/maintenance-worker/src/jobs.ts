@@ -30,10 +30,11 @@ async function handle(d: MaintenanceDeps, job: Job): Promise<unknown> {
 
 export async function startMaintenance(d: MaintenanceDeps): Promise<{ queue: Queue; worker: Worker }> {
   const queue = new Queue(MAINTENANCE_QUEUE, { connection: d.connection, prefix: d.prefix });
-  // A run's job lock is renewed every 7.5 s while it works (the engine works on its own threads); a replica that
-  // died leaves its job to another within about two stalled checks, 30 s, rather than BullMQ's default minute.
+  // A run's job lock is renewed every half lock while it works (the engine works on its own threads); a replica that
+  // died leaves its job to another within about two stalled checks (2 × 15 s by default), rather than BullMQ's default minute.
+  const lockMs = d.config.maintenance.jobLockSeconds * 1000;
   const worker = new Worker(MAINTENANCE_QUEUE, (job) => handle(d, job), {
-    connection: d.connection, prefix: d.prefix, concurrency: 2, lockDuration: 15_000, stalledInterval: 15_000,
+    connection: d.connection, prefix: d.prefix, concurrency: 2, lockDuration: lockMs, stalledInterval: lockMs,
   });
   worker.on('failed', (job, err) => d.logger.error('job failed', { queue: MAINTENANCE_QUEUE, job_id: job?.id, job_name: job?.name, attempts: job?.attemptsMade, err: err.message }));
   await queue.upsertJobScheduler(MAINTENANCE_SWEEP_SCHEDULER, { every: d.config.maintenance.sweepSeconds * 1000 }, { name: 'sweep', opts: MAINTENANCE_SWEEP_JOB_OPTIONS });

@@ -1,7 +1,9 @@
 import { CatalogFailure } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
+import { holdCommitGate } from '@floe/db/commit-gate';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
 import { writeAudit } from '@floe/http';
+import type { TableMetadata } from '@floe/iceberg';
 import { MAINTENANCE_KINDS, rulesCrossed, type MaintenanceJob, type MaintenanceKind } from '@floe/queues';
 import type { MaintenanceDeps } from './deps';
 import { figuresOf } from './figures';
@@ -9,10 +11,10 @@ import { RUNNERS } from './runs';
 import { PlanOutdated, type KindPlan, type RunContext } from './runs/kind';
 import { abandonRuns, beginRun, finishRun } from './store/runs';
 import { orgOfWarehouse } from './store/tables';
-import { openTable, type TableRef } from './table-access';
+import { openTable, type TableAccess, type TableRef } from './table-access';
 
-// One table's maintenance job: its kinds in Iceberg's order (expiry first, so
-// later kinds see the snapshots that stay; orphans last), one at a time,
+// One table's maintenance job: its kinds in their order (MAINTENANCE_KINDS:
+// the rewrites, then expiry, orphans last), one at a time,
 // holding the table's lock so no two runs of one table interleave on any
 // replica. Each kind plans from the table as it is now, commits through the
 // catalog with requirements on what it read, and on a 409 (a sink's roll or
@@ -28,7 +30,10 @@ const TABLE_LOCK_WAIT_MS = 5_000;
 export const lockKeyOf = (ref: TableRef) => `maintain:${ref.warehouseId}:${JSON.stringify([ref.namespace, ref.table])}`;
 
 export function contextOf(d: Deps, nowMs = Date.now()): RunContext {
-  return { catalog: d.catalog, logger: d.logger, nowMs, orphanAgeMs: d.config.maintenance.orphanAgeSeconds * 1000, engine: d.engine.get, crashAt: d.config.maintenance.crashAt };
+  return {
+    catalog: d.catalog, logger: d.logger, nowMs, orphanAgeMs: d.config.maintenance.orphanAgeSeconds * 1000, engine: d.engine.get, crashAt: d.config.maintenance.crashAt,
+    holdGate: (ref, fn) => holdCommitGate(d.db, { warehouseId: ref.warehouseId, namespace: ref.namespace, name: ref.table }, fn),
+  };
 }
 
 const ordered = (kinds: MaintenanceKind[]) => MAINTENANCE_KINDS.filter((k) => kinds.includes(k));
@@ -48,7 +53,12 @@ export async function maintainTable(d: Deps, job: MaintenanceJob, jobId: string 
     return await withSessionLock(d.db, lockKeyOf(ref), async () => {
       await abandonRuns(d.prisma, ref);
       const results: KindResult[] = [];
-      for (const kind of ordered(await kindsDue(d, ref, job))) results.push(await runKind(d, ref, kind, job, jobId));
+      // A rule's or the sweep's job judges the table it opens; the first kind plans from that same load.
+      let opened = job.trigger.type === 'manual' ? null : await openTable(d, ref);
+      for (const kind of ordered(opened ? kindsDue(job, opened.metadata) : job.kinds)) {
+        results.push(await runKind(d, ref, kind, job, jobId, opened));
+        opened = null;
+      }
       return results;
     }, { waitMs: TABLE_LOCK_WAIT_MS });
   } catch (err) {
@@ -63,16 +73,15 @@ export async function maintainTable(d: Deps, job: MaintenanceJob, jobId: string 
  * job id is the table's), so the rules are judged again here. A person's
  * job does what they asked.
  */
-async function kindsDue(d: Deps, ref: TableRef, job: MaintenanceJob): Promise<MaintenanceKind[]> {
-  if (job.trigger.type === 'manual') return job.kinds;
-  const { metadata } = await d.catalog.loadTable(ref.warehouseId, { namespace: ref.namespace, name: ref.table });
+function kindsDue(job: MaintenanceJob, metadata: TableMetadata): MaintenanceKind[] {
   const now = rulesCrossed(metadata, { nowMs: Date.now(), lastOrphanPassMs: Date.now(), orphanPassEveryMs: Number.POSITIVE_INFINITY });
   return [...new Set([...job.kinds, ...now.map((h) => h.kind)])];
 }
 
-async function runKind(d: Deps, ref: TableRef, kind: MaintenanceKind, job: MaintenanceJob, jobId: string | null): Promise<KindResult> {
+/** One kind's run; `opened`: the table as this job just loaded it, else it is loaded here. */
+async function runKind(d: Deps, ref: TableRef, kind: MaintenanceKind, job: MaintenanceJob, jobId: string | null, opened: TableAccess | null): Promise<KindResult> {
   const runner = RUNNERS[kind];
-  let t = await openTable(d, ref);
+  let t = opened ?? await openTable(d, ref);
   const runId = await beginRun(d.prisma, {
     ref, tableUuid: t.metadata['table-uuid'] ?? null, kind, trigger: job.trigger, requestedBy: job.requested_by, jobId, before: await figuresOf(t),
   });
@@ -100,7 +109,7 @@ async function runKind(d: Deps, ref: TableRef, kind: MaintenanceKind, job: Maint
         plan = await runner.plan(contextOf(d), t);
         outcome = plan.nothing ? { freedBytes: 0, snapshotId: null } : await runner.apply(contextOf(d), t, plan);
       }
-      reason = plan.reason;
+      reason = 'detail' in outcome && outcome.detail ? `${plan.reason}; ${outcome.detail}` : plan.reason;
       freed = outcome.freedBytes;
       snapshotId = outcome.snapshotId;
       extra = plan.extra ?? {};
@@ -128,7 +137,7 @@ async function auditRun(d: Pick<Deps, 'prisma' | 'db'>, ref: TableRef, data: Rec
 /** A dry run: each kind's plan on the table as it is, nothing changed or recorded. */
 export async function planTable(d: Deps, ref: TableRef, kinds: MaintenanceKind[]): Promise<Array<{ kind: MaintenanceKind; nothing: boolean; reason: string; would: Record<string, unknown> }>> {
   const t = await openTable(d, ref);
-  const ctx = contextOf(d);
+  const ctx = { ...contextOf(d), dryRun: true };
   const out = [];
   for (const kind of ordered(kinds)) {
     const runner = RUNNERS[kind];

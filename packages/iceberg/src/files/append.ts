@@ -6,9 +6,8 @@ import { EntryStatus, writeManifest, type DataFile } from './manifest.js';
 import { readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
 import type { AvroCodec } from './avro.js';
 import type { ReadFile, SnapshotLike } from './row-count.js';
-import { stringifyJson } from '../metadata/json.js';
 import type { FormatVersion, PartitionSpec, Schema, Snapshot } from '../metadata/model.js';
-import type { PartitionData } from './partition.js';
+import { partitionKey } from './partition.js';
 
 export interface AppendOptions {
   formatVersion: FormatVersion;
@@ -141,15 +140,8 @@ function appendSummary(opts: AppendOptions, carried: ManifestFile[]): Record<str
   return out;
 }
 
-/** Identity of a partition tuple. Bytes and NaN have no JSON form, so they are spelled out first. */
-function partitionKey(partition: PartitionData | undefined): string {
-  return stringifyJson(Object.entries(partition ?? {}).map(([name, v]) => [
-    name,
-    v instanceof Uint8Array ? Array.from(v) : typeof v === 'number' && !Number.isFinite(v) ? String(v) : v,
-  ]));
-}
-
-function listTotals(manifests: ManifestFile[]) {
+/** Rows and live files by a manifest list's counts; undefined when a writer left a count out. */
+export function listTotals(manifests: ManifestFile[]) {
   let records = 0n;
   let dataFiles = 0n;
   let deleteFiles = 0n;

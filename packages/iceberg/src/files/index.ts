@@ -11,6 +11,7 @@ export { conformValue } from './nested-values.js';
 export type { AvroCodec, AvroContainer } from './avro.js';
 export { avroType, bigintLongType, readAvroContainer, readAvroHeader, writeAvroContainer } from './avro.js';
 export type { PartitionData } from './partition.js';
+export { partitionKey } from './partition.js';
 export type {
   DataFile, ManifestContentName, ManifestEntry, ManifestMetadata, ReadManifest, WriteManifestOptions, WrittenManifest,
 } from './manifest.js';
@@ -18,11 +19,12 @@ export { EntryStatus, FileContent, manifestEntryAvroSchema, readManifest, writeM
 export type { FieldSummary, ManifestFile, ReadManifestList, WriteManifestListOptions, WrittenManifestList } from './manifest-list.js';
 export { ManifestContent, manifestFileAvroSchema, readManifestList, writeManifestList } from './manifest-list.js';
 export type { DataFileStats, ParquetCodec, WriteParquetOptions, WrittenParquet } from './parquet.js';
-export { parquetDataFile, writeParquetDataFile } from './parquet.js';
+export { emptyStats, parquetDataFile, writeParquetDataFile } from './parquet.js';
 export type { ReadFile, RowCount, RowsSource, SnapshotLike } from './row-count.js';
 export { countRows } from './row-count.js';
 export type { AppendOptions, AppendResult, AppendSnapshot } from './append.js';
-export { buildAppend } from './append.js';
+export { buildAppend, listTotals } from './append.js';
 export type { ReplaceOptions, ReplaceResult } from './replace.js';
 export { StaleReplace, buildReplace } from './replace.js';
 export { InvalidDeletionVector, readDeletionVector, writeDeletionVector } from './deletion-vector.js';
+export { READS_AT_ONCE, mapLimited } from './map-limited.js';

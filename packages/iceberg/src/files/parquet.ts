@@ -49,6 +49,21 @@ export interface DataFileStats {
   split_offsets: bigint[];
 }
 
+/** Stats with no column metrics yet: each writer (this one, the engine's footer reader) fills them in. */
+export function emptyStats(recordCount: bigint, fileSizeInBytes: bigint): DataFileStats {
+  return {
+    record_count: recordCount,
+    file_size_in_bytes: fileSizeInBytes,
+    column_sizes: new Map(),
+    value_counts: new Map(),
+    null_value_counts: new Map(),
+    nan_value_counts: new Map(),
+    lower_bounds: new Map(),
+    upper_bounds: new Map(),
+    split_offsets: [],
+  };
+}
+
 export interface WrittenParquet {
   bytes: Uint8Array;
   stats: DataFileStats;
@@ -106,17 +121,7 @@ export function writeParquetDataFile(opts: WriteParquetOptions): WrittenParquet 
   pq.finish();
   const bytes = writer.getBytes().slice();
 
-  const stats: DataFileStats = {
-    record_count: BigInt(rowCount),
-    file_size_in_bytes: BigInt(bytes.length),
-    column_sizes: new Map(),
-    value_counts: new Map(),
-    null_value_counts: new Map(),
-    nan_value_counts: new Map(),
-    lower_bounds: new Map(),
-    upper_bounds: new Map(),
-    split_offsets: [],
-  };
+  const stats = emptyStats(BigInt(rowCount), BigInt(bytes.length));
   for (const rg of pq.row_groups) {
     let start: bigint | undefined;
     for (const chunk of rg.columns) {

@@ -9,6 +9,24 @@ import { bigintToBytes, bytesToBigint, toInternal, uuidFromBytes, uuidToBytes, t
 /** Partition values keyed by partition field name, in the representation of values.ts. */
 export type PartitionData = Record<string, IcebergValue | null>;
 
+/**
+ * A partition tuple as an exact, order-independent key, values tagged by
+ * kind (bytes, bigints and NaN have no plain JSON form): which files share a
+ * partition, for an append's changed-partition count, compaction's groups
+ * and the deletes that reach them.
+ */
+export function partitionKey(partition: PartitionData | undefined): string {
+  const fields = Object.entries(partition ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(fields.map(([name, v]) => [name, tagged(v)]));
+}
+
+function tagged(v: PartitionData[string]): string {
+  if (v === null || v === undefined) return 'null';
+  if (v instanceof Uint8Array) return `b:${Buffer.from(v).toString('hex')}`;
+  if (typeof v === 'bigint') return `n:${v}`;
+  return `${typeof v}:${String(v)}`;
+}
+
 /** Avro schema for one primitive Iceberg type (Appendix A); named types are defined once. */
 export function avroPrimitive(type: string, defined: Set<string>): unknown {
   const p = requirePrimitive(type);

@@ -20,6 +20,7 @@
 import { EntryStatus, FileContent, readManifest, writeManifest, type DataFile, type ManifestEntry } from './manifest.js';
 import { ManifestContent, readManifestList, writeManifestList, type ManifestFile } from './manifest-list.js';
 import type { AvroCodec } from './avro.js';
+import { READS_AT_ONCE, mapLimited } from './map-limited.js';
 import type { ReadFile } from './row-count.js';
 import type { FormatVersion, PartitionSpec, Schema, Snapshot } from '../metadata/model.js';
 import type { AppendSnapshot } from './append.js';
@@ -84,10 +85,10 @@ export async function buildReplace(opts: ReplaceOptions): Promise<ReplaceResult>
   for (const path of merge) if (!listedPaths.has(path)) throw new StaleReplace(`manifest ${path} is no longer listed at the head`);
 
   // Read every manifest that may hold a removed file, and every one to merge.
-  const read = await Promise.all(listed.map(async (m) => {
+  const read = await mapLimited(listed, READS_AT_ONCE, async (m) => {
     if (!merge.has(m.manifest_path) && !remove.size) return null;
     return { file: m, manifest: readManifest(await opts.read(m.manifest_path), m) };
-  }));
+  });
 
   const found = new Set<string>();
   const removed = { dataFiles: 0, deleteFiles: 0, records: 0n, bytes: 0n, positionDeletes: 0n, equalityDeletes: 0n };

@@ -12,7 +12,7 @@
 // files when it rewrites them.
 
 import { FileContent, type DataFile } from '../files/manifest';
-import type { PartitionData } from '../files/partition';
+import { partitionKey, type PartitionData } from '../files/partition';
 import { formatMegabytes, partitionLabel, plural } from './words';
 
 export interface BinPackEntry {
@@ -105,15 +105,3 @@ function firstFitDecreasing(files: DataFile[], capacity: number): { files: DataF
   return bins;
 }
 
-/** A partition tuple as an exact, order-independent key: values tagged by kind. */
-export function partitionKey(partition: PartitionData | undefined): string {
-  const fields = Object.entries(partition ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify(fields.map(([name, v]) => [name, tagged(v)]));
-}
-
-function tagged(v: PartitionData[string]): string {
-  if (v === null || v === undefined) return 'null';
-  if (v instanceof Uint8Array) return `b:${Buffer.from(v).toString('hex')}`;
-  if (typeof v === 'bigint') return `n:${v}`;
-  return `${typeof v}:${String(v)}`;
-}

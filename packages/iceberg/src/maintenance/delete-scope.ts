@@ -13,7 +13,7 @@
 // are left: other, older files may still need them.
 
 import { FileContent, type DataFile } from '../files/manifest';
-import { partitionKey } from './bin-pack';
+import { partitionKey } from '../files/partition';
 
 /** The reserved field id of `file_path` in position delete files. */
 export const DELETE_FILE_PATH_FIELD_ID = 2147483546;

@@ -17,6 +17,7 @@ export {
   type ExpiryDefaults,
   type RetentionPolicy,
 } from './retention';
+export { positiveInt, positiveLong } from './retention';
 export {
   collectSnapshotFiles,
   unreachableFiles,
@@ -29,7 +30,7 @@ export {
 } from './reachability';
 export { liveFiles, planOrphans, type ListedFile, type LiveFileOptions, type OrphanInput, type OrphanPlan } from './orphans';
 export { deletesForGroup, isDeletionVector, referencedDataFile, DELETE_FILE_PATH_FIELD_ID, type GroupDeletes, type ScopedFile } from './delete-scope';
-export { partitionKey, planBinPack, type BinPackEntry, type BinPackGroup, type BinPackOptions, type BinPackPlan, type PartitionFiles } from './bin-pack';
+export { planBinPack, type BinPackEntry, type BinPackGroup, type BinPackOptions, type BinPackPlan, type PartitionFiles } from './bin-pack';
 export {
   planManifestMerge,
   type ManifestMergeGroup,
@@ -37,3 +38,4 @@ export {
   type ManifestMergePlan,
 } from './manifest-merge';
 export { formatDuration, formatMegabytes, partitionLabel } from './words';
+export { tableFigures, type TableFigures } from './figures';

@@ -13,6 +13,7 @@
 
 import { EntryStatus, FileContent, readManifest } from '../files/manifest';
 import { readManifestList } from '../files/manifest-list';
+import { READS_AT_ONCE, mapLimited } from '../files/map-limited';
 import type { ReadFile } from '../files/row-count';
 import type { Snapshot, TableMetadata } from '../metadata/model';
 
@@ -42,7 +43,7 @@ export interface SnapshotFiles {
 export interface CollectOptions {
   /** The metadata the snapshots come from (before an expiry commit drops their statistics). */
   metadata?: Pick<TableMetadata, 'statistics' | 'partition-statistics'>;
-  /** Manifest reads in flight at once; default 16. */
+  /** Manifest and manifest-list reads in flight at once; default READS_AT_ONCE (16). */
   concurrency?: number;
 }
 
@@ -51,30 +52,23 @@ export async function collectSnapshotFiles(
   read: ReadFile,
   opts: CollectOptions = {},
 ): Promise<SnapshotFiles[]> {
-  const cache = new Map<string, Promise<CollectedManifest>>();
-  const manifest = (path: string) => {
-    let m = cache.get(path);
-    if (!m) cache.set(path, (m = read(path).then((bytes) => collectManifest(path, bytes))));
-    return m;
-  };
-  const out: SnapshotFiles[] = [];
-  for (const s of snapshots) {
-    let manifestList: FileRef | null = null;
-    let paths = s.manifests ?? [];
+  const limit = opts.concurrency ?? READS_AT_ONCE;
+  // Every manifest list first, then every manifest once however many lists name it: both at `limit` reads at once.
+  const lists = await mapLimited(snapshots, limit, async (s) => {
     const listPath = s['manifest-list'];
-    if (listPath) {
-      const bytes = await read(listPath);
-      manifestList = { path: listPath, bytes: bytes.length };
-      paths = readManifestList(bytes).manifests.map((m) => m.manifest_path);
-    }
-    out.push({
-      snapshotId: s['snapshot-id'],
-      manifestList,
-      manifests: await mapLimited(paths, opts.concurrency ?? 16, manifest),
-      statisticsFiles: statisticsOf(s['snapshot-id'], opts.metadata),
-    });
-  }
-  return out;
+    if (!listPath) return { manifestList: null, paths: s.manifests ?? [] };
+    const bytes = await read(listPath);
+    return { manifestList: { path: listPath, bytes: bytes.length }, paths: readManifestList(bytes).manifests.map((m) => m.manifest_path) };
+  });
+  const unique = [...new Set(lists.flatMap((l) => l.paths))];
+  const collected = await mapLimited(unique, limit, async (path) => collectManifest(path, await read(path)));
+  const byPath = new Map(unique.map((p, i) => [p, collected[i]]));
+  return snapshots.map((s, i) => ({
+    snapshotId: s['snapshot-id'],
+    manifestList: lists[i].manifestList,
+    manifests: lists[i].paths.map((p) => byPath.get(p)!),
+    statisticsFiles: statisticsOf(s['snapshot-id'], opts.metadata),
+  }));
 }
 
 function collectManifest(path: string, bytes: Uint8Array): CollectedManifest {
@@ -146,18 +140,4 @@ export function unreachableFiles(expired: readonly SnapshotFiles[], retained: re
   }
   const ordered = [...out.dataFiles, ...out.deleteFiles, ...out.manifests, ...out.manifestLists, ...out.statisticsFiles];
   return { ...out, paths: ordered.map((f) => f.path), bytes: ordered.reduce((n, f) => n + f.bytes, 0) };
-}
-
-/** `fn` over `items` with at most `limit` calls pending, results in input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
-  return results;
 }

@@ -54,14 +54,15 @@ export function refMaxAge(ref: SnapshotRef, table: RetentionPolicy): bigint | nu
 }
 
 // A property that is not a positive integer is ignored rather than failing every run:
-// the table keeps the default, as if the property were unset.
-function positiveLong(text: string | undefined): bigint | undefined {
+// the table keeps the default, as if the property were unset. Every numeric
+// maintenance property is read this way (packages/queues maintenance-rules.ts too).
+export function positiveLong(text: string | undefined): bigint | undefined {
   if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
   const v = BigInt(text.trim());
   return v > 0n ? v : undefined;
 }
 
-function positiveInt(text: string | undefined): number | undefined {
+export function positiveInt(text: string | undefined): number | undefined {
   const v = positiveLong(text);
   return v === undefined || v > 2_147_483_647n ? undefined : Number(v);
 }

@@ -4,6 +4,7 @@ import {
   InvalidUpdateError, METADATA_RETENTION_PROPERTIES, metadataFileLocation, metadataFileName, newTableMetadata, parseCreateTableRequest, parseTableRequirements, parseTableUpdates,
   serializeTableMetadata, type CreateTableRequest, type FormatVersion, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
+import { COMMIT_GATE_HEADER, passCommitGate } from '@floe/db/commit-gate';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { commitFailed, discardStaged, finishCommits, stageCommit, writeAndPlace, type StagedCommit } from '../commit';
@@ -40,6 +41,9 @@ function locationOfNewTable(wh: WarehouseRow, ns: string[], name: string, asked:
   if (asked === undefined || asked === null) return derivedLocation(wh.tableBucket, ns, name, randomUUID().replace(/-/g, ''));
   return checkedLocation(asked, wh.tableBucket, 'Table location');
 }
+
+/** Whether a commit waits at its tables' commit gates: all but a gate holder's own. */
+const gatedCommit = (req: Request) => req.get(COMMIT_GATE_HEADER) === undefined;
 
 export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'commit', RequestHandler[]> {
   const auth = d.auth.requireCaller();
@@ -83,10 +87,15 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     return sendLoadResult(d, req, res, wh, { metadataLocation, metadataText: text, tableLocation: location });
   }];
 
-  /** Checks one table's commit and stages it (its file written, its pointer not yet swapped). */
-  async function stage(wh: WarehouseRow, ns: string[], name: string, body: Json): Promise<StagedCommit> {
+  /**
+   * Checks one table's commit and stages it (its file written, its pointer not yet swapped).
+   * `gated`: the commit first waits while a maintenance run holds the table's commit gate
+   * (packages/db commit-gate.ts); the holder's own commits say so and go on.
+   */
+  async function stage(wh: WarehouseRow, ns: string[], name: string, body: Json, gated: boolean): Promise<StagedCommit> {
     const parts = parseCommitParts(body);
     const { requirements } = parts;
+    if (gated) await passCommitGate(d.db, { warehouseId: wh.id, namespace: ns, name });
     const row = await findTable(d.db, wh.id, ns, name);
     const creating = requirements.some((r) => r.type === 'assert-create');
     // A missing namespace is a missing table here, as the reference server answers.
@@ -109,7 +118,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
   const commit = [auth, requirePrefix, requireWrite, async (req: Request, res: Response) => {
     const ns = namespaceOf(req);
     const wh = warehouseOf(req);
-    const prepared = await stage(wh, ns, String(req.params.table), (req.body ?? {}) as Json);
+    const prepared = await stage(wh, ns, String(req.params.table), (req.body ?? {}) as Json, gatedCommit(req));
     await finishCommits(d, wh, [prepared]);
     const location = prepared.nextLocation ?? prepared.currentLocation!;
     res.status(200).type('application/json').send(`{"metadata-location":${JSON.stringify(location)},"metadata":${prepared.nextText}}`);
@@ -131,7 +140,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
           const key = [...id.namespace, id.name].join(SEP);
           if (seen.has(key)) throw badRequest(`Invalid request: ${[...id.namespace, id.name].join('.')} appears twice`);
           seen.add(key);
-          staged.push(await stage(wh, id.namespace, id.name, change));
+          staged.push(await stage(wh, id.namespace, id.name, change, gatedCommit(req)));
         }
       } catch (err) {
         await discardStaged(d, wh, staged);

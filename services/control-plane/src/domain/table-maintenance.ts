@@ -4,7 +4,7 @@ import { toLoadTableResult, type CatalogClient } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { HttpError } from '@floe/http';
-import { currentSnapshot, readManifestList, type TableMetadata } from '@floe/iceberg';
+import { tableFigures, type TableMetadata } from '@floe/iceberg';
 import {
   MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed,
   type MaintenanceJob, type MaintenanceKind, type Producers,
@@ -52,25 +52,22 @@ export async function tableMaintenance(d: TableMaintenanceDeps, w: VisibleWareho
   const lastOrphanPassMs = lastOrphans?.finishedAt?.getTime() ?? null;
   const lastCompaction = runs.find((r) => r.kind === 'compact' && r.status !== 'failed' && r.status !== 'running');
   const due = rulesCrossed(m, { nowMs, lastOrphanPassMs, orphanPassEveryMs: ORPHAN_PASS_EVERY_MS, lastLayoutPassMs: lastCompaction?.finishedAt?.getTime() ?? null });
-  const current = currentSnapshot(m);
-  const summary = current?.summary ?? {};
-  const num = (k: string) => (summary[k] !== undefined && /^\d+$/.test(summary[k]) ? Number(summary[k]) : null);
-  const dataFiles = current ? num('total-data-files') : 0;
-  const dataBytes = current ? num('total-files-size') : 0;
+  const figures = await tableFigures(m, (path) => readTableFile(d, w, path));
+  const { dataFiles, dataBytes } = figures;
   const oldest = (m.snapshots ?? []).reduce((min, s) => Math.min(min, Number(s['timestamp-ms'])), Infinity);
   return {
     table: `${ns}.${name}`, namespace: ns, name, warehouse: w.name, warehouse_id: w.id, table_uuid: m['table-uuid'] ?? null,
     health: {
-      snapshots: (m.snapshots ?? []).length,
+      snapshots: figures.snapshots,
       oldest_snapshot_at: Number.isFinite(oldest) ? new Date(oldest).toISOString() : null,
-      manifests: current?.['manifest-list'] ? await manifestCount(d, w, current['manifest-list']) : 0,
+      manifests: figures.manifests,
       data_files: dataFiles,
       data_bytes: dataBytes,
       avg_file_bytes: dataFiles && dataBytes !== null ? Math.round(dataBytes / dataFiles) : null,
       // Measured by compaction's planning (it reads every manifest): as the last compaction run left them.
       small_files: smallFilesLeft(lastCompaction),
       small_files_as_of: lastCompaction?.finishedAt?.toISOString() ?? null,
-      metadata_files: (m['metadata-log']?.length ?? 0) + 1,
+      metadata_files: figures.metadataFiles,
       orphan_candidates: orphanCandidates(lastOrphans),
       due: due.map((h) => ({ kind: h.kind, rule: h.detail })),
       next_eligible_at: due.length ? new Date(nowMs).toISOString() : nextEligible(m, lastOrphanPassMs, nowMs),
@@ -83,14 +80,11 @@ export async function tableMaintenance(d: TableMaintenanceDeps, w: VisibleWareho
   };
 }
 
-async function manifestCount(d: TableMaintenanceDeps, w: VisibleWarehouse, listPath: string): Promise<number | null> {
-  try {
-    const s3 = d.storage.s3As(await readWriteKeys(d.prisma, d.keyring, w.id));
-    const out = await s3.send(new GetObjectCommand({ Bucket: w.tableBucket, Key: parseS3Location(listPath, 'read manifest list').key }));
-    return readManifestList(new Uint8Array(await out.Body!.transformToByteArray())).manifests.length;
-  } catch {
-    return null;
-  }
+/** One of the table's own files (its manifest list), read as the catalog's read/write identity. */
+async function readTableFile(d: TableMaintenanceDeps, w: VisibleWarehouse, path: string): Promise<Uint8Array> {
+  const s3 = d.storage.s3As(await readWriteKeys(d.prisma, d.keyring, w.id));
+  const out = await s3.send(new GetObjectCommand({ Bucket: w.tableBucket, Key: parseS3Location(path, 'read manifest list').key }));
+  return new Uint8Array(await out.Body!.transformToByteArray());
 }
 
 function smallFilesLeft(run: MaintenanceRunRecord | undefined): number | null {

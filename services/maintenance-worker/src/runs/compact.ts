@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataFileInput, EqualityDeleteInput, RewriteRequest } from '@floe/engine';
 import {
-  currentSchema, defaultSortOrderId, deletesForGroup, formatMegabytes, parquetDataFile, partitionLabel, partitionSpecsOf, planBinPack,
+  currentSchema, defaultSortOrderId, deletesForGroup, formatMegabytes, mapLimited, parquetDataFile, partitionLabel, partitionSpecsOf, planBinPack,
   readDeletionVector, sortOrderById, type BinPackGroup, type DataFile, type ScopedFile,
 } from '@floe/iceberg';
 import { SMALL_FILE_RATIO, targetFileBytes } from '@floe/queues';
@@ -25,14 +25,8 @@ import type { TableAccess } from '../table-access';
 // files stay reachable from older snapshots until snapshot expiry frees them.
 
 
-const DOWNLOADS_AT_ONCE = 16;
-
-async function inBatches<T>(items: T[], width: number, act: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await act(items[next++]);
-  }));
-}
+/** Inputs fetched at once: a sink table's inputs are many small files, each a round trip. */
+const DOWNLOADS_AT_ONCE = 32;
 
 interface GroupWork {
   group: BinPackGroup;
@@ -104,11 +98,13 @@ async function apply(ctx: RunContext, t: TableAccess, p: CompactPlan): Promise<K
   const uploaded: string[] = [];
   const add: { specId: number; file: DataFile }[] = [];
   try {
-    // Every input is fetched before the rewrites, 16 at a time: a sink table's inputs are many small files.
+    // Every input is fetched before the rewrites, many at a time; each group's outputs are
+    // uploaded while the next group is rewritten, and all are in the store before the commit.
     const local = new Map<string, string>();
     for (const w of p.work) for (const f of [...w.files, ...w.position, ...w.equality]) if (!local.has(f.file.file_path)) local.set(f.file.file_path, join(dir, 'in', `${local.size}.parquet`));
-    await inBatches([...local], DOWNLOADS_AT_ONCE, ([path, at]) => t.download(path, at));
+    await mapLimited([...local], DOWNLOADS_AT_ONCE, ([path, at]) => t.download(path, at));
     const fetch = async (path: string) => local.get(path)!;
+    const uploads: Promise<void>[] = [];
     for (const [g, w] of p.work.entries()) {
       const files: DataFileInput[] = [];
       for (const f of w.files) files.push({ localPath: await fetch(f.file.file_path), filePath: f.file.file_path, sequenceNumber: f.sequenceNumber, firstRowId: f.firstRowId });
@@ -128,11 +124,14 @@ async function apply(ctx: RunContext, t: TableAccess, p: CompactPlan): Promise<K
       };
       for (const out of await engine.rewriteDataFiles(request)) {
         const path = `${t.location}/data/compacted-${randomUUID()}.parquet`;
-        await t.upload(out.localPath, path);
         uploaded.push(path);
+        const upload = t.upload(out.localPath, path);
+        upload.catch(() => undefined); // awaited below; a failure while a later group rewrites must not go unhandled
+        uploads.push(upload);
         add.push({ specId: w.group.specId, file: parquetDataFile(path, out.stats, w.group.partition, sorted?.['order-id']) });
       }
     }
+    await Promise.all(uploads);
     maybeCrash(ctx, 'after_files');
     const remove = new Set([...p.work.flatMap((w) => w.files.map((f) => f.file.file_path)), ...p.work.flatMap((w) => w.removable.map((d) => d.file.file_path))]);
     const committed = await commitReplace(ctx, t, p.headId, { remove, add, summary: { 'engine-name': 'floe-maintenance', 'floe.maintenance': 'compact' } }, uploaded);

@@ -1,10 +1,10 @@
-import { CatalogFailure } from '@floe/catalog-client';
 import { MAINTENANCE_DEFAULTS } from '@floe/queues';
 import {
-  MAIN_BRANCH, collectSnapshotFiles, planSnapshotExpiry, refsOf, unreachableFiles, type ExpiryPlan, type Snapshot, type TableMetadata,
+  MAIN_BRANCH, collectSnapshotFiles, planSnapshotExpiry, refsOf, unreachableFiles, type ExpiryPlan, type UnreachableFiles, type Snapshot, type TableMetadata,
 } from '@floe/iceberg';
 import { PlanOutdated, capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import { onlyAppendsSince } from './head';
+import { commitInTurn } from './turns';
 import type { TableAccess } from '../table-access';
 
 // Snapshot expiry (Iceberg's expire-snapshots): the catalog's promise of 7
@@ -39,25 +39,27 @@ async function plan(ctx: RunContext, t: TableAccess): Promise<ExpiryRunPlan> {
   if (expiry.updates.length === 0) {
     return { nothing: true, reason: `nothing to expire: ${expiry.retained.length} snapshots, all within the retention rules`, summary: { retained: expiry.retained.length }, expiry };
   }
-  // What the files would be if nothing else committed: the dry run's answer.
-  const gone = new Set(expiry.expiredSnapshotIds);
-  const collect = (snaps: Snapshot[]) => collectSnapshotFiles(snaps, t.read, { metadata: t.metadata });
-  const files = unreachableFiles(await collect(snapshotsIn(t.metadata, gone, true)), await collect(snapshotsIn(t.metadata, gone, false)));
   const reasons = [...new Set(expiry.expired.map((e) => e.reason))];
-  return {
-    nothing: false,
-    reason: `${expiry.expired.length} of ${(t.metadata.snapshots ?? []).length} snapshots expired (${reasons.join('; ')})`
-      + (expiry.removedRefs.length ? `, ${expiry.removedRefs.length} refs removed` : '') + `; ${files.paths.length} files only they reached`,
-    summary: {
-      expire_snapshot_ids: expiry.expiredSnapshotIds.map(String),
-      expired: expiry.expired.map((e) => ({ snapshot_id: String(e.snapshotId), timestamp_ms: Number(e.timestampMs), reason: e.reason })),
-      retained: expiry.retained.map((r) => ({ snapshot_id: String(r.snapshotId), reason: r.reason })),
-      remove_refs: expiry.removedRefs.map((r) => ({ name: r.name, type: r.type, snapshot_id: String(r.snapshotId), reason: r.reason })),
-      files_to_remove: { count: files.paths.length, bytes: files.bytes, data_files: files.dataFiles.length, delete_files: files.deleteFiles.length, manifests: files.manifests.length, manifest_lists: files.manifestLists.length, ...capped(files.paths) },
-    },
-    expiry,
+  const summary: Record<string, unknown> = {
+    expire_snapshot_ids: expiry.expiredSnapshotIds.map(String),
+    expired: expiry.expired.map((e) => ({ snapshot_id: String(e.snapshotId), timestamp_ms: Number(e.timestampMs), reason: e.reason })),
+    retained: expiry.retained.map((r) => ({ snapshot_id: String(r.snapshotId), reason: r.reason })),
+    remove_refs: expiry.removedRefs.map((r) => ({ name: r.name, type: r.type, snapshot_id: String(r.snapshotId), reason: r.reason })),
   };
+  let reason = `${expiry.expired.length} of ${(t.metadata.snapshots ?? []).length} snapshots expired (${reasons.join('; ')})`
+    + (expiry.removedRefs.length ? `, ${expiry.removedRefs.length} refs removed` : '');
+  // What the files would be if nothing else committed: the dry run's answer. A real run finds them in its apply, once.
+  if (ctx.dryRun) {
+    const gone = new Set(expiry.expiredSnapshotIds);
+    const collect = (snaps: Snapshot[]) => collectSnapshotFiles(snaps, t.read, { metadata: t.metadata });
+    const files = unreachableFiles(await collect(snapshotsIn(t.metadata, gone, true)), await collect(snapshotsIn(t.metadata, gone, false)));
+    reason += `; ${onlyTheyReached(files)}`;
+    summary.files_to_remove = { count: files.paths.length, bytes: files.bytes, data_files: files.dataFiles.length, delete_files: files.deleteFiles.length, manifests: files.manifests.length, manifest_lists: files.manifestLists.length, ...capped(files.paths) };
+  }
+  return { nothing: false, reason, summary, expiry };
 }
+
+const onlyTheyReached = (files: UnreachableFiles) => `${files.paths.length} files only they reached`;
 
 async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise<KindOutcome> {
   const before = t.metadata;
@@ -74,16 +76,14 @@ async function apply(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan): Promise
     maybeCrash(ctx, 'mid_expiry');
   }
   await t.remove(files.paths);
-  return { freedBytes: files.bytes, snapshotId: null };
+  return { freedBytes: files.bytes, snapshotId: null, detail: onlyTheyReached(files) };
 }
-
-/** Attempts on a main branch that appends keep moving (a sink rolling every few seconds) before the run plans again. */
-const MAX_ATTEMPTS = 30;
 
 /**
  * Commits the expiry with a requirement on every ref the plan read. Appends
  * to main since the plan change nothing it decided (they only add newer
- * snapshots, which it keeps), so main's requirement follows them; anything
+ * snapshots, which it keeps), so main's requirement follows them, and after
+ * a lost race the attempts hold the table's commit gate (turns.ts); anything
  * else means planning again — and so does a branch or tag made or removed
  * since (remove-snapshots drops every ref to a removed snapshot, and no
  * requirement can name a ref the plan did not see).
@@ -92,18 +92,15 @@ async function commitExpiry(ctx: RunContext, t: TableAccess, p: ExpiryRunPlan) {
   const id = { namespace: t.ref.namespace, name: t.ref.table };
   const plannedMain = refsOf(t.metadata)[MAIN_BRANCH]?.['snapshot-id'];
   const names = (m: TableMetadata) => Object.keys(refsOf(m)).sort().join('\u0000');
-  for (let attempt = 1; ; attempt++) {
-    const { metadata: latest } = await ctx.catalog.loadTable(t.ref.warehouseId, id);
+  const { value } = await commitInTurn(ctx, t.ref, async (n, headers) => {
+    const latest = n === 1 ? t.metadata : (await ctx.catalog.loadTable(t.ref.warehouseId, id)).metadata;
     if (names(latest) !== names(t.metadata)) throw new PlanOutdated('a branch or tag was made or removed since the plan');
     const main = refsOf(latest)[MAIN_BRANCH]?.['snapshot-id'];
     if (main !== plannedMain && (plannedMain === undefined || !onlyAppendsSince(latest, plannedMain))) throw new PlanOutdated('main changed since the plan other than by appends');
     const requirements = p.expiry.requirements.map((r) => (r.type === 'assert-ref-snapshot-id' && r.ref === MAIN_BRANCH ? { ...r, 'snapshot-id': main ?? null } : r));
-    try {
-      return await ctx.catalog.commitTable(t.ref.warehouseId, id, { requirements, updates: p.expiry.updates });
-    } catch (err) {
-      if (!(err instanceof CatalogFailure && err.status === 409) || attempt >= MAX_ATTEMPTS) throw err;
-    }
-  }
+    return ctx.catalog.commitTable(t.ref.warehouseId, id, { requirements, updates: p.expiry.updates }, headers);
+  });
+  return value;
 }
 
 export const expireSnapshots: KindRunner<ExpiryRunPlan> = { plan, apply };

@@ -1,5 +1,5 @@
 import {
-  EntryStatus, FileContent, currentSnapshot, readManifest, readManifestList, snapshotById,
+  EntryStatus, FileContent, READS_AT_ONCE, currentSnapshot, mapLimited, readManifest, readManifestList, snapshotById,
   type DataFile, type ManifestFile, type Snapshot, type TableMetadata,
 } from '@floe/iceberg';
 import type { TableAccess } from '../table-access';
@@ -39,7 +39,7 @@ export async function readHeadFiles(t: Pick<TableAccess, 'metadata' | 'read'>): 
   if (!head) return null;
   const data: LiveFile[] = [];
   const deletes: LiveFile[] = [];
-  const read = await Promise.all(head.manifests.map(async (mf) => ({ mf, entries: readManifest(await t.read(mf.manifest_path), mf).entries })));
+  const read = await mapLimited(head.manifests, READS_AT_ONCE, async (mf) => ({ mf, entries: readManifest(await t.read(mf.manifest_path), mf).entries }));
   for (const { mf, entries } of read) {
     for (const e of entries) {
       if (e.status === EntryStatus.DELETED) continue;

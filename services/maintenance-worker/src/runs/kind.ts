@@ -1,7 +1,7 @@
 import type { CatalogClient } from '@floe/catalog-client';
 import type { Engine } from '@floe/engine';
 import type { Logger } from '@floe/http';
-import type { TableAccess } from '../table-access';
+import type { TableAccess, TableRef } from '../table-access';
 
 // What every kind of run is: a plan from the table as it is (pure but for
 // reading its files), and the acts that carry the plan out — a commit through
@@ -16,6 +16,10 @@ export interface RunContext {
   orphanAgeMs: number;
   /** The data-plane engine, opened on first use (compaction). */
   engine: () => Promise<Engine>;
+  /** Runs `fn` holding the table's commit gate (packages/db commit-gate.ts): other commits to the table wait meanwhile. */
+  holdGate: <T>(ref: TableRef, fn: () => Promise<T>) => Promise<T>;
+  /** A dry run's plan: it answers everything the run would do, where a real run's plan may leave what the apply finds out anyway. */
+  dryRun?: boolean;
   /** Fault tests only (FLOE_MAINTENANCE_CRASH_AT): ends the process at this stage, exit code 86. */
   crashAt?: CrashStage;
 }
@@ -50,6 +54,8 @@ export interface KindOutcome {
   freedBytes: number;
   /** The snapshot (or metadata change) the run committed, if it committed a snapshot. */
   snapshotId: bigint | null;
+  /** What the apply found out that its plan did not say, added to the run's reason. */
+  detail?: string;
 }
 
 export interface KindRunner<P extends KindPlan = KindPlan> {

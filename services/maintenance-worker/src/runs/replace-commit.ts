@@ -7,6 +7,7 @@ import {
 import { manifestTargetBytes } from '@floe/queues';
 import { onlyAppendsSince } from './head';
 import { PlanOutdated, type RunContext } from './kind';
+import { MAX_COMMIT_ATTEMPTS, commitInTurn } from './turns';
 import type { TableAccess } from '../table-access';
 
 // How compaction and the manifest rewrite commit: a `replace` snapshot built
@@ -15,18 +16,12 @@ import type { TableAccess } from '../table-access';
 // engine's append), the catalog refuses (409); if only appends came between,
 // the same replace is rebuilt on the new head — the files it removes are
 // still live there, the appended ones are carried as they are — and tried
-// again; anything else (a delete, an overwrite, another replace) means the
-// plan is outdated. Nothing this run wrote is left behind when it gives up:
+// again, holding the table's commit gate so writers wait for it (turns.ts);
+// anything else (a delete, an overwrite, another replace) means the plan is
+// outdated. Nothing this run wrote is left behind when it gives up:
 // the files of each refused attempt are removed. A commit whose answer was
 // lost (a timeout, a 5xx) may have landed, so then nothing is removed: the
 // orphan pass judges those files later, as it does a crash's.
-
-/**
- * Attempts on a moving head before the run gives up for this time. An attempt
- * after the first reads only what the new head added (manifests are cached by
- * the table's access), so it takes a round trip or three.
- */
-const MAX_ATTEMPTS = 30;
 
 export type ReplaceParts = Pick<ReplaceOptions, 'remove' | 'add' | 'merge' | 'summary'>;
 
@@ -38,10 +33,12 @@ export interface ReplaceCommitted {
 
 /** Commits the replace; `written` are the data files the run already uploaded (removed if it gives up). */
 export async function commitReplace(ctx: RunContext, t: TableAccess, plannedHead: bigint, parts: ReplaceParts, written: string[] = []): Promise<ReplaceCommitted> {
-  let m = t.metadata;
   const leftovers = [...written];
+  const id = { namespace: t.ref.namespace, name: t.ref.table };
   try {
-    for (let attempt = 1; ; attempt++) {
+    const { value, attempts } = await commitInTurn(ctx, t.ref, async (n, headers) => {
+      const m = n === 1 ? t.metadata : (await ctx.catalog.loadTable(t.ref.warehouseId, id)).metadata;
+      if (n > 1 && !onlyAppendsSince(m, plannedHead)) throw new PlanOutdated('another writer removed or rewrote files since the plan');
       const head = currentSnapshot(m);
       if (!head) throw new PlanOutdated('the table has no snapshot any more');
       const snapshotId = newSnapshotId();
@@ -49,10 +46,10 @@ export async function commitReplace(ctx: RunContext, t: TableAccess, plannedHead
       try {
         built = await buildReplace({
           ...parts,
-          formatVersion: m['format-version'], schema: currentSchema(m), spec: (id) => specById(m, id),
+          formatVersion: m['format-version'], schema: currentSchema(m), spec: (specId) => specById(m, specId),
           parent: head, lastSequenceNumber: lastSequenceNumber(m), nextRowId: m['format-version'] >= 3 ? m['next-row-id'] ?? 0n : undefined,
           snapshotId, read: t.read, targetManifestBytes: manifestTargetBytes(m),
-          manifestPath: (n) => `${t.location}/metadata/${randomUUID()}-r${n}.avro`,
+          manifestPath: (i) => `${t.location}/metadata/${randomUUID()}-r${i}.avro`,
           manifestListPath: `${t.location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`,
         });
       } catch (err) {
@@ -61,27 +58,27 @@ export async function commitReplace(ctx: RunContext, t: TableAccess, plannedHead
       }
       await Promise.all(built.uploads.map((u) => t.put(u.path, u.bytes)));
       try {
-        await ctx.catalog.commitTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table }, {
+        await ctx.catalog.commitTable(t.ref.warehouseId, id, {
           requirements: [{ type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, 'snapshot-id': head['snapshot-id'] }],
           updates: [
             { action: 'add-snapshot', snapshot: built.snapshot },
             { action: 'set-snapshot-ref', 'ref-name': MAIN_BRANCH, type: 'branch', 'snapshot-id': snapshotId },
           ],
-        });
-        leftovers.length = 0;
-        return { snapshotId, manifests: built.manifests, attempts: attempt };
+        }, headers);
       } catch (err) {
-        if (!(err instanceof CatalogFailure && err.status === 409)) {
-          // The commit may have landed with its answer lost: nothing written may go (the orphan pass judges later).
-          leftovers.length = 0;
-          throw err;
-        }
-        await t.remove(built.uploads.map((u) => u.path)).catch(() => undefined);
-        if (attempt >= MAX_ATTEMPTS) throw new PlanOutdated(`the table's head moved ${attempt} times while this run committed`);
-        m = (await ctx.catalog.loadTable(t.ref.warehouseId, { namespace: t.ref.namespace, name: t.ref.table })).metadata;
-        if (!onlyAppendsSince(m, plannedHead)) throw new PlanOutdated('another writer removed or rewrote files since the plan');
+        // Refused: this attempt's files are no one's. Any other failure may have landed with its answer lost: they stay.
+        if (err instanceof CatalogFailure && err.status === 409) await t.remove(built.uploads.map((u) => u.path)).catch(() => undefined);
+        throw err;
       }
-    }
+      return { snapshotId, manifests: built.manifests };
+    });
+    leftovers.length = 0;
+    return { ...value, attempts };
+  } catch (err) {
+    // The commit may have landed with its answer lost: nothing written may go (the orphan pass judges later).
+    if (!(err instanceof PlanOutdated || (err instanceof CatalogFailure && err.status === 409))) leftovers.length = 0;
+    if (err instanceof CatalogFailure && err.status === 409) throw new PlanOutdated(`the table's head moved ${MAX_COMMIT_ATTEMPTS} times while this run committed`);
+    throw err;
   } finally {
     if (leftovers.length) await t.remove(leftovers).catch(() => undefined);
   }
