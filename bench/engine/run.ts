@@ -5,14 +5,16 @@
 // of the same files in the same locked-down instance, and their ratio
 // (issue 28 asks compaction for ≥ 0.7 of the engine's own read-plus-write).
 // Also, for scale: the same rewrite with 1% of the rows position-deleted,
-// and into files of 1 MiB (4 of them: a probe, then 4 COPYs).
+// and into files of 1 MiB (4 of them: a probe, then 4 COPYs); and a rewrite
+// sorted by a string column, with room and with a memory limit far under the
+// sort's needs (BENCH_SPILL_MEMORY, 64MB), so the engine spills.
 //
 // BENCH_ROWS (default 1,000,000) rows in BENCH_FILES (100) files;
 // BENCH_REPEATS (5) timed runs of each, after one warm-up, medians shown;
 // BENCH_THREADS (all cores) and BENCH_MEMORY ('2GB') for the engine.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { openEngine, type DataFileInput, type RewriteRequest } from '@floe/engine';
 import { writeParquetDataFile, type Schema } from '@floe/iceberg';
 
@@ -21,6 +23,7 @@ const FILES = Number(process.env.BENCH_FILES ?? 100);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 const THREADS = Number(process.env.BENCH_THREADS ?? availableParallelism());
 const MEMORY = process.env.BENCH_MEMORY ?? '2GB';
+const SPILL_MEMORY = process.env.BENCH_SPILL_MEMORY ?? '64MB';
 const TARGET = 0.7;
 
 /** A sink table as the roller makes one: event fields plus `__ingest_ts`. */
@@ -103,7 +106,51 @@ try {
   }
   const ratio = rate(cases[1][0]) / floorRate;
   say(`ratio rewriteDataFiles / floor: ${ratio.toFixed(2)} (target ≥ ${TARGET}) ${ratio >= TARGET ? 'ok' : 'BELOW TARGET'}`);
+
+  // Past memory: the rewrite sorted by user_id (every row sorted at once) in this engine, and in one
+  // whose memory limit (BENCH_SPILL_MEMORY) is far under the sort's needs, so DuckDB spills to
+  // <scratch>/.spill; the spill directory's size is sampled while it runs.
+  const sortOrder = { 'order-id': 1, fields: [{ transform: 'identity', 'source-id': 3, direction: 'asc', 'null-order': 'nulls-first' }] } as RewriteRequest['sortOrder'];
+  const sorted = (e: typeof engine) => async () => {
+    const outputDir = join(e.scratchDir, `sorted-${n++}`);
+    await e.rewriteDataFiles({ schema, files: files.map((f) => ({ ...f, localPath: join(e.scratchDir, 'in', basename(f.localPath)) })), targetFileSizeBytes: 128 * 1024 * 1024, outputDir, prefix: 's', sortOrder });
+    rmSync(outputDir, { recursive: true });
+  };
+  const timedOnce = async (run: () => Promise<void>, spillDir: string) => {
+    let peak = 0;
+    const sampler = setInterval(() => { peak = Math.max(peak, dirBytes(spillDir)); }, 25);
+    const t0 = performance.now();
+    try {
+      await run();
+      return { ms: performance.now() - t0, peak, error: null as string | null };
+    } catch (err) {
+      return { ms: performance.now() - t0, peak, error: (err as Error).message.split('\n')[0] };
+    } finally {
+      clearInterval(sampler);
+    }
+  };
+  const small = await openEngine({ scratchDir: join(root, 'scratch-small'), memoryLimit: SPILL_MEMORY, threads: THREADS });
+  try {
+    cpSync(inputDir, join(small.scratchDir, 'in'), { recursive: true });
+    await sorted(engine)(); // warm-up
+    const roomy = await timedOnce(sorted(engine), join(engine.scratchDir, '.spill'));
+    const tight = await timedOnce(sorted(small), join(small.scratchDir, '.spill'));
+    const line = (label: string, r: typeof roomy) => say(`${label.padEnd(62)} ${r.error ? `failed: ${r.error}` : `${Math.round(rows / (r.ms / 1000)).toLocaleString().padStart(12)} rows/s  (${r.ms.toFixed(0)} ms)  peak spill ${(r.peak / 1024 / 1024).toFixed(1)} MiB`}`);
+    line(`rewriteDataFiles sorted by user_id, ${MEMORY}`, roomy);
+    line(`rewriteDataFiles sorted by user_id, ${SPILL_MEMORY} (spills)`, tight);
+  } finally {
+    small.close();
+  }
 } finally {
   engine.close();
   rmSync(root, { recursive: true, force: true });
+}
+
+/** Bytes of the files directly in `dir` (DuckDB's spill files); 0 when it is missing. */
+function dirBytes(dir: string): number {
+  try {
+    return readdirSync(dir).reduce((n, name) => n + statSync(join(dir, name)).size, 0);
+  } catch {
+    return 0;
+  }
 }

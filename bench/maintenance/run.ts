@@ -19,7 +19,8 @@
 //     16 that queue a compaction), its manifests merged (at most the 16 that
 //     are merged), its commit p50 within 1.2× of its first (fresh) window's
 //   - compaction rows/s: BENCH_COMPACT_FILES (40) files of BENCH_COMPACT_ROWS
-//     (25,000) rows, compacted in this process by the worker's own runner
+//     (25,000) rows (a target of BENCH_COMPACT_TARGET_MB, else 128 MB: a
+//     smaller one makes several groups), compacted in this process by the worker's own runner
 //     (services/maintenance-worker/src/runs/compact.ts: download, engine
 //     rewrite, upload, replace commit through the catalog), beside the
 //     engine's own read-plus-write of the same files already local: DuckDB's
@@ -73,6 +74,8 @@ const SINK_ROLLS = Math.min(2000, COMMITS);
 const ROWS_PER_COMMIT = 5;
 const COMPACT_FILES = Number(process.env.BENCH_COMPACT_FILES ?? 40);
 const COMPACT_ROWS = Number(process.env.BENCH_COMPACT_ROWS ?? 25_000);
+/** The compaction table's target file size (BENCH_COMPACT_TARGET_MB, else the catalog's 128 MB): a smaller one makes several groups. */
+const COMPACT_TARGET_BYTES = Number(process.env.BENCH_COMPACT_TARGET_MB ?? 0) * 1024 * 1024 || MAINTENANCE_DEFAULTS.target_file_size_mb * 1024 * 1024;
 const FLOOR_REPEATS = 3;
 const IDLE_TIMEOUT_S = Number(process.env.BENCH_IDLE_TIMEOUT_S ?? 1800);
 const OFF_CATCHUP = process.env.BENCH_OFF_CATCHUP !== '0';
@@ -159,7 +162,10 @@ try {
   };
 
   await ok('POST', `${cat}/v1/${wh.id}/namespaces`, JSON.stringify({ namespace: ['bench'] }));
-  for (const name of ['compact', 'off', 'on']) await ok('POST', `${cat}/v1/${wh.id}/namespaces/bench/tables`, JSON.stringify({ name, schema }));
+  for (const name of ['compact', 'off', 'on']) {
+    const properties = name === 'compact' ? { 'write.target-file-size-bytes': String(COMPACT_TARGET_BYTES) } : {};
+    await ok('POST', `${cat}/v1/${wh.id}/namespaces/bench/tables`, JSON.stringify({ name, schema, properties }));
+  }
 
   const serverErrors: Array<{ table: string; status: number; requestId: string | null }> = [];
   /**
@@ -303,7 +309,7 @@ try {
       if (r > 0) floorMs.push(performance.now() - t); // r = 0 warms up
       const outputDir = join(engine.scratchDir, `rewrite-${n++}`);
       t = performance.now();
-      await engine.rewriteDataFiles({ schema: currentSchema(access.metadata), files: local, targetFileSizeBytes: MAINTENANCE_DEFAULTS.target_file_size_mb * 1024 * 1024, outputDir, prefix: 'c' });
+      await engine.rewriteDataFiles({ schema: currentSchema(access.metadata), files: local, targetFileSizeBytes: COMPACT_TARGET_BYTES, outputDir, prefix: 'c' });
       if (r > 0) rewriteMs.push(performance.now() - t);
       rmSync(outputDir, { recursive: true, force: true });
     }
@@ -424,7 +430,7 @@ try {
   const rewriteRate = rows / (pct(rewriteMs, 50) / 1000);
   const compactRate = rows / (applyMs / 1000);
   const mb = (b: number | null) => (b === null ? '?' : `${(b / 1e6).toFixed(1)} MB`);
-  console.log(`\ncompaction: ${rows.toLocaleString('en-US')} rows in ${compactBefore.data_files} files (${mb(compactBefore.data_bytes)}); engine ${config.engine.threads} threads, ${config.engine.memoryLimit} (the worker's settings)`);
+  console.log(`\ncompaction: ${rows.toLocaleString('en-US')} rows in ${compactBefore.data_files} files (${mb(compactBefore.data_bytes)}); engine ${config.engine.threads} threads, ${config.engine.memoryLimit} (the worker's settings); target file size ${mb(COMPACT_TARGET_BYTES)}`);
   console.log(`  ${'floor: DuckDB COPY of the same local files (engine.query)'.padEnd(66)}${w(Math.round(floorRate).toLocaleString('en-US'), 12)} rows/s  (median of ${FLOOR_REPEATS}, ${pct(floorMs, 50).toFixed(0)} ms)`);
   console.log(`  ${'engine.rewriteDataFiles on the same local files'.padEnd(66)}${w(Math.round(rewriteRate).toLocaleString('en-US'), 12)} rows/s  (median of ${FLOOR_REPEATS}, ${pct(rewriteMs, 50).toFixed(0)} ms)`);
   console.log(`  ${'compaction run: download, rewrite, upload, replace commit'.padEnd(66)}${w(Math.round(compactRate).toLocaleString('en-US'), 12)} rows/s  (${applyMs.toFixed(0)} ms; its plan ${planMs.toFixed(0)} ms more)`);

@@ -64,15 +64,22 @@ async function headEntries(ref: TableRef) {
 
 /**
  * Commits a `delete` snapshot as an engine does: position deletes of `positions` in `dataPath` —
- * a Parquet position delete file (v2) or a Puffin deletion vector (v3).
+ * a Parquet position delete file (v2) or a Puffin deletion vector (v3) — or, with `equalityIds`,
+ * an equality delete file on `id` (v2).
  */
-async function deleteRows(ref: TableRef, dataPath: string, positions: bigint[]): Promise<void> {
+async function deleteRows(ref: TableRef, dataPath: string, positions: bigint[], equalityIds?: bigint[]): Promise<void> {
   const { s3, location, metadata } = await vendedS3(ref);
   const v = metadata['format-version'];
   const put = (p: string, body: Uint8Array) => s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: keyOf(w.bucket, p), Body: body }));
   const read = async (p: string) => new Uint8Array(await (await s3.send(new GetObjectCommand({ Bucket: w.bucket, Key: keyOf(w.bucket, p) }))).Body!.transformToByteArray());
   let file: DataFile;
-  if (v >= 3) {
+  if (equalityIds) {
+    const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
+    const { bytes, stats } = writeParquetDataFile({ schema: schema as never, rows: equalityIds.map((id) => ({ id })) });
+    const p = `${location}/data/${randomUUID()}-eq-deletes.parquet`;
+    await put(p, bytes);
+    file = { content: 2, file_path: p, file_format: 'parquet', partition: {}, equality_ids: [1], ...stats };
+  } else if (v >= 3) {
     const blob = writeDeletionVector(positions);
     const footer = Buffer.from(JSON.stringify({ blobs: [{ type: 'deletion-vector-v1', fields: [2147483645], 'snapshot-id': -1, 'sequence-number': -1, offset: 4, length: blob.length, properties: { 'referenced-data-file': dataPath, cardinality: String(positions.length) } }] }));
     const size = Buffer.alloc(4);
@@ -116,8 +123,11 @@ async function deleteRows(ref: TableRef, dataPath: string, positions: bigint[]):
   const snapshot = {
     'snapshot-id': snapshotId, 'parent-snapshot-id': BigInt(head['snapshot-id']), 'sequence-number': seq, 'timestamp-ms': BigInt(Date.now()), 'manifest-list': lPath,
     summary: {
-      ...Object.fromEntries(Object.entries(head.summary).filter(([k]) => k.startsWith('total-'))), operation: 'delete', 'added-delete-files': '1', 'added-position-deletes': String(positions.length),
-      'total-delete-files': total('total-delete-files', 1), 'total-position-deletes': total('total-position-deletes', positions.length),
+      ...Object.fromEntries(Object.entries(head.summary).filter(([k]) => k.startsWith('total-'))), operation: 'delete', 'added-delete-files': '1',
+      'total-delete-files': total('total-delete-files', 1),
+      ...(equalityIds
+        ? { 'added-equality-deletes': String(equalityIds.length), 'total-equality-deletes': total('total-equality-deletes', equalityIds.length) }
+        : { 'added-position-deletes': String(positions.length), 'total-position-deletes': total('total-position-deletes', positions.length) }),
     },
     'schema-id': tableSchema['schema-id'], ...(v >= 3 ? { 'first-row-id': BigInt(metadata['next-row-id']), 'added-rows': list.addedRows } : {}),
   };
@@ -217,6 +227,30 @@ test.each([2, 3] as const)('v%i: deleted rows stay deleted through compaction, a
       rmSync(dir, { recursive: true, force: true });
     }
   }
+}, 120_000);
+
+test('v2 equality deletes: applied by the rewrite, a row written after them kept, and the delete file goes once nothing older stays', async () => {
+  const ref = await newTable('eq_deletes');
+  for (let i = 0; i < 6; i++) await appendRows(ref, Array.from({ length: 4 }, (_, j) => ({ id: BigInt(10 * i + j), msg: `r${i}.${j}` })));
+  await deleteRows(ref, '', [], [10n, 13n, 42n]);
+  // An upsert's insert after its delete: a newer sequence number, out of the delete's reach.
+  await appendRows(ref, [{ id: 13n, msg: 'r1.3 again' }]);
+  const expected = [...Array.from({ length: 6 }, (_, i) => Array.from({ length: 4 }, (_, j) => 10 * i + j)).flat().filter((id) => id !== 10 && id !== 13 && id !== 42), 13]
+    .sort((a, b) => a - b);
+
+  const dry = await ask({ name: 'eq_deletes', kinds: ['compact'], dry_run: true });
+  expect(dry.body.kinds[0]).toMatchObject({ nothing: false, would: { files_to_rewrite: { count: 7 }, delete_files_applied: 1, delete_files_to_remove: { count: 1 } } });
+  const started = Date.now() - 1000;
+  await ask({ name: 'eq_deletes', kinds: ['compact'] }).expect(202);
+  const run = await finishedRun('eq_deletes', 'compact', started);
+  expect(run).toMatchObject({ status: 'done', after: { data_files: 1 } });
+  expect(run.reason).toMatch(/applying 1 delete files$/);
+  const after = await headEntries(ref);
+  expect(after.live.map((e) => e.data_file.content)).toEqual([0]);
+  expect(after.head.summary).toMatchObject({ operation: 'replace', 'removed-delete-files': '1', 'total-delete-files': '0', 'total-records': String(expected.length) });
+  const rows = await rowsOf(ref);
+  expect(rows.map((r) => r.id)).toEqual(expected);
+  expect(rows.find((r) => r.id === 13)?.msg).toBe('r1.3 again');
 }, 120_000);
 
 test('many small manifests: the rewrite merges them into one, entries and rows unchanged', async () => {

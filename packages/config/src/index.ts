@@ -118,6 +118,8 @@ const EnvSchema = z.object({
   // default"): the gateway answers 404 as for an unknown route, and operators reach the control plane's
   // own port. The control plane refuses everyone but an operator principal either way.
   FLOE_ADMIN_ROUTES_PUBLIC: z.enum(['true', 'false']).default('false'),
+  // The catalog's cache of table metadata files (text and parsed), in MiB: bounded by bytes, the least recently used going first. Size it under the catalog's container memory.
+  FLOE_CATALOG_METADATA_CACHE_MB: z.coerce.number().int().min(1).max(65536).default(96),
   // How often the roller asks which sinks are due.
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
   // The metering worker's sweep over every live catalog (spec: hourly), and how long after its
@@ -198,6 +200,8 @@ export interface FloeConfig {
   roller: { tickMs: number; crashAt: 'after_files' | 'after_commit' | 'before_mark' | undefined };
   /** Table maintenance: the sweep's interval, and the age an unreferenced file needs before the orphan pass removes it. */
   maintenance: { sweepSeconds: number; orphanAgeSeconds: number; jobLockSeconds: number; crashAt: 'after_files' | 'after_commit' | 'mid_expiry' | undefined };
+  /** The catalog's metadata file cache, in bytes. */
+  catalogMetadataCacheBytes: number;
   /** The data-plane engine's scratch directory (null: the OS temp directory's floe-engine), memory limit and threads. */
   engine: { scratchDir: string | null; memoryLimit: string; threads: number };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
@@ -285,6 +289,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
+    catalogMetadataCacheBytes: e.FLOE_CATALOG_METADATA_CACHE_MB * 1024 * 1024,
     maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS, jobLockSeconds: e.FLOE_MAINTENANCE_JOB_LOCK_SECONDS, crashAt: e.FLOE_MAINTENANCE_CRASH_AT },
     engine: { scratchDir: e.FLOE_ENGINE_SCRATCH_DIR ?? null, memoryLimit: e.FLOE_ENGINE_MEMORY_LIMIT, threads: e.FLOE_ENGINE_THREADS },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },

@@ -25,7 +25,7 @@ export const catalog = deployable<CatalogDeps>({
     const keyring = new Keyring(config.dataKeys);
     const auth = new CatalogAuth({ db, keyring, redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });
     const { producers } = queueDeps(config.redisUrl, config.redisPrefix);
-    return { auth, storage: deploymentStorage(config.s3), keyring, metadata: new MetadataFiles(), producers, maintenance: new MaintenanceOnCommit({ producers, logger }) };
+    return { auth, storage: deploymentStorage(config.s3), keyring, metadata: new MetadataFiles(config.catalogMetadataCacheBytes), producers, maintenance: new MaintenanceOnCommit({ producers, logger }) };
   },
   close: (d) => [d.producers.close()],
 });

@@ -1,5 +1,5 @@
 import { FileContent, type DataFile } from '../files/manifest';
-import { DELETE_FILE_PATH_FIELD_ID, deletesForGroup, referencedDataFile, type ScopedFile } from './delete-scope';
+import { DELETE_FILE_PATH_FIELD_ID, danglingAfterRewrite, deletesForGroup, referencedDataFile, type ScopedFile } from './delete-scope';
 
 // Which deletes apply to a compaction group (spec "Scan Planning"), and which become useless with it.
 
@@ -31,7 +31,7 @@ test('deletion vectors apply to the file they name', () => {
   expect(out.removable.map((d) => d.file.file_path)).toEqual(['dv.puffin']);
 });
 
-test('equality deletes: strictly newer than some file of the group, same partition or global; never removable', () => {
+test('equality deletes: strictly newer than some file of the group, same partition or global; not removable by the group alone', () => {
   const same = scoped(file('e-same', FileContent.EQUALITY_DELETES, { equality_ids: [1] }), 4n);
   const tooOld = scoped(file('e-old', FileContent.EQUALITY_DELETES, { equality_ids: [1] }), 3n);
   const global = scoped(file('e-global', FileContent.EQUALITY_DELETES, { equality_ids: [1], partition: {} }), 9n, 0);
@@ -43,4 +43,28 @@ test('equality deletes: strictly newer than some file of the group, same partiti
 
 test('a truncated file_path bound names no one file', () => {
   expect(referencedDataFile(file('p', 1, { lower_bounds: new Map([[DELETE_FILE_PATH_FIELD_ID, utf8('s3://b/t/data/0123')]]), upper_bounds: new Map([[DELETE_FILE_PATH_FIELD_ID, utf8('s3://b/t/data/0124')]]) }))).toBeNull();
+});
+
+test('after a rewrite, an applied delete goes when nothing that stays is in its reach', () => {
+  const d1 = group[0];
+  const d2 = group[1];
+  const staysOld = scoped(file('d-old', 0), 2n); // same partition, older than every delete below
+  const staysNew = scoped(file('d-new', 0), 8n); // same partition, newer than every delete below
+  const otherDay = scoped(file('d-day2', 0, { partition: { day: 2 } }), 1n);
+  const eq = scoped(file('e', FileContent.EQUALITY_DELETES, { equality_ids: [1] }), 6n);
+  const eqGlobal = scoped(file('e-global', FileContent.EQUALITY_DELETES, { equality_ids: [1], partition: {} }), 6n, 0);
+  const pos = scoped(file('p-spread', FileContent.POSITION_DELETES), 5n);
+  const rewritten = new Set(['d1', 'd2']);
+  const names = (xs: ScopedFile[]) => xs.map((d) => d.file.file_path);
+  // Only newer files stay in the partition: nothing older than the deletes is left for them; the global one still reaches day 2.
+  expect(names(danglingAfterRewrite([eq, eqGlobal, pos], [d1, d2, staysNew, otherDay], rewritten, new Set([0])))).toEqual(['e', 'p-spread']);
+  // An older file stays in the partition: every delete still reaches it.
+  expect(names(danglingAfterRewrite([eq, eqGlobal, pos], [d1, d2, staysOld], rewritten, new Set([0])))).toEqual([]);
+  // Equality reaches strictly older files only; a position delete reaches its own sequence number too.
+  const sameSeq = scoped(file('d-same', 0), 6n);
+  expect(names(danglingAfterRewrite([eq], [d1, sameSeq], rewritten, new Set()))).toEqual(['e']);
+  const atFive = scoped(file('d-five', 0), 5n);
+  expect(names(danglingAfterRewrite([pos], [d1, atFive], rewritten, new Set()))).toEqual([]);
+  // Everything rewritten: all go, each once.
+  expect(names(danglingAfterRewrite([eq, eq, pos], [d1, d2], rewritten, new Set()))).toEqual(['e', 'p-spread']);
 });

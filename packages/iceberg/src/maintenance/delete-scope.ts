@@ -9,8 +9,11 @@
 //   when its own spec is unpartitioned (a global delete).
 // A position delete file or deletion vector that names only rewritten files
 // (`referenced_data_file`, or equal lower and upper bounds on `file_path`)
-// deletes nothing once they are gone: the replace removes it. Equality deletes
-// are left: other, older files may still need them.
+// deletes nothing once they are gone: the replace removes it. Any other
+// delete file the rewrite applied is removed too once no data file it could
+// apply to stays live (`danglingAfterRewrite`): the rewritten files' rows
+// carry it out already, and the new files' sequence number (the replace's,
+// newer than every delete) puts them out of its reach.
 
 import { FileContent, type DataFile } from '../files/manifest';
 import { partitionKey } from '../files/partition';
@@ -75,4 +78,35 @@ export function deletesForGroup(group: readonly ScopedFile[], deletes: readonly 
     }
   }
   return out;
+}
+
+/**
+ * The applied delete files (position files naming several data files,
+ * equality deletes) that apply to no data file once `rewritten` are gone:
+ * no data file of `live` that stays is in their scope with a sequence number
+ * they reach (position: not greater than theirs; equality: strictly smaller).
+ */
+export function danglingAfterRewrite(
+  applied: readonly ScopedFile[], live: readonly ScopedFile[], rewritten: ReadonlySet<string>, unpartitionedSpecs: ReadonlySet<number>,
+): ScopedFile[] {
+  // The oldest data sequence number that stays, per spec and partition and overall.
+  const oldest = new Map<string, bigint>();
+  let oldestAnywhere: bigint | null = null;
+  for (const f of live) {
+    if (rewritten.has(f.file.file_path)) continue;
+    const key = `${f.specId}|${partitionKey(f.file.partition)}`;
+    const seen = oldest.get(key);
+    if (seen === undefined || f.sequenceNumber < seen) oldest.set(key, f.sequenceNumber);
+    if (oldestAnywhere === null || f.sequenceNumber < oldestAnywhere) oldestAnywhere = f.sequenceNumber;
+  }
+  const seen = new Set<string>();
+  return applied.filter((d) => {
+    if (seen.has(d.file.file_path)) return false;
+    seen.add(d.file.file_path);
+    const content = d.file.content ?? 0;
+    const global = content === FileContent.EQUALITY_DELETES && unpartitionedSpecs.has(d.specId);
+    const staying = global ? oldestAnywhere : oldest.get(`${d.specId}|${partitionKey(d.file.partition)}`) ?? null;
+    if (staying === null) return true;
+    return content === FileContent.EQUALITY_DELETES ? staying >= d.sequenceNumber : staying > d.sequenceNumber;
+  });
 }

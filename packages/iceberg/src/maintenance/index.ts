@@ -29,7 +29,7 @@ export {
   type UnreachableFiles,
 } from './reachability';
 export { liveFiles, planOrphans, type ListedFile, type LiveFileOptions, type OrphanInput, type OrphanPlan } from './orphans';
-export { deletesForGroup, isDeletionVector, referencedDataFile, DELETE_FILE_PATH_FIELD_ID, type GroupDeletes, type ScopedFile } from './delete-scope';
+export { danglingAfterRewrite, deletesForGroup, isDeletionVector, referencedDataFile, DELETE_FILE_PATH_FIELD_ID, type GroupDeletes, type ScopedFile } from './delete-scope';
 export { planBinPack, type BinPackEntry, type BinPackGroup, type BinPackOptions, type BinPackPlan, type PartitionFiles } from './bin-pack';
 export {
   planManifestMerge,

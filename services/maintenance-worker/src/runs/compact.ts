@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataFileInput, EqualityDeleteInput, RewriteRequest } from '@floe/engine';
 import {
-  currentSchema, defaultSortOrderId, deletesForGroup, formatMegabytes, mapLimited, parquetDataFile, partitionLabel, partitionSpecsOf, planBinPack,
+  currentSchema, danglingAfterRewrite, defaultSortOrderId, deletesForGroup, formatMegabytes, mapLimited, parquetDataFile, partitionLabel, partitionSpecsOf, planBinPack,
   readDeletionVector, sortOrderById, type BinPackGroup, type DataFile, type ScopedFile,
 } from '@floe/iceberg';
 import { SMALL_FILE_RATIO, targetFileBytes } from '@floe/queues';
@@ -40,13 +40,15 @@ interface GroupWork {
 interface CompactPlan extends KindPlan {
   headId: bigint;
   work: GroupWork[];
+  /** Delete files the replace removes: those naming only rewritten files, and those nothing that stays is in reach of. */
+  removable: ReadonlySet<string>;
 }
 
 async function plan(_ctx: RunContext, t: TableAccess): Promise<CompactPlan> {
   const m = t.metadata;
   const target = targetFileBytes(m);
   const head = await readHeadFiles(t);
-  if (!head) return { nothing: true, reason: 'the table has no snapshot yet', summary: {}, headId: 0n, work: [] };
+  if (!head) return { nothing: true, reason: 'the table has no snapshot yet', summary: {}, headId: 0n, work: [], removable: new Set() };
   const bin = planBinPack(head.data.map((f) => ({ dataFile: f.file, specId: f.specId })), { targetFileBytes: target, smallRatio: SMALL_FILE_RATIO });
   const byPath = new Map(head.data.map((f) => [f.file.file_path, f]));
   const unpartitioned = new Set(partitionSpecsOf(m).filter((s) => s.fields.length === 0).map((s) => s['spec-id'] ?? 0));
@@ -63,13 +65,17 @@ async function plan(_ctx: RunContext, t: TableAccess): Promise<CompactPlan> {
       reason: bin.smallFiles === 0
         ? `no data file under ${small} (75% of the ${formatMegabytes(target)} target)`
         : `${bin.smallFiles} files under ${small}, but no partition holds 5 that pack together (most: ${most.smallFiles} in ${most.label})`,
-      summary: figures, headId: head.snapshot['snapshot-id'], work, extra: { small_files: bin.smallFiles },
+      summary: figures, headId: head.snapshot['snapshot-id'], work, removable: new Set(), extra: { small_files: bin.smallFiles },
     };
   }
   const inputs = work.flatMap((w) => w.files.map((f) => f.file));
   const bytes = inputs.reduce((n, f) => n + Number(f.file_size_in_bytes), 0);
   const deletes = new Set(work.flatMap((w) => [...w.position, ...w.vectors, ...w.equality].map((d) => d.file.file_path)));
-  const removable = new Set(work.flatMap((w) => w.removable.map((d) => d.file.file_path)));
+  const named = new Set(work.flatMap((w) => w.removable.map((d) => d.file.file_path)));
+  // The other deletes the rewrite applies go too once nothing that stays is in their reach.
+  const applied = work.flatMap((w) => [...w.position, ...w.equality]).filter((d) => !named.has(d.file.file_path));
+  const dangling = danglingAfterRewrite(applied, head.data, new Set(inputs.map((f) => f.file_path)), unpartitioned);
+  const removable = new Set([...named, ...dangling.map((d) => d.file.file_path)]);
   return {
     nothing: false,
     reason: `${[...new Set(work.map((w) => w.group.trigger))].join('; ')}: ${inputs.length} files (${formatMegabytes(bytes)}) rewritten in ${work.length} groups of at most ${formatMegabytes(target)}`
@@ -83,6 +89,7 @@ async function plan(_ctx: RunContext, t: TableAccess): Promise<CompactPlan> {
     },
     headId: head.snapshot['snapshot-id'],
     work,
+    removable,
     // What the health view shows until the next compaction looks (the new files may be small too; they are counted then).
     extra: { small_files: bin.smallFiles - inputs.length },
   };
@@ -97,15 +104,32 @@ async function apply(ctx: RunContext, t: TableAccess, p: CompactPlan): Promise<K
   const sorted = sortOrder && sortOrder.fields.length ? sortOrder : undefined;
   const uploaded: string[] = [];
   const add: { specId: number; file: DataFile }[] = [];
+  const uploads: Promise<void>[] = [];
+  const local = new Map<string, Promise<string>>();
   try {
-    // Every input is fetched before the rewrites, many at a time; each group's outputs are
-    // uploaded while the next group is rewritten, and all are in the store before the commit.
-    const local = new Map<string, string>();
-    for (const w of p.work) for (const f of [...w.files, ...w.position, ...w.equality]) if (!local.has(f.file.file_path)) local.set(f.file.file_path, join(dir, 'in', `${local.size}.parquet`));
-    await mapLimited([...local], DOWNLOADS_AT_ONCE, ([path, at]) => t.download(path, at));
-    const fetch = async (path: string) => local.get(path)!;
-    const uploads: Promise<void>[] = [];
+    // A group's inputs are fetched, many at a time, while the group before it is rewritten;
+    // its data files go from the scratch directory once it is (delete files may serve several
+    // groups and stay to the end). Each group's outputs are uploaded while the next group is
+    // rewritten, and all are in the store before the commit.
+    const fetch = (path: string) => {
+      let at = local.get(path);
+      if (!at) {
+        const localPath = join(dir, 'in', `${local.size}.parquet`);
+        local.set(path, (at = t.download(path, localPath).then(() => localPath)));
+        at.catch(() => undefined); // awaited where the group needs it
+      }
+      return at;
+    };
+    const prefetch = (w: GroupWork | undefined) => {
+      if (!w) return Promise.resolve([]);
+      const fetched = mapLimited([...w.files, ...w.position, ...w.equality], DOWNLOADS_AT_ONCE, (f) => fetch(f.file.file_path));
+      fetched.catch(() => undefined); // awaited when its group's turn comes
+      return fetched;
+    };
+    let next = prefetch(p.work[0]);
     for (const [g, w] of p.work.entries()) {
+      await next;
+      next = prefetch(p.work[g + 1]);
       const files: DataFileInput[] = [];
       for (const f of w.files) files.push({ localPath: await fetch(f.file.file_path), filePath: f.file.file_path, sequenceNumber: f.sequenceNumber, firstRowId: f.firstRowId });
       const rows: { file_path: string; pos: bigint }[] = [];
@@ -125,18 +149,21 @@ async function apply(ctx: RunContext, t: TableAccess, p: CompactPlan): Promise<K
       for (const out of await engine.rewriteDataFiles(request)) {
         const path = `${t.location}/data/compacted-${randomUUID()}.parquet`;
         uploaded.push(path);
-        const upload = t.upload(out.localPath, path);
+        const upload = t.upload(out.localPath, path).then(() => rm(out.localPath, { force: true }));
         upload.catch(() => undefined); // awaited below; a failure while a later group rewrites must not go unhandled
         uploads.push(upload);
         add.push({ specId: w.group.specId, file: parquetDataFile(path, out.stats, w.group.partition, sorted?.['order-id']) });
       }
+      await Promise.all(w.files.map(async (f) => rm(await fetch(f.file.file_path), { force: true })));
     }
     await Promise.all(uploads);
     maybeCrash(ctx, 'after_files');
-    const remove = new Set([...p.work.flatMap((w) => w.files.map((f) => f.file.file_path)), ...p.work.flatMap((w) => w.removable.map((d) => d.file.file_path))]);
+    const remove = new Set([...p.work.flatMap((w) => w.files.map((f) => f.file.file_path)), ...p.removable]);
     const committed = await commitReplace(ctx, t, p.headId, { remove, add, summary: { 'engine-name': 'floe-maintenance', 'floe.maintenance': 'compact' } }, uploaded);
     return { freedBytes: 0, snapshotId: committed.snapshotId };
   } finally {
+    // Nothing still writing into the scratch directory when it goes.
+    await Promise.allSettled([...local.values(), ...uploads]);
     await rm(dir, { recursive: true, force: true });
   }
 }
