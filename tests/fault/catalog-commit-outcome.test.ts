@@ -81,7 +81,7 @@ test('a backend terminated during the swap: 500 CommitStateUnknownException, the
   try {
     const commit = api().post(tablePath('slow_a')).set(auth()).send(setProperty('2')).then((r) => r);
     const pid = await until('the swap to be running', async () => {
-      const { rows } = await pool.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'floe-catalog' AND wait_event = 'PgSleep'`);
+      const { rows } = await pool.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'floe-catalog' AND wait_event = 'PgSleep' AND datname = current_database()`);
       return rows[0]?.pid ?? null;
     }, 10, 20);
     await pool.query('SELECT pg_terminate_backend($1)', [pid]);
@@ -183,7 +183,8 @@ test('commits under a storm of terminated backends: only answers the spec allows
   let storming = true;
   const storm = (async () => {
     while (storming) {
-      await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'floe-catalog'`).catch(() => undefined);
+      // Only this stack's catalog (its own database): other stacks on the same Postgres run beside it.
+      await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'floe-catalog' AND datname = current_database()`).catch(() => undefined);
       // Every 40 ms: dense enough that commits meet terminated backends, sparse enough that some land on a loaded machine (at 15 ms a whole run of 100 once had none land).
       await new Promise((r) => setTimeout(r, 40));
     }
