@@ -1,4 +1,3 @@
-import { CatalogFailure } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
 import { holdCommitGate } from '@floe/db/commit-gate';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
@@ -8,7 +7,8 @@ import { MAINTENANCE_KINDS, rulesCrossed, type MaintenanceJob, type MaintenanceK
 import type { MaintenanceDeps } from './deps';
 import { figuresOf } from './figures';
 import { RUNNERS } from './runs';
-import { PlanOutdated, type KindPlan, type RunContext } from './runs/kind';
+import { PlanOutdated, type KindOutcome, type KindPlan, type RunContext } from './runs/kind';
+import { lostRace } from './runs/turns';
 import { abandonRuns, beginRun, finishRun } from './store/runs';
 import { orgOfWarehouse } from './store/tables';
 import { openTable, type TableAccess, type TableRef } from './table-access';
@@ -38,7 +38,7 @@ export function contextOf(d: Deps, nowMs = Date.now()): RunContext {
 
 const ordered = (kinds: MaintenanceKind[]) => MAINTENANCE_KINDS.filter((k) => kinds.includes(k));
 /** Another writer got between the plan and its commit: the catalog's 409, or a replace that could not be rebuilt on the new head. */
-const isConflict = (err: unknown) => (err instanceof CatalogFailure && err.status === 409) || err instanceof PlanOutdated;
+const isConflict = (err: unknown) => lostRace(err) || err instanceof PlanOutdated;
 
 export interface KindResult {
   kind: MaintenanceKind;
@@ -98,7 +98,7 @@ async function runKind(d: Deps, ref: TableRef, kind: MaintenanceKind, job: Maint
       status = 'skipped';
       reason = plan.reason;
     } else {
-      let outcome;
+      let outcome: KindOutcome;
       try {
         outcome = await runner.apply(ctx, t, plan);
       } catch (err) {
@@ -109,7 +109,7 @@ async function runKind(d: Deps, ref: TableRef, kind: MaintenanceKind, job: Maint
         plan = await runner.plan(contextOf(d), t);
         outcome = plan.nothing ? { freedBytes: 0, snapshotId: null } : await runner.apply(contextOf(d), t, plan);
       }
-      reason = 'detail' in outcome && outcome.detail ? `${plan.reason}; ${outcome.detail}` : plan.reason;
+      reason = outcome.detail ? `${plan.reason}; ${outcome.detail}` : plan.reason;
       freed = outcome.freedBytes;
       snapshotId = outcome.snapshotId;
       extra = plan.extra ?? {};

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { CatalogFailure } from '@floe/catalog-client';
 import {
   MAIN_BRANCH, StaleReplace, buildReplace, currentSchema, currentSnapshot, lastSequenceNumber, newSnapshotId, specById,
   type ReplaceOptions,
@@ -7,7 +6,7 @@ import {
 import { manifestTargetBytes } from '@floe/queues';
 import { onlyAppendsSince } from './head';
 import { PlanOutdated, type RunContext } from './kind';
-import { MAX_COMMIT_ATTEMPTS, commitInTurn } from './turns';
+import { MAX_COMMIT_ATTEMPTS, commitInTurn, lostRace } from './turns';
 import type { TableAccess } from '../table-access';
 
 // How compaction and the manifest rewrite commit: a `replace` snapshot built
@@ -67,7 +66,7 @@ export async function commitReplace(ctx: RunContext, t: TableAccess, plannedHead
         }, headers);
       } catch (err) {
         // Refused: this attempt's files are no one's. Any other failure may have landed with its answer lost: they stay.
-        if (err instanceof CatalogFailure && err.status === 409) await t.remove(built.uploads.map((u) => u.path)).catch(() => undefined);
+        if (lostRace(err)) await t.remove(built.uploads.map((u) => u.path)).catch(() => undefined);
         throw err;
       }
       return { snapshotId, manifests: built.manifests };
@@ -76,8 +75,8 @@ export async function commitReplace(ctx: RunContext, t: TableAccess, plannedHead
     return { ...value, attempts };
   } catch (err) {
     // The commit may have landed with its answer lost: nothing written may go (the orphan pass judges later).
-    if (!(err instanceof PlanOutdated || (err instanceof CatalogFailure && err.status === 409))) leftovers.length = 0;
-    if (err instanceof CatalogFailure && err.status === 409) throw new PlanOutdated(`the table's head moved ${MAX_COMMIT_ATTEMPTS} times while this run committed`);
+    if (!(err instanceof PlanOutdated || lostRace(err))) leftovers.length = 0;
+    if (lostRace(err)) throw new PlanOutdated(`the table's head moved ${MAX_COMMIT_ATTEMPTS} times while this run committed`);
     throw err;
   } finally {
     if (leftovers.length) await t.remove(leftovers).catch(() => undefined);

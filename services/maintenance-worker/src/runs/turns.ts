@@ -17,7 +17,8 @@ export const MAX_COMMIT_ATTEMPTS = 10;
 /** The headers of an attempt: a gated one says it holds the gate, so the catalog does not make it wait for itself. */
 export type AttemptHeaders = Record<string, string>;
 
-const lostRace = (err: unknown) => err instanceof CatalogFailure && err.status === 409;
+/** A 409 from the catalog: a writer committed first. */
+export const lostRace = (err: unknown): err is CatalogFailure => err instanceof CatalogFailure && err.status === 409;
 
 /**
  * `attempt(n, headers)` builds on the table's head (reading it again when
