@@ -153,7 +153,7 @@ try {
     if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${r.text.slice(0, 300)}`);
     return r.text;
   };
-  /** The table as the catalog answers it, every id exact (63-bit snapshot ids); with `vend`, with a storage session. */
+  /** The table as the catalog answers it, every id exact (a JSON parse that keeps longs); with `vend`, with a storage session. */
   const loadTable = async (t: string, vend: boolean): Promise<LoadTableResult> =>
     toLoadTableResult(parseJson(await ok('GET', tableUrl(t), undefined, vend ? { 'X-Iceberg-Access-Delegation': 'vended-credentials' } : {})));
   const figuresNow = async (t: string) => {

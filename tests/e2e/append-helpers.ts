@@ -42,9 +42,9 @@ export async function vendedS3(t: TableRef): Promise<{ s3: S3Client; location: s
 
 /**
  * Appends `rows` as one data file. iceberg-js carries snapshot ids as JSON
- * numbers, exact only below 2^53; on a table other writers share (a sink's
- * roll, the maintenance worker: 63-bit ids) pass `lossless` and the commit
- * goes over the REST route with every id exact.
+ * numbers, exact only below 2^53 (Floe's own writers mint ids under it); on
+ * a table a Java-style writer shares (63-bit ids) pass `lossless` and the
+ * commit goes over the REST route with every id exact.
  */
 export async function appendRows(t: TableRef, rows: Array<Record<string, unknown>>, attempts = 1, o: { lossless?: boolean } = {}): Promise<{ snapshotId: bigint; dataPath: string; tries: number }> {
   const load = async () => {

@@ -77,7 +77,8 @@ test('append with vended credentials, commit with iceberg-js, read back with ice
 
 test('20 concurrent appends to one table, retrying on 409, all land exactly once', async () => {
   const c = icebergClient(wh.id, rw);
-  await c.createTable({ namespace: ['lake'], }, { name: 'busy', schema: schema as never });
+  // Every file counts as big (a 1-byte target), so no compaction run lands between the appends this test counts.
+  await c.createTable({ namespace: ['lake'] }, { name: 'busy', schema: schema as never, properties: { 'write.target-file-size-bytes': '1' } });
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => append('busy', [{ id: BigInt(i), name: `r${i}` }], 100)));
   expect(results.some((r) => r.tries > 1)).toBe(true);
   const loaded = await c.loadTable({ namespace: ['lake'], name: 'busy' });

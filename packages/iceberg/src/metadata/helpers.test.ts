@@ -61,10 +61,14 @@ describe('helpers', () => {
     expect(metadataFileLocation(custom, 'f.json')).toBe('s3://other/meta/f.json');
   });
 
-  it('makes positive 63-bit snapshot ids', () => {
-    for (let i = 0; i < 50; i++) {
+  it('makes positive snapshot ids that every JSON number reader keeps exact', () => {
+    const ids = new Set<bigint>();
+    for (let i = 0; i < 200; i++) {
       const id = newSnapshotId();
-      expect(id > 0n && id < 2n ** 63n).toBe(true);
+      expect(id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
+      expect(BigInt(Number(id))).toBe(id);
+      ids.add(id);
     }
+    expect(ids.size).toBe(200);
   });
 });

@@ -153,11 +153,15 @@ export function metadataFileLocation(meta: TableMetadata, fileName: string): str
 }
 
 /**
- * A fresh positive 63-bit snapshot id, the way Java makes them: the two halves of a
- * random UUID XOR-ed, masked to a non-negative long.
+ * A fresh positive snapshot id from a random UUID (as Java makes them), kept
+ * under 2^53: the spec allows any long, but JavaScript engines (iceberg-js,
+ * icebird) read ids as JSON numbers, and an id they round can never match an
+ * `assert-ref-snapshot-id` again — so the ids Floe's own writers mint (a
+ * sink's roll, a maintenance run) stay exact in every reader. 53 random bits
+ * make a collision within one table's retained snapshots negligible.
  */
 export function newSnapshotId(): bigint {
   const hex = randomUUID().replace(/-/g, '');
-  const id = (BigInt(`0x${hex.slice(0, 16)}`) ^ BigInt(`0x${hex.slice(16)}`)) & 0x7fffffffffffffffn;
+  const id = (BigInt(`0x${hex.slice(0, 16)}`) ^ BigInt(`0x${hex.slice(16)}`)) & 0x1fffffffffffffn;
   return id === 0n ? newSnapshotId() : id;
 }
