@@ -4,7 +4,7 @@
 // roller's writer would compute for the same rows.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeParquetDataFile, type DataFileStats } from '@floe/iceberg';
+import { writeParquetDataFile, type DataFileStats, type Schema } from '@floe/iceberg';
 import { UnsupportedSchemaError } from './columns.js';
 import { checksum, openScratch, row, schema, writeDataFiles, type Scratch } from './test-fixtures.js';
 import type { RewrittenFile } from './rewrite.js';
@@ -101,6 +101,40 @@ test('input above the target becomes several files near it, every row once', asy
     expect(Number(f.stats.file_size_in_bytes)).toBeLessThan(target * 1.25);
   }
   expect(out.reduce((n, f) => n + f.stats.record_count, 0n)).toBe(40_000n);
+  expect(await checksum(s.engine, out.map((f) => f.localPath))).toEqual(await checksum(s.engine, inputs.map((f) => f.localPath)));
+});
+
+test('input that fits the target as it is but grows in the rewrite is split by the size it came to', async () => {
+  // Row lineage adds two long columns to a table of a flag and a scrambled number: the output outgrows
+  // an input that fitted the target; the whole write shows the ratio, and the input is then cut into files near it.
+  const flags: Schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'flag', required: true, type: 'boolean' }, { id: 2, name: 'n', required: true, type: 'long' }] };
+  const written = writeDataFiles(s.engine.scratchDir, 'grows', 12, 5_000, { schema: flags, rowOf: (i) => ({ flag: i % 3 === 0, n: (BigInt(i) * 2654435761n) % 4294967296n }) });
+  const inputs = [];
+  for (const [n, f] of written.entries()) {
+    // as the engine writes them (zstd), each on its own
+    const [own] = await s.engine.rewriteDataFiles({ schema: flags, files: [f], targetFileSizeBytes: 1e9, outputDir: join(s.engine.scratchDir, 'grows-in'), prefix: `i${n}` });
+    inputs.push({ ...f, localPath: own.localPath, sequenceNumber: 1n, firstRowId: BigInt(n * 5_000) });
+  }
+  const list = inputs.map((f) => `'${f.localPath}'`).join(', ');
+  const [input] = await s.engine.query(`SELECT sum(total_compressed_size)::BIGINT AS b FROM parquet_metadata([${list}])`);
+  const target = Math.ceil(Number(input.b) * 1.05);
+  const out = await s.engine.rewriteDataFiles({
+    schema: flags, files: inputs, targetFileSizeBytes: target, outputDir: join(s.engine.scratchDir, 'out-grows'), prefix: 'g', rowLineage: true,
+  });
+  expect(out.length).toBeGreaterThan(1);
+  for (const f of out) expect(Number(f.stats.file_size_in_bytes)).toBeLessThan(target * 1.25);
+  const [rows] = await s.engine.query(
+    `SELECT count(*) AS n, count(DISTINCT _row_id) AS ids, min(_row_id) AS lo, max(_row_id) AS hi, count(*) FILTER (WHERE flag) AS t FROM read_parquet([${out.map((f) => `'${f.localPath}'`).join(', ')}])`);
+  expect(rows).toEqual({ n: 60_000n, ids: 60_000n, lo: 0n, hi: 59_999n, t: 20_000n });
+});
+
+test('input under the target comes out as one file', async () => {
+  const inputs = writeDataFiles(s.engine.scratchDir, 'fits', 12, 1_000);
+  const input = await s.engine.query(`SELECT sum(total_compressed_size)::BIGINT AS b FROM parquet_metadata([${inputs.map((f) => `'${f.localPath}'`).join(', ')}])`);
+  const target = Math.ceil(Number(input[0].b) * 1.5);
+  const out = await s.engine.rewriteDataFiles({ schema, files: inputs, targetFileSizeBytes: target, outputDir: join(s.engine.scratchDir, 'out-fits'), prefix: 'f' });
+  expect(out).toHaveLength(1);
+  expect(out[0].stats.record_count).toBe(12_000n);
   expect(await checksum(s.engine, out.map((f) => f.localPath))).toEqual(await checksum(s.engine, inputs.map((f) => f.localPath)));
 });
 

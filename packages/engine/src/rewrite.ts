@@ -11,7 +11,9 @@
 // ranges of two files may overlap). When the input may need more than one
 // file, a probe COPY of its first row group's worth (at most 16 MiB of
 // input) first measures output bytes per input byte (and is kept when it
-// turns out to be the whole output); every file written refines that. Files are written to a staging directory, then renamed
+// turns out to be the whole output); every file written refines that. Input
+// that fits one file as it is skips the probe: it is written whole, and
+// split by the ratio that showed only if the output came out too big. Files are written to a staging directory, then renamed
 // `<prefix>-<n>.parquet` in the output directory; nothing is overwritten.
 //
 // Which deletes apply to which file is the planner's (Iceberg's scoping by
@@ -128,7 +130,18 @@ export async function rewriteDataFiles(c: DuckDBConnection, scratchDir: string, 
     const written = { in: 0, out: 0 };
     let ratio = 1;
     let from = 0;
-    if (units.length > 1 && expectedFileCount(2 * bytesOf(units), target) > 1) {
+    if (units.length > 1 && expectedFileCount(bytesOf(units), target) === 1 && expectedFileCount(2 * bytesOf(units), target) > 1) {
+      // Input that fits one file as it is (the planner's usual group, up to the target) most
+      // likely comes out as one: written whole, and only if it did not fit is it split, by
+      // the ratio it showed — not a probe rewritten on every such group.
+      const whole = join(staging, 'part-0.parquet');
+      await c.run(`COPY (${statement(units)}) TO ${literal(whole)} (${options})`);
+      ratio = dataBytes(whole) / bytesOf(units);
+      if (expectedFileCount(dataBytes(whole), target) === 1) {
+        staged.push(whole);
+        from = units.length;
+      } else rmSync(whole);
+    } else if (units.length > 1 && expectedFileCount(2 * bytesOf(units), target) > 1) {
       // The output/input ratio decides the split here: measure it on a probe, kept if it turns out to be the whole output.
       const end = probeEnd(units);
       const probe = join(staging, 'part-0.parquet');

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,7 +14,7 @@ import { parseS3Location, type ListedObject, type StorageProvider } from '@floe/
 // listing and removal goes through here and refuses a path outside the
 // table's location (the session's policy refuses it too; this says so before
 // the store does). Data files move between the store and the engine's scratch
-// directory as streams, never whole in memory.
+// directory as streams, but for small ones (at most 8 MiB) fetched whole.
 
 export interface TableRef {
   warehouseId: string;
@@ -44,6 +44,8 @@ export interface TableAccess {
 
 /** How many bytes of manifests and manifest lists one table's access keeps. */
 const READ_CACHE_BYTES = 64 * 1024 * 1024;
+/** Data files up to this size are downloaded whole (at most DOWNLOADS_AT_ONCE of them in memory at a time, compact.ts). */
+const WHOLE_DOWNLOAD_BYTES = 8 * 1024 * 1024;
 
 export class OutsideLocation extends Error {
   constructor(path: string, location: string) {
@@ -108,7 +110,10 @@ export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'objectsAs
       const { bucket, key } = inside(path);
       const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       await mkdir(dirname(localPath), { recursive: true });
-      await pipeline(out.Body as Readable, createWriteStream(localPath));
+      // A small file (a sink's roll) is taken whole and written once: streamed, its many
+      // small writes cost more than its fetch. A big one streams.
+      if ((out.ContentLength ?? Infinity) <= WHOLE_DOWNLOAD_BYTES) await writeFile(localPath, await out.Body!.transformToByteArray());
+      else await pipeline(out.Body as Readable, createWriteStream(localPath));
     },
     async upload(localPath, path) {
       const { bucket, key } = inside(path);
