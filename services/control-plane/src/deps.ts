@@ -3,6 +3,7 @@ import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, IdempotencyStore, type RedisDeps } from '@floe/http';
+import { Mailer } from '@floe/mail';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { loadAccess } from './access/context';
@@ -22,6 +23,8 @@ export interface ControlPlaneDeps extends RedisDeps {
   keyring: Keyring;
   /** The Iceberg REST catalog, as each warehouse's own identity. */
   catalog: CatalogClient;
+  /** Invitations go out through it (packages/mail: SMTP, or the log on a stack without a server). */
+  mailer: Mailer;
   /** Authentication then the caller's organisations: the head of every caller route. */
   authed: RequestHandler[];
 }
@@ -30,7 +33,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
   name: 'control-plane',
   poolMax: 10,
   redis: { autoPipelining: true },
-  particular: ({ config, db, redis }) => {
+  particular: ({ config, db, redis, logger }) => {
     const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl });
     const prisma = prismaOver(db);
     return {
@@ -42,11 +45,12 @@ export const controlPlane = deployable<ControlPlaneDeps>({
       secrets: new CatalogSecrets(config.credentialKey),
       keyring: new Keyring(config.dataKeys),
       catalog: new CatalogClient(config),
+      mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       authed: [auth.requireCaller(), loadAccess(prisma, db)],
     };
   },
-  // The queues and Prisma close with Redis; the pool, which Prisma runs over, after them.
-  close: (d) => [d.queues.close(), d.prisma.$disconnect()],
+  // The queues, Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.
+  close: (d) => [d.queues.close(), d.prisma.$disconnect(), Promise.resolve(d.mailer.close())],
 });
 
 /** The control plane's deps outside its main (route tests build the app over them). */

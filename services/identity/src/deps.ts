@@ -7,7 +7,7 @@ import { DevCodes, ResendGate, STARTS_PER_HOUR } from './domain/email-codes';
 import { LoginFailures } from './domain/login';
 import { AUTHORIZE_PER_HOUR } from './domain/oauth-authorize';
 import { REGISTRATIONS_PER_HOUR } from './domain/oauth-register';
-import { Mailer } from './mail/mailer';
+import { Mailer } from '@floe/mail';
 import { SigningKeys } from './signing/signing-keys';
 
 /** Everything the identity routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from './store/api-keys';
+import type { ApiKeyRecord } from '@floe/accounts';
 
 // The shapes the spec gives for identity's resources, built from records.
 

@@ -1,10 +1,10 @@
+import { renamePrincipal, suspendWithKeys } from '@floe/accounts';
 import { badRequest, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
-import { renamePrincipal, revokePrincipal } from '../identity-client';
 import { agentsOf, confine, replaceGrants, type AgentRecord } from '../store/agents';
 import { setRole, underOrganizationLock } from '../store/members';
 import { grantsWithin, type AskedGrant, type HeldGrant } from './agent-grants';
-import { agentDetail, findAgent, insufficientRole, nameTaken, type AgentDeps } from './agents';
+import { agentDetail, findAgent, insufficientRole, keysRefused, nameTaken, type AgentDeps } from './agents';
 import { requirePolicyAllows } from './org-policy';
 import { membershipFor } from './orgs';
 
@@ -52,7 +52,7 @@ export async function editAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle:
       const same = (await agentsOf(tx, m.orgId, { idOrName: e.name })).find((x) => x.name === e.name);
       if (same && same.agentId !== target.agentId) throw nameTaken(e.name, same.agentId);
       // Already this agent's name: a concurrent request of the same rename landed first.
-      if (!same) await renamePrincipal(d.config, target.agentId, e.name);
+      if (!same) await renamePrincipal(tx, target.agentId, e.name);
     }
     if (e.role) await setRole(tx, m.orgId, target.agentId, e.role);
     if (grants) await replaceGrants(tx, m.orgId, target.agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
@@ -81,9 +81,10 @@ export async function revokeAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   const outcome = await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
     const [now] = await agentsOf(tx, m.orgId, { idOrName: target.agentId, includeRevoked: true });
     if (now.status !== 'active') return { alreadyRevoked: true, keysRevoked: 0, grantsRemoved: 0 };
-    const { keys_revoked } = await revokePrincipal(d.config, target.agentId);
+    const suspended = await suspendWithKeys(tx, target.agentId, true);
     const grantsRemoved = await replaceGrants(tx, m.orgId, target.agentId, [], ctx.principalId);
-    return { alreadyRevoked: false, keysRevoked: keys_revoked, grantsRemoved };
+    return { alreadyRevoked: false, keysRevoked: suspended?.keysRevoked ?? 0, grantsRemoved };
   });
+  if (!outcome.alreadyRevoked) await keysRefused(d);
   return { ...(await agentDetail(d.prisma, m.orgId, target.agentId)), ...outcome };
 }

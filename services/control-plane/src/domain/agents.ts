@@ -1,8 +1,10 @@
+import type { Redis } from 'ioredis';
+import { createPrincipal, createPrincipalWithKey, suspendWithKeys } from '@floe/accounts';
+import { bumpCredentialEpoch } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
-import type { PrismaClient } from '@floe/db';
+import type { Db, PrismaClient } from '@floe/db';
 import { conflict, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
-import { createAgentPrincipal, createMcpPrincipal, revokePrincipal } from '../identity-client';
 import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../store/agents';
 import { addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock } from '../store/members';
 import { activePrincipal } from '../store/memberships';
@@ -11,16 +13,21 @@ import { requirePolicyAllows, type PolicyAction } from './org-policy';
 import { membershipFor } from './orgs';
 
 // Spec: Organisations and agents — token records. An agent is a principal
-// (identity creates it and its key) that is a member of one organisation with
-// a role and grants (written here). A member token sees only the catalogs it
+// with a key (packages/accounts) that is a member of one organisation with a
+// role and grants, all made in one transaction under the organisation's lock. A member token sees only the catalogs it
 // was granted; an admin token sees every catalog. Admins create agents of
 // either role with any grants; members only member agents, each grant capped
 // by their own level. Names are unique among an organisation's live agents.
 
 export interface AgentDeps {
   prisma: PrismaClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+  /** A revocation bumps the credential epoch, so every deployable's credential cache reads again. */
+  redis: Redis;
+  config: Pick<FloeConfig, 'redisPrefix'>;
 }
+
+/** After a transaction that refused keys commits: every cached credential is read again. */
+export const keysRefused = (d: Pick<AgentDeps, 'redis' | 'config'>) => bumpCredentialEpoch(d.redis, d.config.redisPrefix);
 
 export interface AgentDetail {
   orgId: string;
@@ -74,27 +81,24 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   await requireLiveCreator(d.prisma, ctx, m.orgId);
   const grants = await grantsWithin(d.prisma, ctx, m, a.grants, mode);
 
-  // act: identity makes the principal and its key; the membership and grants follow under the organisation's lock
-  const replaced = a.sourceRef ? await revokeUndelivered(d, m.orgId, a.sourceRef, ctx.principalId) : null;
-  const before = await agentsOf(d.prisma, m.orgId);
-  const name = a.joinedVia !== 'agent' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
-  const same = before.find((x) => x.name === name);
-  if (same) throw nameTaken(name, same.agentId);
-  const created = a.joinedVia === 'oauth' ? await createMcpPrincipal(d.config, name) : await createAgentPrincipal(d.config, name, a.label);
-  try {
-    await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
-      const rival = (await agentsOf(tx, m.orgId, { idOrName: name })).find((x) => x.name === name);
-      if (rival) throw nameTaken(name, rival.agentId);
-      await addMembership(tx, { orgId: m.orgId, principalId: created.principal_id, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId, sourceRef: a.sourceRef });
-      await replaceGrants(tx, m.orgId, created.principal_id, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
-    });
-  } catch (e) {
-    // The principal exists but joined nothing: its key is never shown, and it is refused from now on.
-    await revokePrincipal(d.config, created.principal_id).catch(() => undefined);
-    throw e;
-  }
-  const detail = await agentDetail(d.prisma, m.orgId, created.principal_id);
-  return { ...detail, apiKey: created.api_key, keyId: created.key_id, label: a.label, replaced };
+  // act: the principal, its key (none for a token record), its membership and grants in one transaction under the organisation's lock
+  const made = await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
+    const replaced = a.sourceRef ? await revokeUndelivered(tx, m.orgId, a.sourceRef, ctx.principalId) : null;
+    const before = await agentsOf(tx, m.orgId);
+    const name = a.joinedVia !== 'agent' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
+    const same = before.find((x) => x.name === name);
+    if (same) throw nameTaken(name, same.agentId);
+    const created = a.joinedVia === 'oauth'
+      ? { principal: await createPrincipal(tx, { kind: 'mcp', email: null, displayName: name }), key: null }
+      : await createPrincipalWithKey(tx, { kind: 'agent', email: null, displayName: name, label: a.label });
+    const agentId = created.principal.principalId;
+    await addMembership(tx, { orgId: m.orgId, principalId: agentId, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId, sourceRef: a.sourceRef });
+    await replaceGrants(tx, m.orgId, agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
+    return { agentId, key: created.key, replaced };
+  });
+  if (made.replaced) await keysRefused(d);
+  const detail = await agentDetail(d.prisma, m.orgId, made.agentId);
+  return { ...detail, apiKey: made.key?.apiKey ?? null, keyId: made.key?.keyId ?? null, label: a.label, replaced: made.replaced };
 }
 
 /**
@@ -104,15 +108,13 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
  * (its poll died). That agent is revoked and its grants removed, and the ref
  * freed for the one made now. Null when there was none.
  */
-async function revokeUndelivered(d: AgentDeps, orgId: string, sourceRef: string, by: string): Promise<string | null> {
-  return underOrganizationLock(d.prisma, orgId, async (tx) => {
-    const earlier = await memberMadeFor(tx, orgId, sourceRef);
-    if (!earlier) return null;
-    await revokePrincipal(d.config, earlier);
-    await replaceGrants(tx, orgId, earlier, [], by);
-    await releaseSourceRef(tx, orgId, earlier);
-    return earlier;
-  });
+async function revokeUndelivered(tx: Db, orgId: string, sourceRef: string, by: string): Promise<string | null> {
+  const earlier = await memberMadeFor(tx, orgId, sourceRef);
+  if (!earlier) return null;
+  await suspendWithKeys(tx, earlier, true);
+  await replaceGrants(tx, orgId, earlier, [], by);
+  await releaseSourceRef(tx, orgId, earlier);
+  return earlier;
 }
 
 /**

@@ -5,8 +5,8 @@ import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { forbidden, HttpError, limitExceeded, notFound, rateLimited, writeAudit, type SqlClient } from '@floe/http';
+import type { Mailer, OutgoingMail } from '@floe/mail';
 import type { AccessContext } from '../access/context';
-import { mailInvitation } from '../identity-client';
 import {
   countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted,
   pendingInvitationFor, pendingInvitationTo, type InvitationRecord,
@@ -15,7 +15,7 @@ import { joinOnce } from '../store/members';
 import { orgAdminFor } from './orgs';
 
 // Spec: invitations. An admin invites an address with a role; the token is
-// shown once and mailed (identity sends the mail), only its hash kept. The
+// shown once and mailed, only its hash kept. The
 // invited person accepts while signed in with that address, or signs up with
 // it later and the invitation applies by itself. Invitations last 7 days
 // (Floe's choice; the spec gives none).
@@ -27,7 +27,18 @@ const tokenHash = hashSecret;
 export interface InvitationDeps {
   prisma: PrismaClient;
   db: SqlClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+  mailer: Mailer;
+  config: Pick<FloeConfig, 'baseUrl'>;
+}
+
+function invitationMail(to: string, i: { orgName: string; orgHandle: string; inviter: string; role: string; token: string; baseUrl: string; days: number }): OutgoingMail {
+  return {
+    to,
+    subject: `${i.inviter} invited you to ${i.orgName} on Floe`,
+    text: `${i.inviter} invited you to join ${i.orgName} (${i.orgHandle}) on Floe as ${i.role === 'admin' ? 'an admin' : 'a member'}.\n\n`
+      + `New to Floe? Sign up with this address at ${i.baseUrl}/app/signup — the invitation applies by itself.\n`
+      + `Already have an account? Accept it with your invitation token:\n\n${i.token}\n\n(POST ${i.baseUrl}/v1/orgs/invitations/accept with {"token": "…"}). It works for ${i.days} days.\n`,
+  };
 }
 
 /** Seconds between two invitation mails of one organisation to one address (as sign-up's re-send rule). */
@@ -70,9 +81,9 @@ export async function invite(d: InvitationDeps, req: Request, ctx: AccessContext
       }
     }
     // The mail first: a server that refuses leaves no invitation behind (and the pending one stands).
-    const sent = await mailInvitation(d.config, {
-      to: i.email, orgName: m.name, orgHandle: m.handle, inviter: from, role: i.role, token, days: INVITATION_DAYS,
-    });
+    const sent = await d.mailer.send(invitationMail(i.email, {
+      orgName: m.name, orgHandle: m.handle, inviter: from, role: i.role, token, baseUrl: d.config.baseUrl, days: INVITATION_DAYS,
+    }));
     const ended = await expirePendingTo(tx, m.orgId, i.email);
     const made = await insertInvitation(tx, {
       id: `inv_${randomBytes(12).toString('hex')}`, orgId: m.orgId, email: i.email, role: i.role, tokenHash: tokenHash(token), invitedBy: ctx.principalId,
@@ -93,7 +104,7 @@ export async function listInvitations(prisma: PrismaClient, ctx: AccessContext, 
 }
 
 /** POST /v1/orgs/invitations/accept: the signed-in person with the invited address joins with the invited role (once; again is the same answer). */
-export async function acceptInvitation(d: InvitationDeps, req: Request, ctx: AccessContext, token: string) {
+export async function acceptInvitation(d: Pick<InvitationDeps, 'prisma' | 'db'>, req: Request, ctx: AccessContext, token: string) {
   const outcome = await d.prisma.$transaction(async (tx) => {
     const inv = await lockInvitation(tx, tokenHash(token));
     if (!inv) throw notFound('invitation_not_found', 'no invitation has this token');
@@ -122,7 +133,7 @@ export async function acceptInvitation(d: InvitationDeps, req: Request, ctx: Acc
  * invitation is spent), and provisions nothing of their own. Null when no
  * invitation waits for the address.
  */
-export async function joinByInvitation(d: InvitationDeps, req: Request, p: { principalId: string; email: string }): Promise<InvitationRecord | null> {
+export async function joinByInvitation(d: Pick<InvitationDeps, 'prisma' | 'db'>, req: Request, p: { principalId: string; email: string }): Promise<InvitationRecord | null> {
   const joined = await d.prisma.$transaction(async (tx) => {
     const pending = await pendingInvitationFor(tx, p.email);
     if (!pending) return null;

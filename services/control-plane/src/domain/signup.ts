@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { TERMS, type FloeConfig } from '@floe/config';
+import { acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord } from '@floe/accounts';
+import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, writeAudit } from '@floe/http';
 import type { AccessContext } from '../access/context';
-import { createPrincipal, recordTermsAccepted, type CreatedPrincipal } from '../identity-client';
 import { resolveWarehouse } from '../resolve';
 import { acceptedTermsOf, emailTaken, membershipsOf } from '../store/memberships';
 import { connectionFor, type ConnectionDeps } from './connection';
@@ -13,13 +13,14 @@ import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onbo
 import { firstProjectOf, liveWarehouseNamed } from '../store/organizations';
 import type { Engine } from './recipes';
 
-// POST /v1/signup, the one-call sign-up of a local stack: a person (made by
-// the identity service, with a first API key), then onboarding as that person.
+// POST /v1/signup, the one-call sign-up of a local stack: a person with a
+// first API key (packages/accounts), then onboarding as that person.
 
-export type SignupDeps = OnboardDeps & { config: Pick<FloeConfig, 'services' | 'bootstrapSecret'> };
+export type SignupDeps = OnboardDeps;
 
 export interface SignedUp {
-  principal: CreatedPrincipal;
+  principal: PrincipalRecord;
+  key: IssuedApiKey;
   done: Onboarded;
 }
 
@@ -28,13 +29,14 @@ export async function signUpOneCall(d: SignupDeps, req: Request, email: string, 
   if (await emailTaken(d.prisma, email)) {
     throw conflict('already_exists', `an account for ${email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
-  const principal = await createPrincipal(d.config, email, TERMS.version);
-  const ctx: AccessContext = { principalId: principal.principal_id, kind: 'human', email, token: false, memberships: await membershipsOf(d.prisma, principal.principal_id) };
+  const { principal, key } = await createPrincipalWithKey(d.prisma, { kind: 'human', email, displayName: null, label: 'signup', termsVersion: TERMS.version });
+  const ctx: AccessContext = { principalId: principal.principalId, kind: 'human', email, token: false, memberships: await membershipsOf(d.prisma, principal.principalId) };
   // The audit of what onboarding makes names the new person as its actor.
-  req.caller = { principalId: principal.principal_id, kind: 'human', email, via: 'api_key', keyId: principal.key_id, sessionId: null };
+  req.caller = { principalId: principal.principalId, kind: 'human', email, via: 'api_key', keyId: key.keyId, sessionId: null };
+  await writeAudit(d.db, req, { action: 'api_key.create', targetType: 'api_key', targetId: key.keyId, data: { label: key.label, principal_id: principal.principalId, via: 'signup' } });
   const done = await onboard(d, req, ctx, { organizationName: workspace, projectName: workspace });
-  await writeAudit(d.db, req, { action: 'signup.complete', orgId: done.org.org_id, targetType: 'principal', targetId: principal.principal_id, data: { email, via: 'one_call' } });
-  return { principal, done };
+  await writeAudit(d.db, req, { action: 'signup.complete', orgId: done.org.org_id, targetType: 'principal', targetId: principal.principalId, data: { email, via: 'one_call' } });
+  return { principal, key, done };
 }
 
 /** The connection recipe for the onboarded `lake`, or null while it is still provisioning. */
@@ -84,11 +86,11 @@ export async function onboardVerifiedPerson(d: SignupDeps & ConnectionDeps, req:
 
 /**
  * POST /v1/onboard honours the Terms: a person who has not accepted the
- * version in force sends `accept_terms: true` (recorded by identity), or gets
+ * version in force sends `accept_terms: true` , or gets
  * 400 `terms_required`. Tokens onboard under the person who approved them.
  */
-export async function requireTermsAccepted(d: { prisma: Db; config: Pick<FloeConfig, 'services' | 'bootstrapSecret'> }, ctx: AccessContext, acceptTerms: unknown): Promise<void> {
+export async function requireTermsAccepted(d: { prisma: Db }, ctx: AccessContext, accept: unknown): Promise<void> {
   if (ctx.kind !== 'human' || (await acceptedTermsOf(d.prisma, ctx.principalId)) === TERMS.version) return;
-  if (acceptTerms !== true) throw badRequest('terms_required', 'accept the Terms in force with "accept_terms": true', { field: 'accept_terms', terms: TERMS });
-  await recordTermsAccepted(d.config, ctx.principalId, TERMS.version);
+  if (accept !== true) throw badRequest('terms_required', 'accept the Terms in force with "accept_terms": true', { field: 'accept_terms', terms: TERMS });
+  await acceptTerms(d.prisma, ctx.principalId, TERMS.version);
 }

@@ -37,11 +37,11 @@ export function mountOnboarding(app: Express, d: ControlPlaneDeps): void {
       }
       const body = parse(Signup, req.body);
       if (body.accept_terms !== true) throw badRequest('terms_required', 'accept_terms must be exactly true', { field: 'accept_terms', terms: TERMS });
-      const { principal, done } = await signUpOneCall(d, req, body.email, body.workspace);
+      const { principal, key, done } = await signUpOneCall(d, req, body.email, body.workspace);
       res.status(201).json({
-        api_key: principal.api_key,
+        api_key: key.apiKey,
         api_key_note: 'Shown once. Only a hash is kept; POST /v1/api-keys makes another.',
-        principal_id: principal.principal_id,
+        principal_id: principal.principalId,
         project_id: done.projectId,
         warehouse_id: done.warehouseId,
         organization: { org_id: done.org.org_id, role: done.org.role, joined_via: done.org.joined_via },

@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
+import { markDeleted } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, forbidden, writeAudit, type Caller, type SqlClient } from '@floe/http';
 import { leaveOrganizations } from '../control-plane-client';
-import { markDeleted } from '../store/principals';
 import { revokeSessionsOf } from '../store/sessions';
 
 // Spec: DELETE /v1/me. Confirmed with the person's own address; immediate:

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { loginRecordByEmail } from '@floe/accounts';
 import type { AttemptLimit } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { forbidden, HttpError, rateLimited } from '@floe/http';
-import { loginRecordByEmail } from '../store/principals';
 import { sessionAddressesOf } from '../store/sessions';
 import { isKnownAddress } from './known-addresses';
 import { passwordMatches } from './passwords';

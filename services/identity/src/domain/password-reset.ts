@@ -1,9 +1,9 @@
+import { accountByEmail, credentialsOf, markEmailVerified, setPasswordHash } from '@floe/accounts';
 import { conflict, forbidden, HttpError } from '@floe/http';
 import type { Caller } from '@floe/http';
 import { passwordChangedMail, resetLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
 import { firstOrganizationOf } from '../store/memberships';
-import { accountByEmail, credentialsOf, markEmailVerified, setPasswordHash } from '../store/principals';
 import { revokeSessionsOf } from '../store/sessions';
 import { withMailAdmitted } from './email-codes';
 import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';

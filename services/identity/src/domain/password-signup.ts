@@ -1,16 +1,15 @@
 import type { Request } from 'express';
+import { accountByEmail, insertPersonWithPassword, newPrincipalId } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import { conflict, writeAudit } from '@floe/http';
 import { onboardAccount, releaseOrganization, reserveOrganization } from '../control-plane-client';
-import type { Delivery } from '../mail/mailer';
+import type { Delivery } from '@floe/mail';
 import { welcomeLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
-import { accountByEmail, insertPersonWithPassword } from '../store/principals';
 import { withMailAdmitted } from './email-codes';
 import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { joinFor, type Join } from './joins';
 import { checkPassword, hashPassword } from './passwords';
-import { newPrincipalId } from './principals';
 import { openSession, type SessionDeps } from './sessions';
 import type { SignupDeps } from './signup';
 

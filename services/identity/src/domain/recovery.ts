@@ -1,9 +1,8 @@
 import type { Request } from 'express';
+import { accountByEmail, markEmailVerified, issueApiKey } from '@floe/accounts';
 import { notFound, writeAudit } from '@floe/http';
 import { recoveryCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
-import { accountByEmail, markEmailVerified } from '../store/principals';
-import { issueApiKey } from './api-keys';
 import { CODE_SECONDS, checkCode, codeHash, newCode, withCodeAdmitted } from './email-codes';
 import type { SignupDeps } from './signup';
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { credentialsOf } from '@floe/accounts';
 import { bumpCredentialEpoch, hashSecret } from '@floe/auth';
 import { TERMS } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
@@ -7,7 +8,6 @@ import { HttpError, notFound } from '@floe/http';
 import { mintSessionToken } from '../signing/mint';
 import type { SigningKeys } from '../signing/signing-keys';
 import { firstOrganizationOf } from '../store/memberships';
-import { credentialsOf } from '../store/principals';
 import { isRetiredOf } from '../store/retired-refresh';
 import { insertSession, liveSessionsOf, revokeSession, rotateRefresh, sessionById, type SessionRecord } from '../store/sessions';
 import { placeInChain, type ChainPlace } from './refresh-chain';

@@ -1,16 +1,14 @@
 import type { Request } from 'express';
+import { accountByEmail, insertPrincipal, issueApiKey, newPrincipalId } from '@floe/accounts';
 import { TERMS, type FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
 import { onboardAccount, releaseOrganization, reserveOrganization, type ReservedOrganization } from '../control-plane-client';
-import type { Delivery, Mailer } from '../mail/mailer';
+import type { Delivery, Mailer } from '@floe/mail';
 import { signupCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
-import { accountByEmail, insertPrincipal } from '../store/principals';
-import { issueApiKey } from './api-keys';
 import { CODE_LENGTH, CODE_SECONDS, checkCode, codeHash, newCode, withCodeAdmitted, type DevCodes, type MailBudgets } from './email-codes';
 import { joinFor } from './joins';
-import { newPrincipalId } from './principals';
 
 // Spec: POST /v1/signup/start and POST /v1/signup/verify. The start mails a
 // code and keeps only its hash (with the form, a pending organisation holds

@@ -1,8 +1,8 @@
 import type { Request } from 'express';
+import { acceptTerms, termsOf } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { conflict, forbidden, writeAudit, type Caller, type SqlClient } from '@floe/http';
-import { acceptTerms, termsOf } from '../store/principals';
 
 // Spec: GET /v1/terms and POST /v1/terms/accept. Accepting is a person's act:
 // agents' and tool hosts' tokens are refused (`not_a_person`).

@@ -1,4 +1,4 @@
-import type { OutgoingMail } from './mailer';
+import type { OutgoingMail } from '@floe/mail';
 
 // The texts of the mails identity sends.
 
@@ -39,15 +39,5 @@ export function passwordChangedMail(to: string, how: 'reset' | 'change'): Outgoi
     to,
     subject: 'Your Floe password was changed',
     text: `The password of your Floe account was ${how === 'reset' ? 'reset; every session was signed out' : 'changed; your other sessions were signed out'}.\n\nIf this was not you, reset it now from the sign-in page and revoke your API keys.\n`,
-  };
-}
-
-export function invitationMail(to: string, i: { orgName: string; orgHandle: string; inviter: string; role: string; token: string; baseUrl: string; days: number }): OutgoingMail {
-  return {
-    to,
-    subject: `${i.inviter} invited you to ${i.orgName} on Floe`,
-    text: `${i.inviter} invited you to join ${i.orgName} (${i.orgHandle}) on Floe as ${i.role === 'admin' ? 'an admin' : 'a member'}.\n\n`
-      + `New to Floe? Sign up with this address at ${i.baseUrl}/app/signup — the invitation applies by itself.\n`
-      + `Already have an account? Accept it with your invitation token:\n\n${i.token}\n\n(POST ${i.baseUrl}/v1/orgs/invitations/accept with {"token": "…"}). It works for ${i.days} days.\n`,
   };
 }

@@ -1,11 +1,10 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { ApiKeyLabel as Label, issueApiKey, apiKeysOf, revokeApiKey } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { forbidden, notFound, parse, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
-import { ApiKeyLabel as Label, issueApiKey } from '../domain/api-keys';
 import { iso, keyView } from '../responses';
-import { apiKeysOf, revokeApiKey } from '../store/api-keys';
 
 const CreateKey = z.object({ label: Label });
 

@@ -1,8 +1,14 @@
+import { z } from 'zod';
+import { generateApiKey } from '@floe/auth';
 import type { Db } from '@floe/db';
 import type { SqlClient } from '@floe/http';
 
-// API key rows, never their secrets (only the hash is stored, and only the
-// authenticator in packages/auth reads it).
+// Spec: API keys. Rows, never their secrets: a key is shown once, when it is
+// made; only its hash is stored, and only the authenticator in packages/auth
+// reads it.
+
+/** A key's label, as every route that makes a key takes it. */
+export const ApiKeyLabel = z.string().trim().min(1).max(200);
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -15,8 +21,15 @@ export interface ApiKeyRecord {
 
 const record = { keyId: true, label: true, principalId: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
-export function insertApiKey(db: Db, k: { keyId: string; principalId: string; label: string; secretHash: string }): Promise<ApiKeyRecord> {
-  return db.apiKey.create({ data: k, select: record });
+export interface IssuedApiKey extends ApiKeyRecord {
+  /** The whole key; shown once, never stored. */
+  apiKey: string;
+}
+
+export async function issueApiKey(db: Db, principalId: string, label: string): Promise<IssuedApiKey> {
+  const k = generateApiKey();
+  const row = await db.apiKey.create({ data: { keyId: k.keyId, principalId, label, secretHash: k.secretHash }, select: record });
+  return { ...row, apiKey: k.token };
 }
 
 /** A principal's keys, newest first. */

@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '@floe/db';
+import { issueApiKey, type IssuedApiKey } from './api-keys';
 
-// Principal rows: people, agents, tool hosts and operators.
+// Principal rows: people, agents, tool hosts and operators — written only
+// here. Identity (sign-ups, logins, account deletion) and the control plane
+// (agents, token records, the one-call sign-up) call these in-process, inside
+// the transaction their step belongs to; POST /internal/principals and its
+// /suspend (services/identity routes/internal.ts) are thin adapters over them.
 
 export type PrincipalKind = 'human' | 'agent' | 'mcp' | 'operator';
 
@@ -16,6 +22,24 @@ export interface PrincipalRecord {
 
 const record = { id: true, kind: true, email: true, displayName: true, status: true, createdAt: true, suspendedAt: true } as const;
 const toRecord = ({ id, ...p }: { id: string } & Omit<PrincipalRecord, 'principalId'>): PrincipalRecord => ({ principalId: id, ...p });
+
+/** Principal ids are `p_` + 32 hex: the spec's bucket names take 8 hex of them. */
+export function newPrincipalId(): string {
+  return `p_${randomUUID().replace(/-/g, '')}`;
+}
+
+/** A principal with a first API key (its whole key shown once, in `key.apiKey`). */
+export async function createPrincipalWithKey(
+  db: Db, p: { kind: PrincipalKind; email: string | null; displayName: string | null; label: string; termsVersion?: string | null },
+): Promise<{ principal: PrincipalRecord; key: IssuedApiKey }> {
+  const principal = await insertPrincipal(db, { id: newPrincipalId(), kind: p.kind, email: p.email, displayName: p.displayName, termsVersion: p.termsVersion });
+  return { principal, key: await issueApiKey(db, principal.principalId, p.label) };
+}
+
+/** A principal with no key (an OAuth token record: identity mints its access tokens instead). */
+export function createPrincipal(db: Db, p: { kind: PrincipalKind; email: string | null; displayName: string | null }): Promise<PrincipalRecord> {
+  return insertPrincipal(db, { id: newPrincipalId(), kind: p.kind, email: p.email, displayName: p.displayName });
+}
 
 export async function insertPrincipal(
   db: Db, p: { id: string; kind: PrincipalKind; email: string | null; displayName: string | null; termsVersion?: string | null; emailVerified?: boolean },
@@ -34,6 +58,17 @@ export async function suspendPrincipal(db: Db, principalId: string): Promise<Pri
      WHERE id = ${principalId} AND status <> 'deleted'`;
   const p = await db.principal.findUnique({ where: { id: principalId }, select: record });
   return p ? toRecord(p) : null;
+}
+
+/**
+ * Suspends the principal and, with `revokeKeys`, refuses every key of it at
+ * once (an agent's revocation); null when there is no such principal. The
+ * caller bumps the credential epoch after its transaction commits.
+ */
+export async function suspendWithKeys(db: Db, principalId: string, revokeKeys: boolean): Promise<{ principal: PrincipalRecord; keysRevoked: number } | null> {
+  const principal = await suspendPrincipal(db, principalId);
+  if (!principal) return null;
+  return { principal, keysRevoked: revokeKeys ? await revokeKeysOf(db, principalId) : 0 };
 }
 
 /** Revokes every live key of the principal at once; how many. */
