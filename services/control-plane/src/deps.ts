@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { loadAccess } from './access/load';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
@@ -6,7 +7,6 @@ import { deployable, IdempotencyStore, type RedisDeps } from '@floe/http';
 import { Mailer } from '@floe/mail';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
-import { loadAccess } from './access/context';
 import { CatalogClient } from './catalog-client';
 import { CatalogSecrets } from './domain/catalog-credentials';
 

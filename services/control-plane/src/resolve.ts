@@ -1,7 +1,6 @@
+import { requireLevel, type AccessContext } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, HttpError, notFound } from '@floe/http';
-import { requireLevel } from './access/require';
-import type { AccessContext } from './access/context';
 import { reachableProjects, type ProjectRow } from './store/projects';
 import { tombstonesFor, visibleWarehouses, type TombstoneRecord, type VisibleWarehouse } from './store/warehouses';
 

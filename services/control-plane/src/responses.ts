@@ -1,3 +1,4 @@
+import type { MemberRecord } from '@floe/accounts';
 import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
@@ -8,7 +9,6 @@ import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
 import { probeView } from './domain/provisioning';
 import type { InvitationRecord } from './store/invitations';
-import type { MemberRecord } from './store/members';
 import type { ProjectRow } from './store/projects';
 import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
 

@@ -1,8 +1,6 @@
+import { type AccessContext, type OrgMembership, agentsOf, confine, replaceGrants, type AgentRecord, setRole, underOrganizationLock } from '@floe/accounts';
 import { renamePrincipal, suspendWithKeys } from '@floe/accounts';
 import { badRequest, forbidden, notFound } from '@floe/http';
-import type { AccessContext, OrgMembership } from '../access/context';
-import { agentsOf, confine, replaceGrants, type AgentRecord } from '../store/agents';
-import { setRole, underOrganizationLock } from '../store/members';
 import { grantsWithin, type AskedGrant, type HeldGrant } from './agent-grants';
 import { agentDetail, findAgent, insufficientRole, keysRefused, nameTaken, type AgentDeps } from './agents';
 import { requirePolicyAllows } from './org-policy';

@@ -1,10 +1,7 @@
+import { type AccessContext, type OrgMembership, accessOf, rank, type Level, forbiddenNamingGranters, grantsOn, orgCatalogs, type AgentRecord } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, notFound } from '@floe/http';
-import type { AccessContext, OrgMembership } from '../access/context';
-import { accessOf, rank, type Level } from '../access/levels';
-import { forbiddenNamingGranters } from '../access/require';
 import { resolveWarehouse } from '../resolve';
-import { grantsOn, orgCatalogs, type AgentRecord } from '../store/agents';
 
 // What a token record holds: the grants it is given (each capped by the giver,
 // Authentication 5) and the levels it holds because of them. One home for both,

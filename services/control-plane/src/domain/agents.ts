@@ -1,13 +1,10 @@
 import type { Redis } from 'ioredis';
+import { type AccessContext, type OrgMembership, agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord, addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock, activePrincipal } from '@floe/accounts';
 import { createPrincipal, createPrincipalWithKey, suspendWithKeys } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { Db, PrismaClient } from '@floe/db';
 import { conflict, forbidden, notFound } from '@floe/http';
-import type { AccessContext, OrgMembership } from '../access/context';
-import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../store/agents';
-import { addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock } from '../store/members';
-import { activePrincipal } from '../store/memberships';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
 import { requirePolicyAllows, type PolicyAction } from './org-policy';
 import { membershipFor } from './orgs';

@@ -1,6 +1,6 @@
+import type { AccessContext } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, notFound } from '@floe/http';
-import type { AccessContext } from '../access/context';
 import { auditEvents } from '../store/audit';
 
 // Spec: GET /v1/audit. Without org_id: the caller's own events. With org_id:

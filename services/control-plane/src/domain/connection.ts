@@ -1,8 +1,7 @@
+import { atLeast, type Level, requireLevel } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { HttpError } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
-import { atLeast, type Level } from '../access/levels';
-import { requireLevel } from '../access/require';
 import type { VisibleWarehouse } from '../store/warehouses';
 import type { CatalogSecrets } from './catalog-credentials';
 import { READ_ONLY_ENGINES, recipeFor, type Engine } from './recipes';

@@ -1,8 +1,7 @@
 import type { Request } from 'express';
+import { accessContextOf, type AccessContext, type Level, type Via } from '@floe/accounts';
 import { withSessionLock } from '@floe/db/session-lock';
 import { conflict, notFound } from '@floe/http';
-import { accessContextOf, type AccessContext } from '../access/context';
-import type { Level, Via } from '../access/levels';
 import { resolveWarehouse } from '../resolve';
 import { holdsLiveWarehouse } from '../store/organizations';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';

@@ -1,9 +1,8 @@
 import type { Request } from 'express';
+import { type AccessContext, joinOnce, underOrganizationLock } from '@floe/accounts';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
-import type { AccessContext } from '../access/context';
 import { deleteDomain, domainHolder, domainsOf, insertDomain, openDomainOrganization, verifiedAddressOf } from '../store/domains';
-import { joinOnce, underOrganizationLock } from '../store/members';
 import { orgAdminFor } from './orgs';
 
 // Spec: POST/DELETE /v1/orgs/{org_id}/domains. The proof of a domain is the

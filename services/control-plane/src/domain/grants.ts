@@ -1,9 +1,6 @@
+import { type AccessContext, accessOf, rank, type Access, type Level, forbiddenNamingGranters, isWarehouseAdmin, deleteGrant, orgPrincipals, upsertGrant, type OrgPrincipal } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { HttpError, conflict, notFound } from '@floe/http';
-import type { AccessContext } from '../access/context';
-import { accessOf, rank, type Access, type Level } from '../access/levels';
-import { forbiddenNamingGranters, isWarehouseAdmin } from '../access/require';
-import { deleteGrant, orgPrincipals, upsertGrant, type OrgPrincipal } from '../store/grants';
 import type { VisibleWarehouse, WarehouseRecord } from '../store/warehouses';
 
 // Spec: Grants. The grant rows of a warehouse as the spec lists them: every

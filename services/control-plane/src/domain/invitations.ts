@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type AccessContext, joinOnce } from '@floe/accounts';
 import { hashSecret } from '@floe/auth';
 import type { Request } from 'express';
 import type { FloeConfig } from '@floe/config';
@@ -6,12 +7,10 @@ import type { PrismaClient } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { forbidden, HttpError, limitExceeded, notFound, rateLimited, writeAudit, type SqlClient } from '@floe/http';
 import type { Mailer, OutgoingMail } from '@floe/mail';
-import type { AccessContext } from '../access/context';
 import {
   countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted,
   pendingInvitationFor, pendingInvitationTo, type InvitationRecord,
 } from '../store/invitations';
-import { joinOnce } from '../store/members';
 import { orgAdminFor } from './orgs';
 
 // Spec: invitations. An admin invites an address with a role; the token is

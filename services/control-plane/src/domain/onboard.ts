@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
+import { type AccessContext, requireUnconfined, membershipsOf } from '@floe/accounts';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
 import { conflict, HttpError, notFound, writeAudit } from '@floe/http';
-import type { AccessContext } from '../access/context';
-import { requireUnconfined } from '../access/require';
 import { resolveWarehouse } from '../resolve';
-import { membershipsOf } from '../store/memberships';
 import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById } from '../store/organizations';
 import { createProject, type ProjectDeps } from './projects';
 import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from './warehouse-create';

@@ -1,8 +1,8 @@
+import type { AccessContext } from '@floe/accounts';
 import { applyOverrides, isLimitName, isPlanName, LIMITS, overridesOf, PLAN_NAMES, PLANS, type Limits, type LimitName, type PlanName } from '@floe/db/limits';
 import type { Db, PrismaClient } from '@floe/db';
 import { badRequest, forbidden, notFound } from '@floe/http';
 import { StorageError, type StorageProvider } from '@floe/storage';
-import type { AccessContext } from '../access/context';
 import { limitsChanges, limitsRowOf, organizationByIdOrHandle, quotaBucketsOf, recordLimitsChange, withLimitsLocked, type LimitsChangeRow, type OrgRef } from '../store/org-limits';
 
 // The operator routes (spec: Operator routes): plans, an organisation's

@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { type AccessContext, type OrgMembership, underOrganizationLock } from '@floe/accounts';
 import { badRequest, forbidden } from '@floe/http';
 import type { Db, PrismaClient } from '@floe/db';
-import type { AccessContext, OrgMembership } from '../access/context';
-import { underOrganizationLock } from '../store/members';
 import { orgPolicyRow, setOrgPolicy } from '../store/organizations';
 import { membershipFor, orgAdminFor } from './orgs';
 

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { type AccessContext, type OrgMembership, requireUnconfined } from '@floe/accounts';
 import { conflict, HttpError, limitExceeded, notFound } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
-import type { AccessContext, OrgMembership } from '../access/context';
-import { requireUnconfined } from '../access/require';
 import type { ProjectRow } from '../store/projects';
 import { insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../store/projects';
 import { effectiveLimits } from '@floe/db/limits';

@@ -1,11 +1,10 @@
 import type { Request } from 'express';
+import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf } from '@floe/accounts';
 import { acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, writeAudit } from '@floe/http';
-import type { AccessContext } from '../access/context';
 import { resolveWarehouse } from '../resolve';
-import { acceptedTermsOf, emailTaken, membershipsOf } from '../store/memberships';
 import { connectionFor, type ConnectionDeps } from './connection';
 import { joinByDomain } from './domains';
 import { joinByInvitation } from './invitations';

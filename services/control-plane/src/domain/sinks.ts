@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { type AccessContext, atLeast, requireLevel } from '@floe/accounts';
 import { generateSendKey } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { conflict, notFound } from '@floe/http';
 import { defaultSpec, toTableMetadata } from '@floe/iceberg';
-import type { AccessContext } from '../access/context';
-import { atLeast } from '../access/levels';
-import { requireLevel } from '../access/require';
 import { resolveWarehouse } from '../resolve';
 import { insertSink, markSinkDeleted, sinksClashing, sinksOf, type SinkRecord } from '../store/sinks';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';

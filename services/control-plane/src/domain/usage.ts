@@ -1,8 +1,7 @@
+import { type AccessContext, atLeast } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { effectiveLimits, LIMITS, type LimitName } from '@floe/db/limits';
 import { badRequest } from '@floe/http';
-import type { AccessContext } from '../access/context';
-import { atLeast } from '../access/levels';
 import { resolveProject } from '../resolve';
 import { countPendingInvitations } from '../store/invitations';
 import { deviceSinksOf } from '../store/sinks';

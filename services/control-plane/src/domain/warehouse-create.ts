@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { type AccessContext, requireUnconfined } from '@floe/accounts';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
@@ -8,8 +9,6 @@ import {
   creationMeasureJobId, MEASURE_JOB_OPTIONS, PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type MeasureJob, type Producers,
 } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
-import type { AccessContext } from '../access/context';
-import { requireUnconfined } from '../access/require';
 import type { ProjectRow } from '../store/projects';
 import { scopeStoredBytes } from '../store/usage';
 import {

@@ -1,7 +1,6 @@
+import { type AccessContext, requireLevel } from '@floe/accounts';
 import type { PrismaClient } from '@floe/db';
 import { badRequest } from '@floe/http';
-import type { AccessContext } from '../access/context';
-import { requireLevel } from '../access/require';
 import { resolveProject, resolveWarehouse } from '../resolve';
 import { placementOf, type ProjectRow } from '../store/projects';
 import { countedInProject } from '../store/warehouse-creation';

@@ -1,8 +1,8 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
+import { requireRecentSignIn } from '../access/load';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { requireRecentSignIn } from '../access/require';
 import { editAgent, revokeAgent } from '../domain/agent-changes';
 import type { AskedGrant } from '../domain/agent-grants';
 import { createAgent, getAgent, listAgents } from '../domain/agents';

@@ -1,8 +1,7 @@
 import type { Express, Request } from 'express';
+import { requireLevel, type Level } from '@floe/accounts';
 import { badRequest, HttpError, readBodyUpTo, route } from '@floe/http';
-import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
-import type { Level } from '../access/levels';
 import {
   attachmentDisposition, checkKey, checkPrefix, clampedInt, flag, refuseFloeOwnedKey, refuseFloeOwnedPrefix,
 } from '../domain/blob-keys';

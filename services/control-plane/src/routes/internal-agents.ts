@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { accessContextOf } from '@floe/accounts';
 import { forbidden, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { accessContextOf } from '../access/context';
 import { createAgent, replaceMcpGrants } from '../domain/agents';
 import { agentView } from '../responses';
 

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
+import { requireLevel } from '@floe/accounts';
 import { route, writeAudit } from '@floe/http';
-import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { flag } from '../domain/blob-keys';
 import { clearLifecycle, LIFECYCLE_NOTE, readLifecycle, setLifecycle } from '../domain/lifecycle';

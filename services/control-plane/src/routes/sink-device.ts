@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { requireRecentSignIn } from '../access/load';
 import { parse, route, writeAudit } from '@floe/http';
 import { PRESETS, readDevicePost } from '@floe/ingest';
-import { requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { resolveSink } from '../domain/sinks';

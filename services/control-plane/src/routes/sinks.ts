@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { requireLevel } from '@floe/accounts';
+import { requireRecentSignIn } from '../access/load';
 import { badRequest, notFound, notImplemented, parse, route, writeAudit } from '@floe/http';
-import { requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks';

@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { requireLevel } from '@floe/accounts';
 import { parse, route } from '@floe/http';
 import { MaintenanceKind } from '@floe/queues';
-import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { kindsAsked, requestMaintenance, tableMaintenance } from '../domain/table-maintenance';
 import { tableWarehouse } from '../resolve';

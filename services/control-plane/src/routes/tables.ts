@@ -1,7 +1,7 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
+import { requireLevel } from '@floe/accounts';
 import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
-import { requireLevel } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { nsName } from '../domain/catalog-tables';
 import { formatInfo } from '../domain/formats';

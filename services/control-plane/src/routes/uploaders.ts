@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { requireLevel } from '@floe/accounts';
+import { requireRecentSignIn } from '../access/load';
 import { badRequest, notFound, parse, route, writeAudit } from '@floe/http';
-import { requireLevel, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { UPLOADER_NAME, UPLOADER_NAME_RULE, defaultPrefix, prefixProblem } from '../domain/uploader-rules';
 import { createUploader, revokeUploader } from '../domain/uploaders';

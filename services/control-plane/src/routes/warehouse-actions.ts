@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson } from '@floe/accounts';
+import { requireRecentSignIn } from '../access/load';
 import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
-import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson, requireRecentSignIn } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
 import { requirePolicyAllows } from '../domain/org-policy';

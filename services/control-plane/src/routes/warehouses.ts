@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { requireAdmin } from '@floe/accounts';
 import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
-import { requireAdmin } from '../access/require';
 import type { ControlPlaneDeps } from '../deps';
 import { formatInfo } from '../domain/formats';
 import { createWarehouse } from '../domain/warehouse-create';

@@ -1,5 +1,5 @@
+import type { AccessContext } from '@floe/accounts';
 import type { Db, Prisma } from '@floe/db';
-import type { AccessContext } from '../access/context';
 
 // Projects: their rows, through the Prisma client. A transaction's client
 // (`Prisma.TransactionClient`) is passed in by the domain function that

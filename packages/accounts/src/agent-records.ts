@@ -1,5 +1,5 @@
 import { Prisma, type Db } from '@floe/db';
-import type { Level } from '../access/levels';
+import type { Level } from './levels';
 
 // Token records (agents, and `mcp` records of OAuth approval) as their
 // organisation sees them: the membership (role, confined, creator), the

@@ -1,10 +1,11 @@
+import type { PrincipalKind } from './principals';
+
 // Authentication 5–6 and the Grant resource as one pure function: what level a
 // principal holds on a warehouse, why (`my_via`), and whether it may see the
 // warehouse at all. Everything that reports or checks a level calls this.
 
 export type Level = 'read' | 'write' | 'none';
 export type Via = 'admin' | 'grant' | 'creator' | 'agent' | 'membership';
-export type PrincipalKind = 'human' | 'agent' | 'mcp' | 'operator';
 
 export interface LevelFacts {
   principalId: string;

@@ -1,13 +1,14 @@
-import type { RequestHandler } from 'express';
 import { agentMakers, scopesAllowWrites } from '@floe/auth';
 import type { Db } from '@floe/db';
 import { forbidden, type Caller, type SqlClient } from '@floe/http';
-import { activePrincipal, membershipsOf, type MembershipRecord } from '../store/memberships';
-import { grantLevelsOf } from '../store/grants';
-import { isToken, type Level, type PrincipalKind } from './levels';
+import { grantLevelsOf } from '../grants';
+import { isToken, type Level } from '../levels';
+import { activePrincipal, membershipsOf, type MembershipRecord } from '../memberships';
+import type { PrincipalKind } from '../principals';
 
 // Who the caller is beyond its credential: the organisations it belongs to
-// and its role in each. Loaded once per request, after authentication.
+// and its role in each. Loaded once per request, after authentication (the
+// control plane's access/load.ts), or for a person acting through identity.
 
 export type OrgMembership = MembershipRecord;
 
@@ -39,34 +40,22 @@ export interface Capper {
   grants: Map<string, Level>;
 }
 
-declare global {
-  namespace Express {
-    interface Request {
-      access?: AccessContext;
-    }
-  }
-}
-
 const READS = new Set(['GET', 'HEAD']);
 
-/** Runs after packages/auth's requireCaller(); sets req.access. `sql` is the pool the Prisma client runs over (the makers' walk is packages/auth's). */
-export function loadAccess(db: Db, sql: SqlClient): RequestHandler {
-  return async (req, _res, next) => {
-    const c = req.caller!;
-    const readOnly = c.oauth !== undefined && !scopesAllowWrites(c.oauth.scopes);
-    // A read-scoped OAuth token changes nothing: its levels are capped at read (levels.ts) and every other change refused here,
-    // so an admin's token record consented for reading cannot delete or publish either.
-    if (readOnly && !READS.has(req.method)) {
-      throw forbidden('insufficient_scope', 'this access token was consented for reading (catalogs:read); authorize again with catalogs:write to change anything');
-    }
-    const memberships = await membershipsOf(db, c.principalId);
-    const cappedBy = await cappersOf(db, sql, c);
-    req.access = {
-      principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), readOnly,
-      memberships: cappedBy ? memberships.map((m) => cappedRole(m, cappedBy)) : memberships,
-      cappedBy,
-    };
-    next();
+/** An authenticated caller's access context for a request of `method`. `sql` is the pool the Prisma client runs over (the makers' walk is packages/auth's). */
+export async function callerAccess(db: Db, sql: SqlClient, c: Caller, method: string): Promise<AccessContext> {
+  const readOnly = c.oauth !== undefined && !scopesAllowWrites(c.oauth.scopes);
+  // A read-scoped OAuth token changes nothing: its levels are capped at read (levels.ts) and every other change refused here,
+  // so an admin's token record consented for reading cannot delete or publish either.
+  if (readOnly && !READS.has(method)) {
+    throw forbidden('insufficient_scope', 'this access token was consented for reading (catalogs:read); authorize again with catalogs:write to change anything');
+  }
+  const memberships = await membershipsOf(db, c.principalId);
+  const cappedBy = await cappersOf(db, sql, c);
+  return {
+    principalId: c.principalId, kind: c.kind, email: c.email, token: isToken(c.kind), readOnly,
+    memberships: cappedBy ? memberships.map((m) => cappedRole(m, cappedBy)) : memberships,
+    cappedBy,
   };
 }
 
@@ -106,7 +95,7 @@ export function membershipIn(ctx: AccessContext, orgId: string | null): OrgMembe
  * (whatever its role, it acts on the catalogs a person consented to), and an
  * agent that is not an admin of the organisation (its role capped by its
  * makers') or belongs to none. A person, or an admin-role agent, is
- * unconfined. access/require.ts refuses what reaches past the grants.
+ * unconfined. require.ts refuses what reaches past the grants.
  */
 export function isConfinedToken(ctx: AccessContext, orgId: string | null): boolean {
   if (!ctx.token) return false;

@@ -1,10 +1,16 @@
 import type { Db } from '@floe/db';
 import { forbidden, HttpError, type ErrorExtras } from '@floe/http';
+import { atLeast, type Access, type Level } from '../levels';
+import { adminsOf, principalLabel } from '../memberships';
 import { isConfinedToken, membershipIn, type AccessContext } from './context';
-import type { RequestHandler } from 'express';
-import { adminsOf, principalLabel, sessionSignedInAt } from '../store/memberships';
-import { atLeast, type Level } from './levels';
-import type { VisibleWarehouse } from '../store/warehouses';
+
+/** What these rules read of a catalog the caller sees (the catalogs aggregate's visible warehouse). */
+export interface SeenCatalog {
+  name: string;
+  orgId: string | null;
+  projectOwner: string;
+  access: Access;
+}
 
 export interface Granter {
   principal_id: string;
@@ -20,12 +26,12 @@ export async function grantersOf(db: Db, w: { orgId: string | null; projectOwner
 }
 
 /** 403 `forbidden` with `can_grant`, who can grant on this warehouse (error rule 1), after any other extras. */
-export async function forbiddenNamingGranters(db: Db, w: VisibleWarehouse, message: string, extras: ErrorExtras = {}): Promise<HttpError> {
+export async function forbiddenNamingGranters(db: Db, w: SeenCatalog, message: string, extras: ErrorExtras = {}): Promise<HttpError> {
   return new HttpError(403, 'forbidden', message, { ...extras, can_grant: await grantersOf(db, w) });
 }
 
 /** Error rule 1: a holder below the needed level gets 403 `forbidden` naming who can grant it. */
-export async function requireLevel(db: Db, w: VisibleWarehouse, needed: Level, what: string): Promise<void> {
+export async function requireLevel(db: Db, w: SeenCatalog, needed: Level, what: string): Promise<void> {
   if (atLeast(w.access.level, needed)) return;
   throw await forbiddenNamingGranters(db, w, `${what} needs ${needed} level on warehouse ${w.name}; you hold ${w.access.level}`, {
     level: w.access.level,
@@ -50,7 +56,7 @@ export function requirePerson(ctx: AccessContext, what: string): void {
 }
 
 /** Publishing is an admin's act (Authentication 6). */
-export function requireAdmin(ctx: AccessContext, w: VisibleWarehouse, what: string): void {
+export function requireAdmin(ctx: AccessContext, w: SeenCatalog, what: string): void {
   if (!isWarehouseAdmin(ctx, w)) throw forbidden('forbidden', `${what} is for an admin of the organisation`, { needed: 'admin', level: w.access.level });
 }
 
@@ -71,22 +77,3 @@ export function requireUnconfined(ctx: AccessContext, orgId: string | null, what
 
 /** How long after typing the password a browser session may make a sensitive change (Authentication 7). */
 export const REAUTH_AFTER_SECONDS = 600;
-
-/**
- * Authentication 7: a sensitive change (rotate, sinks and their device
- * tokens) made from a login session whose password was typed over 10 minutes
- * ago is 401 `reauth_required`. An API key, or a token exchanged for one, is
- * never asked.
- */
-export function requireRecentSignIn(db: Db): RequestHandler {
-  return async (req, _res, next) => {
-    const sid = req.caller?.sessionId;
-    if (sid) {
-      const at = await sessionSignedInAt(db, sid);
-      if (!at || Date.now() - at.getTime() > REAUTH_AFTER_SECONDS * 1000) {
-        throw new HttpError(401, 'reauth_required', 'this change needs a recent sign-in: log in again (POST /v1/auth/login), then retry', { remedy: 'POST /v1/auth/login' });
-      }
-    }
-    next();
-  };
-}

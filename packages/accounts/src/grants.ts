@@ -1,5 +1,5 @@
 import { Prisma, type Db } from '@floe/db';
-import type { Level } from '../access/levels';
+import type { Level } from './levels';
 
 // Explicit grants on warehouses, and the principals of a warehouse's
 // organisation with the grant each holds there.
