@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { loadAccess } from './access/load';
+import type { CatalogFinder } from '@floe/accounts';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
@@ -7,8 +7,10 @@ import { deployable, IdempotencyStore, type RedisDeps } from '@floe/http';
 import { Mailer } from '@floe/mail';
 import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
+import { loadAccess } from './access/load';
 import { CatalogClient } from './catalog-client';
 import { CatalogSecrets } from './domain/catalog-credentials';
+import { resolveWarehouse } from './resolve';
 
 /** Everything the control-plane routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface ControlPlaneDeps extends RedisDeps {
@@ -23,6 +25,8 @@ export interface ControlPlaneDeps extends RedisDeps {
   keyring: Keyring;
   /** The Iceberg REST catalog, as each warehouse's own identity. */
   catalog: CatalogClient;
+  /** The catalogs a grant names, found for the accounts aggregate (packages/accounts CatalogFinder). */
+  catalogs: CatalogFinder;
   /** Invitations go out through it (packages/mail: SMTP, or the log on a stack without a server). */
   mailer: Mailer;
   /** Authentication then the caller's organisations: the head of every caller route. */
@@ -45,6 +49,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
       secrets: new CatalogSecrets(config.credentialKey),
       keyring: new Keyring(config.dataKeys),
       catalog: new CatalogClient(config),
+      catalogs: { resolve: resolveWarehouse },
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       authed: [auth.requireCaller(), loadAccess(prisma, db)],
     };

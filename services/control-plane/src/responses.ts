@@ -1,9 +1,9 @@
+import type { AgentDetail } from '@floe/accounts';
 import type { MemberRecord } from '@floe/accounts';
 import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
-import type { AgentDetail } from './domain/agents';
 import { LIST_URL_SECONDS, type ListedBlob } from './domain/blobs';
 import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';

@@ -12,6 +12,16 @@ export interface SeenCatalog {
   access: Access;
 }
 
+/**
+ * How the accounts aggregate finds a catalog a caller names: the catalogs
+ * aggregate (which reads accounts to judge visibility) answers, handed in by
+ * the deployable, so neither package imports the other in a circle.
+ */
+export interface CatalogFinder {
+  /** The catalog `idOrName` as `ctx` sees it; 404 `warehouse_not_found` when it sees none. */
+  resolve(db: Db, ctx: AccessContext, idOrName: string): Promise<SeenCatalog & { id: string }>;
+}
+
 export interface Granter {
   principal_id: string;
   kind: string;

@@ -1,5 +1,5 @@
+import { handleCandidates, handleFrom, handleProblem } from '@floe/accounts';
 import { isValidCatalogName, suggestCatalogName } from './catalog-names';
-import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 test.each(['lake', 'sales_2024', 'a', 'a_b_c'])('%s is a valid catalog name', (n) => expect(isValidCatalogName(n)).toBe(true));
 test.each(['Lake', 'lake_', '_lake', '2lake', 'a__b', 'sales-data', 'sales data', ''])('%s is not', (n) => expect(isValidCatalogName(n)).toBe(false));

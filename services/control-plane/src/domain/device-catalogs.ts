@@ -1,12 +1,11 @@
 import type { Request } from 'express';
-import { accessContextOf, type AccessContext, type Level, type Via } from '@floe/accounts';
+import { accessContextOf, type AccessContext, type Level, type Via, requirePolicyAllows } from '@floe/accounts';
 import { withSessionLock } from '@floe/db/session-lock';
 import { conflict, notFound } from '@floe/http';
+import { holdsLiveWarehouse } from '../store/org-catalogs';
 import { resolveWarehouse } from '../resolve';
-import { holdsLiveWarehouse } from '../store/organizations';
 import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { createCatalogAudited, firstOrNewProject, type OnboardDeps } from './onboard';
-import { requirePolicyAllows } from './org-policy';
 import { chosenMembership } from './projects';
 
 // POST /internal/device/catalogs, for identity's device approval (spec:

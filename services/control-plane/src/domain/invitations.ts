@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AccessContext, joinOnce } from '@floe/accounts';
+import { type AccessContext, joinOnce, orgAdminFor } from '@floe/accounts';
 import { hashSecret } from '@floe/auth';
 import type { Request } from 'express';
 import type { FloeConfig } from '@floe/config';
@@ -11,7 +11,6 @@ import {
   countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted,
   pendingInvitationFor, pendingInvitationTo, type InvitationRecord,
 } from '../store/invitations';
-import { orgAdminFor } from './orgs';
 
 // Spec: invitations. An admin invites an address with a role; the token is
 // shown once and mailed, only its hash kept. The

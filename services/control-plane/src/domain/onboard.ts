@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { type AccessContext, requireUnconfined, membershipsOf } from '@floe/accounts';
+import { type AccessContext, requireUnconfined, membershipsOf, insertOrganizationWithAdmin, handleCandidates, handleFrom, activateOrganization, freeHandle } from '@floe/accounts';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
 import { conflict, HttpError, notFound, writeAudit } from '@floe/http';
+import { firstProjectOf, liveWarehouseNamed, projectById } from '../store/org-catalogs';
 import { resolveWarehouse } from '../resolve';
-import { firstProjectOf, insertOrganizationWithAdmin, liveWarehouseNamed, projectById } from '../store/organizations';
 import { createProject, type ProjectDeps } from './projects';
 import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from './warehouse-create';
 import type { ProjectRow } from '../store/projects';
-import { handleCandidates, handleFrom } from './handles';
-import { activateOrganization, freeHandle } from './organizations';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
 // named `lake`, creating only what is missing (so it is idempotent). Shared by

@@ -1,15 +1,14 @@
 import type { Request } from 'express';
-import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf } from '@floe/accounts';
+import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, joinByDomain } from '@floe/accounts';
 import { acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, writeAudit } from '@floe/http';
+import { firstProjectOf, liveWarehouseNamed } from '../store/org-catalogs';
 import { resolveWarehouse } from '../resolve';
 import { connectionFor, type ConnectionDeps } from './connection';
-import { joinByDomain } from './domains';
 import { joinByInvitation } from './invitations';
 import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onboard';
-import { firstProjectOf, liveWarehouseNamed } from '../store/organizations';
 import type { Engine } from './recipes';
 
 // POST /v1/signup, the one-call sign-up of a local stack: a person with a

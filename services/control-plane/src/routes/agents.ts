@@ -1,12 +1,9 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { requireRecentSignIn } from '../access/load';
+import { editAgent, revokeAgent, type AskedGrant, createAgent, getAgent, listAgents, roleOf } from '@floe/accounts';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { editAgent, revokeAgent } from '../domain/agent-changes';
-import type { AskedGrant } from '../domain/agent-grants';
-import { createAgent, getAgent, listAgents } from '../domain/agents';
-import { roleOf } from '../domain/orgs';
 import { agentView } from '../responses';
 
 // Spec: Organisations and agents — token records (the rules are in

@@ -1,8 +1,8 @@
 import type { Express } from 'express';
+import { lookUpHandle } from '@floe/accounts';
 import { AttemptLimit } from '@floe/auth';
 import { rateLimited, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { lookUpHandle } from '../domain/organizations';
 
 // Spec: GET /v1/handles/{handle} — public, with a per-address limit (handles
 // are the control plane's: organisations hold them).

@@ -1,8 +1,8 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
+import { releaseOrganization, removeFromOrganizations, reserveOrganization } from '@floe/accounts';
 import { parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { releaseOrganization, removeFromOrganizations, reserveOrganization } from '../domain/organizations';
 import { ENGINES, isEngine, type Engine } from '../domain/recipes';
 import { onboardVerifiedPerson } from '../domain/signup';
 

@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { recordHolding } from '@floe/accounts';
 import { notFound, parse, requireBootstrapSecret, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { recordHolding } from '../domain/agents';
 import { agentView } from '../responses';
 
 // GET /internal/agents/{agent_id}/grants?org_id= — what a token record holds

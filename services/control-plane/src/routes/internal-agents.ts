@@ -1,9 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { accessContextOf } from '@floe/accounts';
+import { accessContextOf, createAgent, replaceMcpGrants } from '@floe/accounts';
 import { forbidden, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { createAgent, replaceMcpGrants } from '../domain/agents';
 import { agentView } from '../responses';
 
 // The agent an approved device login creates when the machine collects it

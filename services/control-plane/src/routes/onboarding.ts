@@ -1,9 +1,9 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { handleProblem } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import { badRequest, forbidden, parse, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { handleProblem } from '../domain/handles';
 import { onboard, type Onboarded } from '../domain/onboard';
 import { ENGINES, isEngine, type Engine } from '../domain/recipes';
 import { connectionOfOnboarded, requireTermsAccepted, signUpOneCall } from '../domain/signup';

@@ -1,10 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { claimDomain, releaseDomain, changeOrgPolicy, POLICY_CHOICES, POLICY_DEFAULTS, POLICY_FIELDS, PolicyChange, readOrgPolicy, type PolicyView, changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '@floe/accounts';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { claimDomain, releaseDomain } from '../domain/domains';
-import { changeOrgPolicy, POLICY_CHOICES, POLICY_DEFAULTS, POLICY_FIELDS, PolicyChange, readOrgPolicy, type PolicyView } from '../domain/org-policy';
-import { changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '../domain/orgs';
 import { memberRow } from '../responses';
 
 // Spec: Organisations and agents — the organisations, their settings and

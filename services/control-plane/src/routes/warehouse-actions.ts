@@ -1,11 +1,10 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson } from '@floe/accounts';
+import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson, requirePolicyAllows } from '@floe/accounts';
 import { requireRecentSignIn } from '../access/load';
 import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/measuring';
-import { requirePolicyAllows } from '../domain/org-policy';
 import { publishWarehouse, unpublishWarehouse } from '../domain/publishing';
 import { notDeleted, RESTORE_NOTE, restoreWarehouse } from '../domain/warehouse-restore';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';

@@ -1,5 +1,4 @@
 import type { Db, Prisma, PrismaClient } from '@floe/db';
-import type { ProjectRow } from './projects';
 
 // Organisations, and what onboarding looks up in one: its first project and
 // its live catalog of a given name.
@@ -75,26 +74,6 @@ export async function activatePendingOrganization(prisma: PrismaClient, orgId: s
 export async function takenHandles(db: Db, candidates: string[]): Promise<Set<string>> {
   const rows = await db.organization.findMany({ where: { handle: { in: candidates } }, select: { handle: true } });
   return new Set(rows.map((r) => r.handle));
-}
-
-/** An organisation's oldest project. */
-export function firstProjectOf(db: Db, orgId: string): Promise<ProjectRow | null> {
-  return db.project.findFirst({ where: { orgId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-}
-
-/** A project by id. */
-export function projectById(db: Db, id: string): Promise<ProjectRow | null> {
-  return db.project.findUnique({ where: { id } });
-}
-
-/** An organisation's catalog of this name that is not being deleted (creating, provisioning or ready). */
-export function liveWarehouseNamed(db: Db, orgId: string, name: string): Promise<{ id: string; projectId: string | null } | null> {
-  return db.warehouse.findFirst({ where: { orgId, name, status: { in: ['creating', 'provisioning', 'ready'] } }, select: { id: true, projectId: true } });
-}
-
-/** Whether the organisation holds any catalog that is not being deleted. */
-export async function holdsLiveWarehouse(db: Db, orgId: string): Promise<boolean> {
-  return (await db.warehouse.count({ where: { orgId, status: { in: ['creating', 'provisioning', 'ready'] } } })) > 0;
 }
 
 /** Per organisation the person belongs to: their role, and how many other members and other human admins (tokens never count) it has. */

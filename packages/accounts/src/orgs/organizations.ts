@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, limitExceeded } from '@floe/http';
-import {
-  activatePendingOrganization, deletePendingOrganization, extendReservation, insertPendingOrganization, liveReservationsFrom, lockReservationsFrom,
-  organizationByHandle, removeLapsedReservation, removePerson, standingIn, takenHandles,
-} from '../store/organizations';
+import { activatePendingOrganization, deletePendingOrganization, extendReservation, insertPendingOrganization, liveReservationsFrom, lockReservationsFrom, organizationByHandle, removeLapsedReservation, removePerson, standingIn, takenHandles } from '../organization-records';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 // Organisations as sign-up makes them: a handle looked up, a pending

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { type AccessContext, type OrgMembership, underOrganizationLock } from '@floe/accounts';
 import { badRequest, forbidden } from '@floe/http';
 import type { Db, PrismaClient } from '@floe/db';
-import { orgPolicyRow, setOrgPolicy } from '../store/organizations';
+import type { AccessContext, OrgMembership } from '../access/context';
+import { underOrganizationLock } from '../members';
+import { orgPolicyRow, setOrgPolicy } from '../organization-records';
 import { membershipFor, orgAdminFor } from './orgs';
 
 // An organisation's policy: which of its members may do the actions an

@@ -1,7 +1,9 @@
-import { type AccessContext, type OrgMembership, accessOf, rank, type Level, forbiddenNamingGranters, grantsOn, orgCatalogs, type AgentRecord } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, notFound } from '@floe/http';
-import { resolveWarehouse } from '../resolve';
+import type { AccessContext, OrgMembership } from '../access/context';
+import { forbiddenNamingGranters, type CatalogFinder } from '../access/require';
+import { grantsOn, orgCatalogs, type AgentRecord } from '../agent-records';
+import { accessOf, rank, type Level } from '../levels';
 
 // What a token record holds: the grants it is given (each capped by the giver,
 // Authentication 5) and the levels it holds because of them. One home for both,
@@ -25,10 +27,10 @@ export interface AskedGrant {
  * `refuse` answers 403 `forbidden` (naming who can grant) past it, `cap`
  * lowers the level to theirs and drops catalogs they hold nothing on.
  */
-export async function grantsWithin(db: Db, giver: AccessContext, m: OrgMembership, asked: AskedGrant[], mode: 'refuse' | 'cap'): Promise<HeldGrant[]> {
+export async function grantsWithin(db: Db, catalogs: CatalogFinder, giver: AccessContext, m: OrgMembership, asked: AskedGrant[], mode: 'refuse' | 'cap'): Promise<HeldGrant[]> {
   const out = new Map<string, HeldGrant>();
   for (const a of asked) {
-    const w = await resolveWarehouse(db, giver, a.warehouse);
+    const w = await catalogs.resolve(db, giver, a.warehouse);
     if (w.orgId !== m.orgId) {
       throw notFound('warehouse_not_found', `no warehouse ${JSON.stringify(a.warehouse)} in ${m.handle}`, { remedy: 'pass a warehouse_id or name from GET /v1/warehouses' });
     }

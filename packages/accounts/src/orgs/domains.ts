@@ -1,8 +1,9 @@
 import type { Request } from 'express';
-import { type AccessContext, joinOnce, underOrganizationLock } from '@floe/accounts';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
-import { deleteDomain, domainHolder, domainsOf, insertDomain, openDomainOrganization, verifiedAddressOf } from '../store/domains';
+import type { AccessContext } from '../access/context';
+import { deleteDomain, domainHolder, domainsOf, insertDomain, openDomainOrganization, verifiedAddressOf } from '../domain-records';
+import { joinOnce, underOrganizationLock } from '../members';
 import { orgAdminFor } from './orgs';
 
 // Spec: POST/DELETE /v1/orgs/{org_id}/domains. The proof of a domain is the

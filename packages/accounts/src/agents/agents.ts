@@ -1,13 +1,17 @@
 import type { Redis } from 'ioredis';
-import { type AccessContext, type OrgMembership, agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord, addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock, activePrincipal } from '@floe/accounts';
-import { createPrincipal, createPrincipalWithKey, suspendWithKeys } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { Db, PrismaClient } from '@floe/db';
 import { conflict, forbidden, notFound } from '@floe/http';
+import type { AccessContext, OrgMembership } from '../access/context';
+import type { CatalogFinder } from '../access/require';
+import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../agent-records';
+import { addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock } from '../members';
+import { activePrincipal } from '../memberships';
+import { requirePolicyAllows, type PolicyAction } from '../orgs/org-policy';
+import { membershipFor } from '../orgs/orgs';
+import { createPrincipal, createPrincipalWithKey, suspendWithKeys } from '../principals';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
-import { requirePolicyAllows, type PolicyAction } from './org-policy';
-import { membershipFor } from './orgs';
 
 // Spec: Organisations and agents — token records. An agent is a principal
 // with a key (packages/accounts) that is a member of one organisation with a
@@ -21,6 +25,8 @@ export interface AgentDeps {
   /** A revocation bumps the credential epoch, so every deployable's credential cache reads again. */
   redis: Redis;
   config: Pick<FloeConfig, 'redisPrefix'>;
+  /** Finds the catalogs a grant names (the catalogs aggregate). */
+  catalogs: CatalogFinder;
 }
 
 /** After a transaction that refused keys commits: every cached credential is read again. */
@@ -76,7 +82,7 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
   if (a.role === 'admin' && m.role !== 'admin') throw insufficientRole(m, 'an admin agent');
   await requirePolicyAllows(d.prisma, m, POLICY_ACTION_OF[a.joinedVia]);
   await requireLiveCreator(d.prisma, ctx, m.orgId);
-  const grants = await grantsWithin(d.prisma, ctx, m, a.grants, mode);
+  const grants = await grantsWithin(d.prisma, d.catalogs, ctx, m, a.grants, mode);
 
   // act: the principal, its key (none for a token record), its membership and grants in one transaction under the organisation's lock
   const made = await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
@@ -126,7 +132,7 @@ export async function replaceMcpGrants(d: AgentDeps, ctx: AccessContext, orgId: 
   await requirePolicyAllows(d.prisma, m, 'oauth_consent');
   const [record] = await agentsOf(d.prisma, m.orgId, { idOrName: agentId });
   if (!record || record.agentId !== agentId || record.kind !== 'mcp' || record.status !== 'active') return null;
-  const grants = await grantsWithin(d.prisma, ctx, m, a.grants, 'cap');
+  const grants = await grantsWithin(d.prisma, d.catalogs, ctx, m, a.grants, 'cap');
   await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
     if (record.role !== a.role) await setRole(tx, m.orgId, agentId, a.role);
     await replaceGrants(tx, m.orgId, agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);

@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
-import { type AccessContext, type OrgMembership, membersOf, organizationById, otherHumanAdmins, removeMember, setRole, underOrganizationLock, updateOrganization, type MemberRecord } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { conflict, forbidden, notFound, badRequest } from '@floe/http';
 import type { Db, PrismaClient } from '@floe/db';
-import { domainsOf } from '../store/domains';
+import type { AccessContext, OrgMembership } from '../access/context';
+import { domainsOf } from '../domain-records';
+import { membersOf, organizationById, otherHumanAdmins, removeMember, setRole, underOrganizationLock, updateOrganization, type MemberRecord } from '../members';
 
 // Spec: Organisations and agents — the organisation and its members. Every
 // route evaluates the caller's role in the organisation (a token's role

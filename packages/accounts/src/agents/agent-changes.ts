@@ -1,10 +1,12 @@
-import { type AccessContext, type OrgMembership, agentsOf, confine, replaceGrants, type AgentRecord, setRole, underOrganizationLock } from '@floe/accounts';
-import { renamePrincipal, suspendWithKeys } from '@floe/accounts';
 import { badRequest, forbidden, notFound } from '@floe/http';
+import type { AccessContext, OrgMembership } from '../access/context';
+import { agentsOf, confine, replaceGrants, type AgentRecord } from '../agent-records';
+import { setRole, underOrganizationLock } from '../members';
+import { requirePolicyAllows } from '../orgs/org-policy';
+import { membershipFor } from '../orgs/orgs';
+import { renamePrincipal, suspendWithKeys } from '../principals';
 import { grantsWithin, type AskedGrant, type HeldGrant } from './agent-grants';
 import { agentDetail, findAgent, insufficientRole, keysRefused, nameTaken, type AgentDeps } from './agents';
-import { requirePolicyAllows } from './org-policy';
-import { membershipFor } from './orgs';
 
 // Spec: PATCH and DELETE /v1/orgs/{org_id}/agents/{agent_id}. An edit
 // replaces the grants (capped by the editor's own), caps the role by the
@@ -41,7 +43,7 @@ export async function editAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle:
   const before = await agentDetail(d.prisma, m.orgId, target.agentId);
   // A legacy unconfined agent is confined by any edit: it keeps what it held, capped by the editor, unless given a list.
   const asked = e.grants ?? (target.confined ? undefined : before.grants.map((g) => ({ warehouse: g.warehouseId, level: g.level })));
-  const grants = asked ? await grantsWithin(d.prisma, ctx, m, asked, e.grants ? 'refuse' : 'cap') : undefined;
+  const grants = asked ? await grantsWithin(d.prisma, d.catalogs, ctx, m, asked, e.grants ? 'refuse' : 'cap') : undefined;
 
   // act
   await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
