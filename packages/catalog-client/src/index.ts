@@ -1,6 +1,8 @@
-// The catalog's client for Floe's own deployables: typed table operations
-// (client.ts), the catalog's path grammar (paths.ts), and its table answers
-// and vended storage sessions (load-result.ts).
+// The catalog's client for Floe's own deployables: typed namespace and table
+// operations (client.ts), the catalog's path grammar (paths.ts), its table
+// answers and vended storage sessions (load-result.ts), and its other answers
+// (responses.ts).
 export * from './client';
 export * from './load-result';
 export * from './paths';
+export type { CreateNamespaceResponse, ListNamespacesResponse, ListTablesResponse } from './responses';

@@ -1,9 +1,8 @@
-// The catalog's REST path grammar, in one place: `/v1/{prefix}/namespaces/{ns}/tables/{table}`,
-// where the prefix is the warehouse id and a namespace's levels are joined by
-// the unit separator (U+001F) and percent-encoded as one path segment.
+import { joinNamespace, namespacePathSegment } from '@floe/iceberg';
 
-/** The separator of a namespace's levels in a path segment (and in the catalog's `parent` query). */
-export const NAMESPACE_SEPARATOR = '\u001f';
+// The catalog's REST path grammar, in one place: `/v1/{prefix}/namespaces/{ns}/tables/{table}`,
+// where the prefix is the warehouse id and a namespace is one path segment
+// (its levels joined by U+001F: @floe/iceberg's namespace.ts).
 
 /** A table as the catalog names it: its namespace's levels and its name. */
 export interface TableIdent {
@@ -17,14 +16,23 @@ export const dottedLevels = (namespace: string): string[] => namespace.split('.'
 /** The catalog's prefix of one warehouse: every path below is under it. */
 export const warehousePrefix = (warehouseId: string): string => `/v1/${encodeURIComponent(warehouseId)}`;
 
-/** A namespace's levels as one path segment. */
-export const namespaceSegment = (levels: string[]): string => encodeURIComponent(levels.join(NAMESPACE_SEPARATOR));
+/** `?…` of the parameters that are set, or nothing. */
+function query(params: Record<string, string | undefined>): string {
+  const set = new URLSearchParams(Object.entries(params).filter((p): p is [string, string] => p[1] !== undefined && p[1] !== ''));
+  return set.size ? `?${set}` : '';
+}
 
-/** `/namespaces/{ns}` under a warehouse's prefix. */
-export const namespacePath = (levels: string[]): string => `/namespaces/${namespaceSegment(levels)}`;
+/** `/namespaces`: create, or list the children of `parent` (the top level when empty) from `pageToken`. */
+export const namespacesPath = (list: { parent?: string[]; pageToken?: string } = {}): string =>
+  `/namespaces${query({ parent: list.parent?.length ? joinNamespace(list.parent) : undefined, pageToken: list.pageToken })}`;
 
-/** `/namespaces/{ns}/tables`: list or create. */
-export const tablesPath = (levels: string[]): string => `${namespacePath(levels)}/tables`;
+/** `/namespaces/{ns}`: exists (HEAD) or drop. */
+export const namespacePath = (levels: string[]): string => `/namespaces/${namespacePathSegment(levels)}`;
 
-/** `/namespaces/{ns}/tables/{table}`: load or commit. */
-export const tablePath = (t: TableIdent): string => `${tablesPath(t.namespace)}/${encodeURIComponent(t.name)}`;
+/** `/namespaces/{ns}/tables`: create, or list from `pageToken`. */
+export const tablesPath = (levels: string[], list: { pageToken?: string } = {}): string =>
+  `${namespacePath(levels)}/tables${query({ pageToken: list.pageToken })}`;
+
+/** `/namespaces/{ns}/tables/{table}`: load, commit, or drop (with `purgeRequested`, its files too). */
+export const tablePath = (t: TableIdent, drop: { purgeRequested?: boolean } = {}): string =>
+  `${tablesPath(t.namespace)}/${encodeURIComponent(t.name)}${query({ purgeRequested: drop.purgeRequested ? 'true' : undefined })}`;

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { SqlClient } from '@floe/http';
+import { splitNamespace } from '@floe/iceberg';
 import { badRequest, noSuchTable } from './errors';
-import { splitNamespace } from './store/namespaces';
 import { findTable, type TableRow } from './store/tables';
 import type { WarehouseRow } from './store/warehouses';
 

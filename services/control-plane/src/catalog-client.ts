@@ -1,7 +1,7 @@
 import { HttpError } from '@floe/http';
 import { CatalogFailure } from '@floe/catalog-client';
 
-export { CatalogClient, CatalogFailure, NAMESPACE_SEPARATOR, namespaceSegment, vendedCredentials, type LoadTableResult } from '@floe/catalog-client';
+export { CatalogClient, CatalogFailure, dottedLevels, vendedCredentials, type LoadTableResult } from '@floe/catalog-client';
 
 /** A catalog refusal the routes do not translate themselves: `catalog_error` with what the catalog said. */
 export function catalogError(status: number, type: string, message: string): HttpError {

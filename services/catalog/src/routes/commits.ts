@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import {
-  InvalidUpdateError, METADATA_RETENTION_PROPERTIES, metadataFileLocation, metadataFileName, newTableMetadata, parseCreateTableRequest, parseTableRequirements, parseTableUpdates,
+  InvalidUpdateError, joinNamespace, METADATA_RETENTION_PROPERTIES, metadataFileLocation, metadataFileName, newTableMetadata, parseCreateTableRequest, parseTableRequirements, parseTableUpdates,
   serializeTableMetadata, type CreateTableRequest, type FormatVersion, type TableRequirement, type TableUpdate,
 } from '@floe/iceberg';
 import { COMMIT_GATE_HEADER, passCommitGate } from '@floe/db/commit-gate';
@@ -12,7 +12,7 @@ import { alreadyExists, badRequest, noSuchNamespace, noSuchTable } from '../erro
 import { checkedLocation, checkWritePaths, derivedLocation, locationTaken } from '../locations';
 import { sendLoadResult } from '../responses';
 import { overlappingHolder } from '../store/locations';
-import { getNamespace, SEP } from '../store/namespaces';
+import { getNamespace } from '../store/namespaces';
 import { findTable, nameTaken } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
 import { requirePrefix, requireWrite } from '../guards';
@@ -137,7 +137,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
         for (const change of changes as Json[]) {
           const id = change.identifier as { namespace?: string[]; name?: string } | undefined;
           if (!id?.namespace || !id.name) throw badRequest('Invalid request: every table change needs an identifier');
-          const key = [...id.namespace, id.name].join(SEP);
+          const key = joinNamespace([...id.namespace, id.name]);
           if (seen.has(key)) throw badRequest(`Invalid request: ${[...id.namespace, id.name].join('.')} appears twice`);
           seen.add(key);
           staged.push(await stage(wh, id.namespace, id.name, change, gatedCommit(req)));

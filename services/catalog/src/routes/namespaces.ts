@@ -1,12 +1,12 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { route } from '@floe/http';
+import { joinNamespace, splitNamespace } from '@floe/iceberg';
 import type { CatalogDeps } from '../deps';
 import { NewNamespace } from '../namespace-names';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
 import {
-  changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, joinNamespace, listNamespaces,
-  namespaceContents, splitNamespace,
+  changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, listNamespaces, namespaceContents,
 } from '../store/namespaces';
 import { pageOf, pageParams } from '../paging';
 import { requirePrefix, requirePrefixWithout404, requireWrite } from '../guards';

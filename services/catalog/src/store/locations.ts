@@ -1,6 +1,6 @@
 import type { SqlClient } from '@floe/http';
+import { splitNamespace } from '@floe/iceberg';
 import { parseS3Location, s3Uri } from '@floe/storage';
-import { splitNamespace } from './namespaces';
 
 // Who holds a location: a live table or view, or a dropped table whose purge
 // has not finished (its files are still there, and the purge will delete

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
 import { withTransaction } from '@floe/http';
+import { NAMESPACE_SEPARATOR, joinNamespace, splitNamespace } from '@floe/iceberg';
 
 // Data access here is raw SQL over pg, not the Prisma client: the catalog's
 // load and commit paths run named prepared statements (bench/catalog holds
@@ -8,12 +9,9 @@ import { withTransaction } from '@floe/http';
 // commit's transaction must tell a refused statement from one whose outcome
 // is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
 
-// Namespaces are stored by their levels joined with U+001F, the separator the
-// REST spec uses in paths, so a parent's children are a prefix match.
-export const SEP = '\u001f';
-
-export const joinNamespace = (levels: string[]) => levels.join(SEP);
-export const splitNamespace = (name: string) => name.split(SEP);
+// Namespaces are stored by their levels joined with U+001F (@floe/iceberg's
+// joinNamespace), the separator the REST spec uses in paths, so a parent's
+// children are a prefix match.
 
 export async function getNamespace(db: SqlClient, warehouseId: string, levels: string[]): Promise<Record<string, string> | null> {
   const { rows } = await db.query<{ properties: Record<string, string> }>(
@@ -34,13 +32,13 @@ export async function insertNamespace(db: SqlClient, warehouseId: string, levels
 
 /** Direct children of `parent` (top level when empty), in name order, after `after`. */
 export async function listNamespaces(db: SqlClient, warehouseId: string, parent: string[], after: string | null, limit: number): Promise<string[][]> {
-  const prefix = parent.length ? joinNamespace(parent) + SEP : '';
+  const prefix = parent.length ? joinNamespace(parent) + NAMESPACE_SEPARATOR : '';
   const { rows } = await db.query<{ name: string }>(
     `SELECT name FROM catalog_namespaces
       WHERE warehouse_id = $1 AND starts_with(name, $2) AND strpos(substr(name, length($2) + 1), $3) = 0
         AND ($4::text IS NULL OR name > $4)
       ORDER BY name LIMIT $5`,
-    [warehouseId, prefix, SEP, after, limit],
+    [warehouseId, prefix, NAMESPACE_SEPARATOR, after, limit],
   );
   return rows.map((r) => splitNamespace(r.name));
 }
@@ -51,7 +49,7 @@ export async function namespaceContents(db: SqlClient, warehouseId: string, leve
   const { rows } = await db.query<{ tables: string; children: string }>(
     `SELECT (SELECT count(*) FROM catalog_tables WHERE warehouse_id = $1 AND namespace = $2) AS tables,
             (SELECT count(*) FROM catalog_namespaces WHERE warehouse_id = $1 AND starts_with(name, $3)) AS children`,
-    [warehouseId, name, name + SEP],
+    [warehouseId, name, name + NAMESPACE_SEPARATOR],
   );
   return { tables: Number(rows[0].tables), children: Number(rows[0].children) };
 }

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
+import { joinNamespace, splitNamespace } from '@floe/iceberg';
 import { ancestors, toHolder, type LocationHolder, type RawHolder } from './locations';
-import { joinNamespace, splitNamespace } from './namespaces';
 import { confirmed, transactionWithKnownOutcome } from './outcome';
 
 // Each table's current metadata location lives here and moves only by a

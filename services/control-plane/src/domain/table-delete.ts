@@ -1,9 +1,9 @@
 import { conflict } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
-import { CatalogFailure, asCatalogError, type CatalogClient } from '../catalog-client';
+import { CatalogFailure, asCatalogError, dottedLevels, type CatalogClient } from '../catalog-client';
 import { liveSinksOn } from '../store/sinks';
 import type { VisibleWarehouse } from '../store/warehouses';
-import { catalogTables, nsPath } from './catalog-tables';
+import { catalogTables } from './catalog-tables';
 
 // DELETE /v1/table and DELETE /v1/namespace after the write-level check,
 // through the catalog as the warehouse's own identity. A table is dropped
@@ -40,13 +40,13 @@ export async function dropTable(d: TableDeleteDeps, w: VisibleWarehouse, namespa
   await refuseWithSinks(d, w, namespace, name);
   const loaded = await catalogTables(d.catalog).load(w, namespace, name);
   try {
-    await d.catalog.request(w.id, 'DELETE', `/namespaces/${nsPath(namespace)}/tables/${encodeURIComponent(name)}?purgeRequested=true`);
+    await d.catalog.dropTable(w.id, { namespace: dottedLevels(namespace), name }, { purge: true });
   } catch (err) {
     // Dropped by someone else between the load and the drop: the same 404 the load gives.
     if (err instanceof CatalogFailure && err.type === 'NoSuchTableException') await catalogTables(d.catalog).load(w, namespace, name);
     throw asCatalogError(err);
   }
-  return { tableUuid: String(loaded.metadata['table-uuid']), location: String(loaded.metadata.location) };
+  return { tableUuid: String(loaded.metadata['table-uuid']), location: loaded.metadata.location };
 }
 
 /** Drops one empty namespace. */
@@ -55,7 +55,7 @@ export async function dropNamespace(d: TableDeleteDeps, w: VisibleWarehouse, nam
   await refuseWithSinks(d, w, namespace, null);
   const { namespaceNotFound, tablesIn } = catalogTables(d.catalog);
   try {
-    await d.catalog.request(w.id, 'DELETE', `/namespaces/${nsPath(namespace)}`);
+    await d.catalog.dropNamespace(w.id, dottedLevels(namespace));
   } catch (err) {
     if (err instanceof CatalogFailure && err.type === 'NoSuchNamespaceException') throw await namespaceNotFound(w, namespace);
     if (err instanceof CatalogFailure && err.type === 'NamespaceNotEmptyException') {

@@ -6,9 +6,11 @@ type Json = Record<string, any>;
 
 const typeView = (t: unknown): unknown => (typeof t === 'string' ? t : t);
 
-/** 64-bit ids travel as strings when they would not survive a JSON number. */
+/** 64-bit ids travel as strings when they would not survive a JSON number (the table model holds every long as a bigint). */
 export const idView = (v: unknown): string | number | null =>
-  v === null || v === undefined || v === -1 || v === -1n ? null : typeof v === 'bigint' ? v.toString() : (v as number);
+  v === null || v === undefined || v === -1 || v === -1n ? null : typeof v === 'bigint' ? (isSafeLong(v) ? Number(v) : v.toString()) : (v as number);
+
+const isSafeLong = (v: bigint) => v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER);
 
 export function currentSchema(metadata: Json): Json {
   return (metadata.schemas ?? []).find((s: Json) => s['schema-id'] === metadata['current-schema-id']) ?? metadata.schema ?? { fields: [] };

@@ -4,10 +4,11 @@ import type { Keyring } from '@floe/db/sealed';
 import type { Request } from 'express';
 import { badRequest, type SqlClient } from '@floe/http';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
-import { CatalogFailure, asCatalogError, vendedCredentials, type CatalogClient, type LoadTableResult } from '../catalog-client';
+import type { Schema, TableUpdate } from '@floe/iceberg';
+import { CatalogFailure, asCatalogError, dottedLevels, vendedCredentials, type CatalogClient, type LoadTableResult } from '../catalog-client';
 import { readWriteKeys } from '../store/storage-keys';
 import type { VisibleWarehouse } from '../store/warehouses';
-import { catalogTables, isAddressable, nsName, nsPath } from './catalog-tables';
+import { catalogTables, isAddressable, nsName } from './catalog-tables';
 import { FORMAT_VERSIONS } from './plans';
 import { refuseOverQuota } from './quota';
 import { currentSchema, hasGeoColumn, tableView, v3Columns } from './table-view';
@@ -39,12 +40,9 @@ export async function listTables(d: Pick<TableDeps, 'catalog'>, w: VisibleWareho
   const { namespaces, tablesIn, namespaceNotFound } = catalogTables(d.catalog);
   let searched: string[][];
   if (asked) {
-    const exists = await d.catalog.request(w.id, 'HEAD', `/namespaces/${nsPath(asked)}`).then(() => true, (e) => {
-      if (e instanceof CatalogFailure && e.status === 404) return false;
-      throw asCatalogError(e);
-    });
+    const exists = await d.catalog.namespaceExists(w.id, dottedLevels(asked)).catch((e) => { throw asCatalogError(e); });
     if (!exists) throw await namespaceNotFound(w, asked);
-    searched = [asked.split('.')];
+    searched = [dottedLevels(asked)];
   } else {
     // A namespace no path can name cannot be searched; it must not fail the listing of the rest.
     searched = (await namespaces(w).catch((e) => { throw asCatalogError(e); })).filter(isAddressable);
@@ -77,9 +75,8 @@ export async function createTable(d: Pick<TableDeps, 'catalog' | 'prisma' | 'db'
     });
   }
   await refuseOverQuota(d, req, w, 'table.create');
-  const created = await createThroughCatalog(d.catalog, w, t.namespace, t.name, t.schema, version);
-  const metadata = created.metadata as Json;
-  const real = Number(metadata['format-version']) as 2 | 3;
+  const { metadata } = await createThroughCatalog(d.catalog, w, t.namespace, t.name, t.schema, version);
+  const real = metadata['format-version'] as 2 | 3;
   return { metadata, version, real, v3Columns: real === 3 ? v3Columns(currentSchema(metadata)) : null };
 }
 
@@ -97,28 +94,23 @@ export async function readTable(d: TableDeps, w: VisibleWarehouse, namespace: st
 /** PATCH /v1/table: sets and removes properties in one commit, asserting the table is the one loaded. */
 export async function updateTableProperties(d: Pick<TableDeps, 'catalog'>, w: VisibleWarehouse, namespace: string, name: string, set: Record<string, string>, remove: string[]) {
   const before = await catalogTables(d.catalog).load(w, namespace, name);
-  const previous = (before.metadata.properties ?? {}) as Record<string, string>;
-  const updates: Json[] = [];
+  const tableUuid = before.metadata['table-uuid'] as string;
+  const previous = before.metadata.properties ?? {};
+  const updates: TableUpdate[] = [];
   if (Object.keys(set).length) updates.push({ action: 'set-properties', updates: set });
   if (remove.length) updates.push({ action: 'remove-properties', removals: remove });
-  let after: Json;
-  try {
-    after = (await d.catalog.request(w.id, 'POST', `/namespaces/${nsPath(namespace)}/tables/${encodeURIComponent(name)}`, {
-      identifier: { namespace: namespace.split('.'), name },
-      requirements: [{ type: 'assert-table-uuid', uuid: before.metadata['table-uuid'] }],
-      updates,
-    }))!;
-  } catch (err) {
-    throw asCatalogError(err);
-  }
-  return { tableUuid: before.metadata['table-uuid'] as string, previous, after };
+  const after = await d.catalog.commitTable(w.id, { namespace: dottedLevels(namespace), name }, {
+    requirements: [{ type: 'assert-table-uuid', uuid: tableUuid }],
+    updates,
+  }).catch((err) => { throw asCatalogError(err); });
+  return { tableUuid, previous, after };
 }
 
 /** POST /v1/credentials: the catalog's vended storage session for one table's location. */
 export async function vendTableCredentials(d: Pick<TableDeps, 'catalog'>, w: VisibleWarehouse, namespace: string, name: string) {
-  const loaded = await catalogTables(d.catalog).load(w, namespace, name, { 'X-Iceberg-Access-Delegation': 'vended-credentials' });
-  const location = String(loaded.metadata.location);
-  return { tableUuid: loaded.metadata['table-uuid'] as string, location, keyPrefix: `${parseS3Location(location).key}/`, credentials: vendedCredentials(loaded as LoadTableResult) };
+  const loaded = await catalogTables(d.catalog).load(w, namespace, name, { vend: true });
+  const location = loaded.metadata.location;
+  return { tableUuid: loaded.metadata['table-uuid'] as string, location, keyPrefix: `${parseS3Location(location).key}/`, credentials: vendedCredentials(loaded) };
 }
 
 
@@ -126,24 +118,21 @@ export function v3Warnings(): string[] {
   return ['Format version 3: check that every engine that reads this table supports v3 (see GET /v1/config/formats).', 'Version 3 tables are not compacted yet; snapshot expiry and orphan cleanup do run.'];
 }
 
-async function createThroughCatalog(catalog: CatalogClient, w: VisibleWarehouse, ns: string, name: string, schema: Json, version: 2 | 3): Promise<Json> {
-  const create = () => catalog.request(w.id, 'POST', `/namespaces/${nsPath(ns)}/tables`, { name, schema, properties: { 'format-version': String(version) } });
+async function createThroughCatalog(catalog: CatalogClient, w: VisibleWarehouse, ns: string, name: string, schema: Json, version: 2 | 3): Promise<LoadTableResult> {
+  const levels = dottedLevels(ns);
+  // The route checks the schema only as far as it reads it; the types are the catalog's to judge (a refusal is its catalog_error).
+  const create = () => catalog.createTable(w.id, levels, { name, schema: schema as Schema, properties: { 'format-version': String(version) } });
   try {
-    return (await create())!;
+    return await create();
   } catch (err) {
     if (!(err instanceof CatalogFailure && err.type === 'NoSuchNamespaceException')) throw asCatalogError(err);
   }
   // The namespace is created on demand, each missing level in turn (a concurrent creation is as good as ours).
-  const levels = ns.split('.');
   for (let i = 1; i <= levels.length; i++) {
-    await catalog.request(w.id, 'POST', '/namespaces', { namespace: levels.slice(0, i), properties: {} }).catch((e) => {
+    await catalog.createNamespace(w.id, levels.slice(0, i)).catch((e) => {
       if (!(e instanceof CatalogFailure && e.status === 409)) throw asCatalogError(e);
     });
   }
-  try {
-    return (await create())!;
-  } catch (err) {
-    throw asCatalogError(err);
-  }
+  return create().catch((err) => { throw asCatalogError(err); });
 }
 

@@ -1,9 +1,10 @@
 import type { Db } from '@floe/db';
+import { splitNamespace } from '@floe/iceberg';
 
 // The catalog's table pointers (catalog_tables, written by the catalog only),
 // read for the public connection: which tables a public catalog holds and
-// where each one's current metadata file is. Namespace levels are joined by
-// the unit separator (U+001F) in the row.
+// where each one's current metadata file is. A row holds a namespace's levels
+// as one string (@floe/iceberg's joinNamespace).
 
 export interface TablePointer {
   namespace: string[];
@@ -17,5 +18,5 @@ export async function currentTablePointers(db: Db, warehouseId: string): Promise
     select: { namespace: true, name: true, metadataLocation: true },
     orderBy: [{ namespace: 'asc' }, { name: 'asc' }],
   });
-  return rows.map((r) => ({ namespace: r.namespace.split('\u001f'), name: r.name, metadataLocation: r.metadataLocation! }));
+  return rows.map((r) => ({ namespace: splitNamespace(r.namespace), name: r.name, metadataLocation: r.metadataLocation! }));
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient } from '@floe/db';
+import { joinNamespace } from '@floe/iceberg';
 import type { MaintenanceKind, MaintenanceTrigger } from '@floe/queues';
 import type { TableRef } from '../table-access';
 
 // The maintenance runs this worker records (schema: MaintenanceRun): a row
-// when a kind's run begins (`running`), finished with its outcome. Namespaces
-// are joined with U+001F as in catalog_tables.
+// when a kind's run begins (`running`), finished with its outcome. A namespace
+// is held as one string, as in catalog_tables (@floe/iceberg's joinNamespace).
 
 export type RunStatus = 'running' | 'done' | 'skipped' | 'retried_after_conflict' | 'failed';
 
@@ -17,15 +18,13 @@ export interface RunFigures {
   metadata_files: number;
 }
 
-const NS = '\u001f';
-
 export async function beginRun(prisma: PrismaClient, r: {
   ref: TableRef; tableUuid: string | null; kind: MaintenanceKind; trigger: MaintenanceTrigger; requestedBy: string | null; jobId: string | null; before: RunFigures;
 }): Promise<string> {
   const id = `mrun_${randomBytes(12).toString('hex')}`;
   await prisma.maintenanceRun.create({
     data: {
-      id, warehouseId: r.ref.warehouseId, namespace: r.ref.namespace.join(NS), tableName: r.ref.table, tableUuid: r.tableUuid, kind: r.kind,
+      id, warehouseId: r.ref.warehouseId, namespace: joinNamespace(r.ref.namespace), tableName: r.ref.table, tableUuid: r.tableUuid, kind: r.kind,
       trigger: r.trigger as unknown as Prisma.InputJsonValue, status: 'running', requestedBy: r.requestedBy, jobId: r.jobId,
       before: r.before as unknown as Prisma.InputJsonValue,
     },
@@ -52,7 +51,7 @@ export async function finishRun(prisma: PrismaClient, id: string, f: {
  */
 export async function abandonRuns(prisma: PrismaClient, ref: TableRef): Promise<number> {
   const r = await prisma.maintenanceRun.updateMany({
-    where: { warehouseId: ref.warehouseId, namespace: ref.namespace.join(NS), tableName: ref.table, status: 'running' },
+    where: { warehouseId: ref.warehouseId, namespace: joinNamespace(ref.namespace), tableName: ref.table, status: 'running' },
     data: { status: 'failed', reason: 'the worker running it stopped before it finished; a later run took the table over', finishedAt: new Date() },
   });
   return r.count;
@@ -61,7 +60,7 @@ export async function abandonRuns(prisma: PrismaClient, ref: TableRef): Promise<
 /** When a kind last ran to its end on a table (the sweep's daily rules). */
 export async function lastFinished(prisma: PrismaClient, ref: TableRef, kind: MaintenanceKind): Promise<Date | null> {
   const r = await prisma.maintenanceRun.findFirst({
-    where: { warehouseId: ref.warehouseId, namespace: ref.namespace.join(NS), tableName: ref.table, kind, status: { in: ['done', 'skipped', 'retried_after_conflict'] } },
+    where: { warehouseId: ref.warehouseId, namespace: joinNamespace(ref.namespace), tableName: ref.table, kind, status: { in: ['done', 'skipped', 'retried_after_conflict'] } },
     orderBy: { startedAt: 'desc' },
     select: { finishedAt: true },
   });

@@ -1,10 +1,9 @@
 import type { PrismaClient } from '@floe/db';
+import { splitNamespace } from '@floe/iceberg';
 import type { TableRef } from '../table-access';
 
 // The tables the sweep looks at: every table (not view) of a live catalog, as
 // the catalog records them (catalog_tables; the catalog writes it, this reads).
-
-const NS = '\u001f';
 
 /** One page of tables after the cursor `after` (a catalog_tables id); `next` is the cursor of the next page, null after the last. */
 export async function tablesOfLiveCatalogs(prisma: PrismaClient, after: string, take: number): Promise<{ tables: TableRef[]; next: string | null }> {
@@ -19,7 +18,7 @@ export async function tablesOfLiveCatalogs(prisma: PrismaClient, after: string, 
     where: { id: { in: [...new Set(rows.map((r) => r.warehouseId))] }, status: { in: ['ready', 'provisioning'] } },
     select: { id: true },
   })).map((w) => w.id));
-  const tables = rows.filter((r) => live.has(r.warehouseId)).map((r) => ({ warehouseId: r.warehouseId, namespace: r.namespace.split(NS), table: r.name }));
+  const tables = rows.filter((r) => live.has(r.warehouseId)).map((r) => ({ warehouseId: r.warehouseId, namespace: splitNamespace(r.namespace), table: r.name }));
   return { tables, next: rows.length === take ? rows[rows.length - 1].id : null };
 }
 
