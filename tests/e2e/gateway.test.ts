@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import request from 'supertest';
 import { bearer, expectError, gateway, identity, newPrincipal, stack } from './helpers';
 
 describe('the gateway edge', () => {
@@ -62,6 +63,21 @@ describe('the gateway edge', () => {
     });
     // The stack says where it was thrown: the route's own file.
     expect(logged.err.stack).toMatch(/^Error: selftest: a deliberate unhandled error\n\s+at .*services\/identity\/src\/routes\/internal\.ts:\d+/);
+  });
+
+  test('between identity and the control plane, only the two internal routes the spec names: the others are gone (404 with the bootstrap secret)', async () => {
+    const cp = () => request(stack().services['control-plane'].url);
+    const gone: Array<[() => ReturnType<typeof identity>, 'get' | 'post' | 'patch', string]> = [
+      [identity, 'patch', '/internal/principals/p_x'], [identity, 'post', '/internal/principals/p_x/terms'], [identity, 'post', '/internal/mail/invitation'],
+      [identity, 'post', '/internal/api-keys/k_x/revoke'],
+      [cp, 'post', '/internal/orgs/reserve'], [cp, 'post', '/internal/orgs/release'], [cp, 'post', '/internal/accounts/leave'],
+      [cp, 'post', '/internal/agents'], [cp, 'get', '/internal/agents/p_x/grants'],
+    ];
+    for (const [service, method, path] of gone) expect([path, (await service()[method](path).set(bearer(stack().bootstrap_secret)).send({})).status]).toEqual([path, 404]);
+    // The spec's two stand: a principal made, and suspended.
+    const made = await identity().post('/internal/principals').set(bearer(stack().bootstrap_secret)).send({ kind: 'agent', label: 'spec' });
+    expect(made.status).toBe(201);
+    expect((await identity().post(`/internal/principals/${made.body.principal_id}/suspend`).set(bearer(stack().bootstrap_secret)).send({})).body.status).toBe('suspended');
   });
 
   test('internal routes refuse a missing or wrong bootstrap secret', async () => {

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { join, uniq } from './control-plane-helpers';
 import { bearer, expectError, gateway, sql, stack } from './helpers';
 import { authorizeFrom, consentRequest, newCatalogOf, personWithSession, serveDocuments, valid, type Served } from '../support/oauth';
@@ -40,7 +39,6 @@ function backToClient(redirectTo: string): Record<string, string> {
 }
 
 /** supertest against the control plane's own port (its internal routes). */
-const controlPlane = () => request(stack().services['control-plane'].url);
 
 const codeRows = (requestId: string) => sql(`SELECT * FROM oauth_codes WHERE request_id = $1`, [requestId]);
 
@@ -253,24 +251,6 @@ describe('GET /v1/oauth/authorize/pending after an allow: the record an allow wo
     expect(Object.values(granted(revoked.body))).toEqual([null, null]);
   });
 
-  test('the control plane\'s read of a record\'s grants: bootstrap secret only, 404 token_not_found outside its organisation', async () => {
-    const allowed = await decide(person.access, { request_id: await newRequest(clientUrl('client-internal-read')), allow: true, grants: [{ warehouse_id: person.lake, level: 'read' }] });
-    expect(allowed.status).toBe(200);
-    const agentId = allowed.body.token.agent_id;
-    const read = (orgId: string, secret = stack().bootstrap_secret) =>
-      controlPlane().get(`/internal/agents/${agentId}/grants`).query({ org_id: orgId }).set(bearer(secret));
-    const res = await read(person.org.org_id);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      agent_id: agentId, name: allowed.body.token.name, kind: 'mcp', role: 'member', status: 'active', org_id: person.org.org_id,
-      grants: [{ warehouse_id: person.lake, name: 'lake', level: 'read' }],
-    });
-    expectError(await read(person.org.org_id, 'not-the-secret'), 401, 'unauthorized');
-    expectError(await read('org_nothing'), 404, 'token_not_found');
-    expectError(await controlPlane().get(`/internal/agents/${agentId}/grants`).set(bearer(stack().bootstrap_secret)), 400, 'missing_field');
-    // Never through the public gateway.
-    expect((await gateway().get(`/internal/agents/${agentId}/grants`).query({ org_id: person.org.org_id }).set(bearer(stack().bootstrap_secret))).status).toBe(404);
-  });
 });
 
 describe('the organisation policy (PATCH /v1/orgs/{org_id}/policy oauth_consent)', () => {

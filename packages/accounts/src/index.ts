@@ -7,6 +7,8 @@ export * from './access/require';
 export * from './agent-records';
 export * from './agents/agent-changes';
 export * from './agents/agent-grants';
+export * from './agents/agent-view';
+export * from './agents/approved';
 export * from './agents/agents';
 export * from './api-keys';
 export * from './domain-records';

@@ -88,13 +88,3 @@ export async function joinOnce(db: Db, m: { orgId: string; principalId: string; 
   const { count } = await db.membership.createMany({ data: [m], skipDuplicates: true });
   return count === 1;
 }
-
-/** The member made for `sourceRef` (a device login), if any. */
-export async function memberMadeFor(db: Db, orgId: string, sourceRef: string): Promise<string | null> {
-  return (await db.membership.findUnique({ where: { orgId_sourceRef: { orgId, sourceRef } }, select: { principalId: true } }))?.principalId ?? null;
-}
-
-/** Frees `sourceRef` for the member made again in its place. */
-export async function releaseSourceRef(db: Db, orgId: string, principalId: string): Promise<void> {
-  await db.membership.update({ where: { orgId_principalId: { orgId, principalId } }, data: { sourceRef: null } });
-}

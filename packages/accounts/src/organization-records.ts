@@ -89,14 +89,12 @@ export async function standingIn(db: Db, principalId: string): Promise<Array<{ o
   return rows.map((r) => ({ orgId: r.org_id, handle: r.handle, role: r.role, otherMembers: r.other_members, otherAdmins: r.other_admins }));
 }
 
-/** Removes the person from every organisation and catalog grant; organisations left with nobody are marked `deleting` for erasure. */
-export async function removePerson(prisma: PrismaClient, principalId: string, leftEmpty: string[]): Promise<{ memberships: number; grants: number }> {
-  return prisma.$transaction(async (tx) => {
-    const memberships = (await tx.membership.deleteMany({ where: { principalId } })).count;
-    const grants = (await tx.warehouseGrant.deleteMany({ where: { principalId } })).count;
-    if (leftEmpty.length) await tx.organization.updateMany({ where: { id: { in: leftEmpty } }, data: { status: 'deleting' } });
-    return { memberships, grants };
-  });
+/** Removes the person from every organisation and catalog grant; organisations left with nobody are marked `deleting` for erasure. Run in the caller's transaction. */
+export async function removePerson(tx: Db, principalId: string, leftEmpty: string[]): Promise<{ memberships: number; grants: number }> {
+  const memberships = (await tx.membership.deleteMany({ where: { principalId } })).count;
+  const grants = (await tx.warehouseGrant.deleteMany({ where: { principalId } })).count;
+  if (leftEmpty.length) await tx.organization.updateMany({ where: { id: { in: leftEmpty } }, data: { status: 'deleting' } });
+  return { memberships, grants };
 }
 
 /** The organisation's stored policy (as written: fields left out hold their defaults) and who changed it last. */

@@ -13,8 +13,6 @@ import { mountOperator } from './routes/operator';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
 import { mountInternalAccounts } from './routes/internal-accounts';
-import { mountInternalAgentGrants } from './routes/internal-agent-grants';
-import { mountInternalAgents } from './routes/internal-agents';
 import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalLifecycle } from './routes/internal-lifecycle';
 import { mountInternalSinks } from './routes/internal-sinks';
@@ -61,8 +59,6 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountSinkDevice(app, d);
       mountHandles(app, d);
       mountInternalAccounts(app, d);
-      mountInternalAgents(app, d);
-      mountInternalAgentGrants(app, d);
       mountInternalDevice(app, d);
       mountInternalSinks(app, d);
       mountInternalLifecycle(app, d);

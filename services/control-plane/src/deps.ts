@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { CatalogFinder } from '@floe/accounts';
+import { resolveWarehouse } from '@floe/catalogs';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
@@ -10,7 +11,6 @@ import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { loadAccess } from './access/load';
 import { CatalogClient } from './catalog-client';
 import { CatalogSecrets } from './domain/catalog-credentials';
-import { resolveWarehouse } from './resolve';
 
 /** Everything the control-plane routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface ControlPlaneDeps extends RedisDeps {

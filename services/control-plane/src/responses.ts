@@ -1,5 +1,5 @@
-import type { AgentDetail } from '@floe/accounts';
 import type { MemberRecord } from '@floe/accounts';
+import type { ProjectRow, VisibleWarehouse, WarehouseRecord } from '@floe/catalogs';
 import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
@@ -9,8 +9,6 @@ import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
 import { probeView } from './domain/provisioning';
 import type { InvitationRecord } from './store/invitations';
-import type { ProjectRow } from './store/projects';
-import type { VisibleWarehouse, WarehouseRecord } from './store/warehouses';
 
 // The shapes the spec gives for warehouses, built from a record. One place, so
 // the list row, the get row and every answer that embeds them agree.
@@ -143,28 +141,6 @@ export function createdWarehouseAnswer(config: FloeConfig, project: ProjectRow, 
 }
 
 /** A token record as GET …/agents/{id} answers it: grants with names, the connection block, creator, last key use; never a key. */
-export const agentView = (d: AgentDetail) => {
-  const a = d.agent;
-  const grants = d.grants.map((g) => ({ warehouse_id: g.warehouseId, name: g.name, level: g.level }));
-  const createdBy = a.createdBy ? { principal_id: a.createdBy.principalId, kind: a.createdBy.kind, display: a.createdBy.display } : null;
-  return {
-    agent_id: a.agentId,
-    principal_id: a.agentId,
-    name: a.name,
-    kind: a.kind,
-    role: a.role,
-    status: a.status === 'active' ? 'active' : 'revoked',
-    org_id: d.orgId,
-    confined: a.confined,
-    grants,
-    created_by: createdBy,
-    created_at: iso(a.createdAt),
-    created_via: a.joinedVia,
-    last_key_use: a.lastKeyUse ? { key_id: a.lastKeyUse.keyId, at: iso(a.lastKeyUse.at) } : null,
-    ...(d.keys ? { keys: d.keys.map((k) => ({ key_id: k.keyId, label: k.label, created_at: iso(k.createdAt), last_used_at: iso(k.lastUsedAt), revoked_at: iso(k.revokedAt) })) } : {}),
-    connection: { agent_id: a.agentId, name: a.name, org_id: d.orgId, role: a.role, warehouses: grants, created_by: createdBy?.principal_id ?? null, grants },
-  };
-};
 
 /** The last segment of a key or folder (after the delimiter, or `/` in a flat listing), without its trailing delimiter. */
 function lastSegment(path: string, delimiter: string): string {

@@ -1,6 +1,6 @@
+import type { VisibleWarehouse } from '@floe/catalogs';
 import { DEFAULT_DEVICE_OPTIONS, SINK_TABLE_CHANGES, deviceOptionsView, rejectsPrefix, sinkPrefix } from '@floe/ingest';
 import type { SinkRecord } from './store/sinks';
-import type { VisibleWarehouse } from './store/warehouses';
 import { iso } from './responses';
 
 // A sink as the sink routes answer it (spec: Ingest sinks), from its record and its catalog.

@@ -1,13 +1,15 @@
+import type { CatalogFinder } from '@floe/accounts';
 import { AttemptLimit, Authenticator } from '@floe/auth';
+import { resolveWarehouse } from '@floe/catalogs';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
+import { Mailer } from '@floe/mail';
 import { DEVICE_CODE_MISSES_PER_HOUR } from './domain/device-approval';
 import { DevCodes, ResendGate, STARTS_PER_HOUR } from './domain/email-codes';
 import { LoginFailures } from './domain/login';
 import { AUTHORIZE_PER_HOUR } from './domain/oauth-authorize';
 import { REGISTRATIONS_PER_HOUR } from './domain/oauth-register';
-import { Mailer } from '@floe/mail';
 import { SigningKeys } from './signing/signing-keys';
 
 /** Everything the identity routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
@@ -17,6 +19,8 @@ export interface IdentityDeps extends RedisDeps {
   auth: Authenticator;
   signingKeys: SigningKeys;
   mailer: Mailer;
+  /** The catalogs a grant names, found for the accounts aggregate (an approved device login's, an OAuth consent's). */
+  catalogs: CatalogFinder;
   /** The 60 s between two mails of one purpose to one address, held against starts fired together. */
   resends: ResendGate;
   /** Sign-up, recovery and reset starts: five per hour per address, one budget. */
@@ -49,6 +53,7 @@ export const identity = deployable<IdentityDeps>({
       auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
       signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
+      catalogs: { resolve: resolveWarehouse },
       resends: new ResendGate(redis, `${config.redisPrefix}mail-resend:`),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
       mailCallers: new AttemptLimit(redis, `${config.redisPrefix}rl:mail-callers:`, config.mailStartsPerCallerPerHour, 3600),

@@ -6,11 +6,11 @@ import { conflict, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
 import type { CatalogFinder } from '../access/require';
 import { agentsOf, keysOf, replaceGrants, type AgentKey, type AgentRecord } from '../agent-records';
-import { addMembership, creatorOf, isMember, memberMadeFor, releaseSourceRef, setRole, underOrganizationLock } from '../members';
+import { addMembership, creatorOf, isMember, setRole, underOrganizationLock } from '../members';
 import { activePrincipal } from '../memberships';
 import { requirePolicyAllows, type PolicyAction } from '../orgs/org-policy';
 import { membershipFor } from '../orgs/orgs';
-import { createPrincipal, createPrincipalWithKey, suspendWithKeys } from '../principals';
+import { createPrincipal, createPrincipalWithKey } from '../principals';
 import { grantsWithin, heldGrants, type AskedGrant, type HeldGrant } from './agent-grants';
 
 // Spec: Organisations and agents — token records. An agent is a principal
@@ -47,7 +47,7 @@ export interface NewAgent {
   label: string;
   /** `agent` from the route, `device` from an approved device login, `oauth` from an allowed OAuth consent (kind `mcp`, no key). */
   joinedVia: 'agent' | 'device' | 'oauth';
-  /** What the agent is made for (`device_login:<id>`): made again, the first one is replaced. */
+  /** What the agent is made for (`device_login:<id>`): one agent per ref in an organisation (a unique key). */
   sourceRef?: string;
 }
 
@@ -75,7 +75,11 @@ function freeName(wanted: string, taken: Set<string>): string {
 }
 
 /** POST /v1/orgs/{org_id}/agents (and an approved device login, which caps rather than refuses): the agent with its key, shown once. */
-export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandle: string, a: NewAgent, mode: 'refuse' | 'cap' = 'refuse') {
+export async function createAgent(
+  d: AgentDeps, ctx: AccessContext, orgIdOrHandle: string, a: NewAgent, mode: 'refuse' | 'cap' = 'refuse',
+  /** Runs inside the transaction that makes the agent (a device login recorded as collected with it). */
+  alongside?: (tx: Db, made: { agentId: string; keyId: string | null }) => Promise<void>,
+) {
   // authorize: a tool host's token record acts for 15 minutes at a time on what a person consented; it never mints lasting keys
   if (ctx.kind === 'mcp') throw forbidden('forbidden', 'an OAuth access token cannot make agents; an admin or member makes them');
   const m = membershipFor(ctx, orgIdOrHandle);
@@ -86,7 +90,6 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
 
   // act: the principal, its key (none for a token record), its membership and grants in one transaction under the organisation's lock
   const made = await underOrganizationLock(d.prisma, m.orgId, async (tx) => {
-    const replaced = a.sourceRef ? await revokeUndelivered(tx, m.orgId, a.sourceRef, ctx.principalId) : null;
     const before = await agentsOf(tx, m.orgId);
     const name = a.joinedVia !== 'agent' ? freeName(a.name, new Set(before.map((x) => x.name))) : a.name;
     const same = before.find((x) => x.name === name);
@@ -97,27 +100,11 @@ export async function createAgent(d: AgentDeps, ctx: AccessContext, orgIdOrHandl
     const agentId = created.principal.principalId;
     await addMembership(tx, { orgId: m.orgId, principalId: agentId, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId, sourceRef: a.sourceRef });
     await replaceGrants(tx, m.orgId, agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
-    return { agentId, key: created.key, replaced };
+    await alongside?.(tx, { agentId, keyId: created.key?.keyId ?? null });
+    return { agentId, key: created.key };
   });
-  if (made.replaced) await keysRefused(d);
   const detail = await agentDetail(d.prisma, m.orgId, made.agentId);
-  return { ...detail, apiKey: made.key?.apiKey ?? null, keyId: made.key?.keyId ?? null, label: a.label, replaced: made.replaced };
-}
-
-/**
- * The agent made earlier for `sourceRef`, whose key never reached anyone:
- * identity records a device login as collected only after this answer, so
- * the login is collected again only when the first attempt's answer was lost
- * (its poll died). That agent is revoked and its grants removed, and the ref
- * freed for the one made now. Null when there was none.
- */
-async function revokeUndelivered(tx: Db, orgId: string, sourceRef: string, by: string): Promise<string | null> {
-  const earlier = await memberMadeFor(tx, orgId, sourceRef);
-  if (!earlier) return null;
-  await suspendWithKeys(tx, earlier, true);
-  await replaceGrants(tx, orgId, earlier, [], by);
-  await releaseSourceRef(tx, orgId, earlier);
-  return earlier;
+  return { ...detail, apiKey: made.key?.apiKey ?? null, keyId: made.key?.keyId ?? null, label: a.label };
 }
 
 /**

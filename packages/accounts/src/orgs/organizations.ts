@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { PrismaClient } from '@floe/db';
-import { badRequest, conflict, limitExceeded } from '@floe/http';
+import type { Request } from 'express';
+import type { Db, PrismaClient } from '@floe/db';
+import { badRequest, conflict, limitExceeded, writeAudit, type SqlClient } from '@floe/http';
 import { activatePendingOrganization, deletePendingOrganization, extendReservation, insertPendingOrganization, liveReservationsFrom, lockReservationsFrom, organizationByHandle, removeLapsedReservation, removePerson, standingIn, takenHandles } from '../organization-records';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
@@ -117,6 +118,18 @@ export async function reserveOrganization(prisma: PrismaClient, r: ReservationAs
   throw conflict('handle_taken', `the handle ${handle} is taken`, { field: 'handle', suggestion: await freeHandle(prisma, handle) });
 }
 
+/** A sign-up start's reservation (identity's sign-ups), audited `org.reserve` when it made one. */
+export async function reserveForSignup(d: { prisma: PrismaClient; db: SqlClient; config: { pendingHandlesPerCaller: number } }, req: Request, r: ReservationAsk): Promise<ReservedOrganization> {
+  const org = await reserveOrganization(d.prisma, r, d.config.pendingHandlesPerCaller);
+  if (org.created) {
+    await writeAudit(d.db, req, {
+      action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id,
+      data: { name: org.name, handle: org.handle, via: 'signup', client_address: r.clientAddress, ...(org.reclaimed ? { reclaimed_from: org.reclaimed } : {}) },
+    });
+  }
+  return org;
+}
+
 /** Gives a reservation back: the pending organisation the person reserved goes, and its handle is free again. */
 export function releaseOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
   return deletePendingOrganization(prisma, orgId, principalId);
@@ -128,14 +141,14 @@ export function activateOrganization(prisma: PrismaClient, orgId: string, princi
 }
 
 /**
- * DELETE /v1/me, the control plane's part: the person leaves every
+ * DELETE /v1/me, in the deletion's transaction: the person leaves every
  * organisation and loses every grant. An organisation keeps at least one
  * admin: a last admin with other members is 409 `last_admin`. Organisations
  * left with nobody are marked `deleting`; their data is erased in the
  * background (with catalog deletion, a later issue's).
  */
-export async function removeFromOrganizations(prisma: PrismaClient, principalId: string) {
-  const standing = await standingIn(prisma, principalId);
+export async function removeFromOrganizations(tx: Db, principalId: string) {
+  const standing = await standingIn(tx, principalId);
   const stranded = standing.find((s) => s.role === 'admin' && s.otherAdmins === 0 && s.otherMembers > 0);
   if (stranded) {
     throw conflict('last_admin', `you are the last admin of ${stranded.handle}; make another member an admin first`, {
@@ -143,6 +156,6 @@ export async function removeFromOrganizations(prisma: PrismaClient, principalId:
     });
   }
   const leftEmpty = standing.filter((s) => s.otherMembers === 0).map((s) => s.orgId);
-  const removed = await removePerson(prisma, principalId, leftEmpty);
+  const removed = await removePerson(tx, principalId, leftEmpty);
   return { memberships_removed: removed.memberships, grants_removed: removed.grants, organizations_left_empty: leftEmpty };
 }

@@ -1,8 +1,8 @@
 import { atLeast, type Level, requireLevel } from '@floe/accounts';
+import type { VisibleWarehouse } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { HttpError } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
-import type { VisibleWarehouse } from '../store/warehouses';
 import type { CatalogSecrets } from './catalog-credentials';
 import { READ_ONLY_ENGINES, recipeFor, type Engine } from './recipes';
 

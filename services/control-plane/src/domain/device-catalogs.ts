@@ -1,10 +1,8 @@
 import type { Request } from 'express';
 import { accessContextOf, type AccessContext, type Level, type Via, requirePolicyAllows } from '@floe/accounts';
+import { holdsLiveWarehouse, resolveWarehouse, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
 import { withSessionLock } from '@floe/db/session-lock';
 import { conflict, notFound } from '@floe/http';
-import { holdsLiveWarehouse } from '../store/org-catalogs';
-import { resolveWarehouse } from '../resolve';
-import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { createCatalogAudited, firstOrNewProject, type OnboardDeps } from './onboard';
 import { chosenMembership } from './projects';
 

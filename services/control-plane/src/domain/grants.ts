@@ -1,7 +1,7 @@
 import { type AccessContext, accessOf, rank, type Access, type Level, forbiddenNamingGranters, isWarehouseAdmin, deleteGrant, orgPrincipals, upsertGrant, type OrgPrincipal } from '@floe/accounts';
+import type { VisibleWarehouse, WarehouseRecord } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { HttpError, conflict, notFound } from '@floe/http';
-import type { VisibleWarehouse, WarehouseRecord } from '../store/warehouses';
 
 // Spec: Grants. The grant rows of a warehouse as the spec lists them: every
 // principal of its organisation with the level it holds and why, implicit

@@ -1,6 +1,6 @@
+import { warehousesWithBuckets } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { isLifecycleStatement, StorageError, type LifecycleRuleView, type StorageProvider } from '@floe/storage';
-import { warehousesWithBuckets } from '../store/warehouses';
 
 // GET /internal/lifecycle-audit: no table bucket may carry a lifecycle rule
 // (an expiry there deletes table files under a live table) or a bucket policy

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type AccessContext, type OrgMembership, requireUnconfined } from '@floe/accounts';
+import { type ProjectRow, insertProject, lockProjectScope, projectsInScope, reachableProjects } from '@floe/catalogs';
 import { conflict, HttpError, limitExceeded, notFound } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
-import type { ProjectRow } from '../store/projects';
-import { insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../store/projects';
 import { effectiveLimits } from '@floe/db/limits';
 
 // Spec: Projects. Placement (provider, region) is fixed at creation and only

@@ -1,9 +1,9 @@
 import type pg from 'pg';
+import { markPrivate, markPublic, type WarehouseRecord } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { withQuotaScopeLock } from '@floe/db/quota-scope';
 import { StorageError, type StorageProvider } from '@floe/storage';
-import { markPrivate, markPublic, type WarehouseRecord } from '../store/warehouses';
 import { publicTierBytes } from '../store/usage';
 import { storageStep } from './storage-step';
 

@@ -1,11 +1,10 @@
 import type { Request } from 'express';
 import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, joinByDomain } from '@floe/accounts';
 import { acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord } from '@floe/accounts';
+import { firstProjectOf, liveWarehouseNamed, resolveWarehouse } from '@floe/catalogs';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, writeAudit } from '@floe/http';
-import { firstProjectOf, liveWarehouseNamed } from '../store/org-catalogs';
-import { resolveWarehouse } from '../resolve';
 import { connectionFor, type ConnectionDeps } from './connection';
 import { joinByInvitation } from './invitations';
 import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onboard';

@@ -1,3 +1,4 @@
+import type { VisibleWarehouse } from '@floe/catalogs';
 import { generateDeviceToken } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, limitExceeded } from '@floe/http';
@@ -7,7 +8,6 @@ import {
 } from '@floe/ingest';
 import { toTableMetadata } from '@floe/iceberg';
 import { clearDeviceToken, deviceSinkScope, deviceSinksOf, hasDeviceToken, lockDeviceSinkScope, setDeviceToken, type SinkRecord } from '../store/sinks';
-import type { VisibleWarehouse } from '../store/warehouses';
 import type { catalogTables } from './catalog-tables';
 import { effectiveLimits } from '@floe/db/limits';
 

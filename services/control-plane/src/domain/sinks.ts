@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type AccessContext, atLeast, requireLevel } from '@floe/accounts';
+import { resolveWarehouse, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
 import { generateSendKey } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { conflict, notFound } from '@floe/http';
 import { defaultSpec, toTableMetadata } from '@floe/iceberg';
-import { resolveWarehouse } from '../resolve';
 import { insertSink, markSinkDeleted, sinksClashing, sinksOf, type SinkRecord } from '../store/sinks';
-import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import type { catalogTables } from './catalog-tables';
 
 // Spec: Ingest sinks — the records: create (one sink per unpartitioned

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { VisibleWarehouse } from '@floe/catalogs';
 import { toLoadTableResult, type CatalogClient } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
@@ -12,7 +13,6 @@ import {
 import { parseS3Location, type StorageProvider } from '@floe/storage';
 import { runsOfTable, type MaintenanceRunRecord } from '../store/maintenance-runs';
 import { readWriteKeys } from '../store/storage-keys';
-import type { VisibleWarehouse } from '../store/warehouses';
 import { catalogTables } from './catalog-tables';
 
 // GET and POST /v1/table/maintenance (Floe's shapes, docs/api.md): a table's

@@ -1,6 +1,6 @@
+import { warehouseByBucket } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { notFound } from '@floe/http';
-import { warehouseByBucket } from '../store/warehouses';
 
 // GET /internal/tls-ask?domain=… — the certificate gate for virtual-hosted
 // bucket names (`<bucket>.<store host>`): the TLS edge asks before it issues

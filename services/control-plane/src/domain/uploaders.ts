@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { WarehouseRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import { conflict, type Logger } from '@floe/http';
 import { ExpireUploaderJob, expireUploaderJobId, Producers, QUEUES, UPLOADER_EXPIRY_JOB_OPTIONS } from '@floe/queues';
@@ -6,7 +7,6 @@ import { uploaderUidPrefix, type PolicyDocument, type StorageProvider, type Uplo
 import {
   activeUploaderNamed, countActiveUploaders, insertUploader, lockUploader, lockUploaderCreation, markRevoked, type UploaderRecord,
 } from '../store/uploaders';
-import type { WarehouseRecord } from '../store/warehouses';
 import { storageStep } from './storage-step';
 import { UPLOADERS_PER_CATALOG } from './uploader-rules';
 

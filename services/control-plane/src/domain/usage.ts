@@ -1,12 +1,11 @@
 import { type AccessContext, atLeast } from '@floe/accounts';
+import { resolveProject, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { effectiveLimits, LIMITS, type LimitName } from '@floe/db/limits';
 import { badRequest } from '@floe/http';
-import { resolveProject } from '../resolve';
 import { countPendingInvitations } from '../store/invitations';
 import { deviceSinksOf } from '../store/sinks';
 import { dailyIngest, dailyUsage, publicTierBytes, scopeProjects, scopeSampleSummary, scopeStoredBytes, warehouseTraffic, type DailyUsageRow, type TrafficDay } from '../store/usage';
-import { visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { SAMPLE_STALE_AFTER_MS } from './measuring';
 import { chosenMembership } from './projects';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { type AccessContext, requireUnconfined } from '@floe/accounts';
+import { type ProjectRow, warehouseById, type WarehouseRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
@@ -9,12 +10,10 @@ import {
   creationMeasureJobId, MEASURE_JOB_OPTIONS, PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type MeasureJob, type Producers,
 } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
-import type { ProjectRow } from '../store/projects';
 import { scopeStoredBytes } from '../store/usage';
 import {
   countedInProject, deletedOwnerOfBucket, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
 } from '../store/warehouse-creation';
-import { warehouseById, type WarehouseRecord } from '../store/warehouses';
 import { isValidCatalogName, suggestCatalogName } from './catalog-names';
 import type { CatalogSecrets } from './catalog-credentials';
 import { effectiveLimits } from '@floe/db/limits';

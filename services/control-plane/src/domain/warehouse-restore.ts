@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { TombstoneRecord } from '@floe/catalogs';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { conflict, HttpError, limitExceeded, type Logger } from '@floe/http';
@@ -9,7 +10,6 @@ import { activeUploaderIdentities, recordStoragePolicies } from '../store/storag
 import { liveCredentials, revokeCredentials } from '../store/catalog-credentials';
 import { countedInProject, lockCreationScope } from '../store/warehouse-creation';
 import { claimRestore, handBackRestore, liveNamesake, lockForRestore, markRestored, releaseHeldGrants } from '../store/warehouse-restore';
-import type { TombstoneRecord } from '../store/warehouses';
 import type { CatalogCredentialPair, CatalogSecrets } from './catalog-credentials';
 import { effectiveLimits } from '@floe/db/limits';
 import { storageStep } from './storage-step';

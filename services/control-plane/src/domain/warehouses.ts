@@ -1,10 +1,8 @@
 import { type AccessContext, requireLevel } from '@floe/accounts';
+import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import { badRequest } from '@floe/http';
-import { resolveProject, resolveWarehouse } from '../resolve';
-import { placementOf, type ProjectRow } from '../store/projects';
 import { countedInProject } from '../store/warehouse-creation';
-import { setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse } from '../store/warehouses';
 import { effectiveLimits } from '@floe/db/limits';
 import { FORMAT_VERSIONS } from './plans';
 

@@ -1,10 +1,9 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { requireRecentSignIn } from '../access/load';
-import { editAgent, revokeAgent, type AskedGrant, createAgent, getAgent, listAgents, roleOf } from '@floe/accounts';
+import { editAgent, revokeAgent, type AskedGrant, createAgent, getAgent, listAgents, roleOf, agentView } from '@floe/accounts';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { agentView } from '../responses';
 
 // Spec: Organisations and agents — token records (the rules are in
 // domain/agents.ts and domain/agent-changes.ts). Creating, changing and

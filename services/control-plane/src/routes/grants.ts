@@ -1,9 +1,9 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import { resolveWarehouse } from '@floe/catalogs';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { listGrants, putGrant, revokeGrant } from '../domain/grants';
-import { resolveWarehouse } from '../resolve';
 
 // Spec: Grants (the rules are in domain/grants.ts).
 

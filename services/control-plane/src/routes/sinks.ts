@@ -1,13 +1,13 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
+import { resolveWarehouse } from '@floe/catalogs';
 import { requireRecentSignIn } from '../access/load';
 import { badRequest, notFound, notImplemented, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { catalogTables } from '../domain/catalog-tables';
 import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks';
 import { sinkResponse } from '../sink-responses';
-import { resolveWarehouse } from '../resolve';
 
 // Spec: Ingest sinks — the records (create, list, get, delete). The send
 // route itself is served by the ingest gateway.

@@ -1,11 +1,11 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
+import { tableWarehouse } from '@floe/catalogs';
 import { parse, route } from '@floe/http';
 import { MaintenanceKind } from '@floe/queues';
 import type { ControlPlaneDeps } from '../deps';
 import { kindsAsked, requestMaintenance, tableMaintenance } from '../domain/table-maintenance';
-import { tableWarehouse } from '../resolve';
 
 // Table maintenance (Floe's shapes, docs/api.md "Table maintenance"): GET a
 // table's health and runs (read level), POST a run or a dry run (write level).

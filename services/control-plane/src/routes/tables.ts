@@ -1,6 +1,7 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
+import { tableWarehouse, type VisibleWarehouse } from '@floe/catalogs';
 import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { nsName } from '../domain/catalog-tables';
@@ -10,8 +11,6 @@ import { maintenanceSummary } from '../domain/table-maintenance';
 import { keysToRemove, propertiesToSet } from '../domain/table-properties';
 import { dropNamespace, dropTable } from '../domain/table-delete';
 import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables';
-import { tableWarehouse } from '../resolve';
-import type { VisibleWarehouse } from '../store/warehouses';
 
 // Spec: Tables, credentials, connection — the routes that act on tables
 // through the Iceberg REST catalog as the warehouse's own identity. DELETE

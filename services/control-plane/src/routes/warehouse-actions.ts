@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson, requirePolicyAllows } from '@floe/accounts';
+import { resolveWarehouse, tombstonesFor, visibleWarehouses, warehouseById } from '@floe/catalogs';
 import { requireRecentSignIn } from '../access/load';
 import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
@@ -9,8 +10,6 @@ import { publishWarehouse, unpublishWarehouse } from '../domain/publishing';
 import { notDeleted, RESTORE_NOTE, restoreWarehouse } from '../domain/warehouse-restore';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouse-rotate';
 import { placementOfWarehouse } from '../domain/warehouses';
-import { resolveWarehouse } from '../resolve';
-import { tombstonesFor, visibleWarehouses, warehouseById } from '../store/warehouses';
 import { PUBLIC_NOTE, iso, warehouseGetRow } from '../responses';
 
 // Spec: POST /v1/warehouses/{id}/rotate, POST|DELETE …/public, POST …/measure;

@@ -1,23 +1,22 @@
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
-import { markDeleted } from '@floe/accounts';
+import { markDeleted, removeFromOrganizations } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, forbidden, writeAudit, type Caller, type SqlClient } from '@floe/http';
-import { leaveOrganizations } from '../control-plane-client';
 import { revokeSessionsOf } from '../store/sessions';
 
-// Spec: DELETE /v1/me. Confirmed with the person's own address; immediate:
-// the control plane removes them from every organisation (refusing a last
-// admin), then every key and session is revoked and the account marked
-// deleted, so every later credential answers 401 `account_deleted`.
+// Spec: DELETE /v1/me. Confirmed with the person's own address; immediate,
+// in one transaction: the person leaves every organisation (a last admin is
+// refused), every key and session is revoked and the account marked deleted,
+// so every later credential answers 401 `account_deleted`.
 
 export interface AccountDeps {
   prisma: PrismaClient;
   db: SqlClient;
   redis: Redis;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'redisPrefix'>;
+  config: Pick<FloeConfig, 'redisPrefix'>;
 }
 
 export async function deleteAccount(d: AccountDeps, req: Request, caller: Caller, confirm: unknown) {
@@ -25,10 +24,11 @@ export async function deleteAccount(d: AccountDeps, req: Request, caller: Caller
   if (typeof confirm !== 'string' || confirm.trim().toLowerCase() !== caller.email.toLowerCase()) {
     throw badRequest('confirmation_required', `confirm with your own address: {"confirm": "${caller.email}"}`, { field: 'confirm', confirm_with: caller.email });
   }
-  const left = await leaveOrganizations(d.config, caller.principalId);
-  const { keysRevoked, sessionsRevoked } = await d.prisma.$transaction(async (tx) => {
+  // One transaction: out of every organisation (or 409 last_admin, and nothing changed), every key and session refused, the account marked.
+  const { left, keysRevoked, sessionsRevoked } = await d.prisma.$transaction(async (tx) => {
+    const left = await removeFromOrganizations(tx, caller.principalId);
     const { keysRevoked } = await markDeleted(tx, caller.principalId);
-    return { keysRevoked, sessionsRevoked: await revokeSessionsOf(tx, caller.principalId, 'account_deleted') };
+    return { left, keysRevoked, sessionsRevoked: await revokeSessionsOf(tx, caller.principalId, 'account_deleted') };
   });
   // Every process drops what it knows of this person's credentials at once.
   await bumpCredentialEpoch(d.redis, d.config.redisPrefix);

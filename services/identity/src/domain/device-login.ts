@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import { makeApprovedAgent, type AgentDeps } from '@floe/accounts';
 import type { AttemptLimit } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
-import { HttpError, rateLimited } from '@floe/http';
-import { createAgent } from '../control-plane-client';
+import { HttpError, rateLimited, type SqlClient } from '@floe/http';
 import {
   claimDeviceLogin, deviceLoginByCodeHash, insertDeviceLogin, recordCollected, releaseClaim, stampPoll, type AskedCatalog, type DeviceLoginRecord, type GrantLevel,
 } from '../store/device-logins';
@@ -17,9 +18,11 @@ import {
 // envelope until a person decided, and once approved makes the agent and its
 // key: exactly once, however many polls arrive together (the row is claimed
 // by one conditional update; the rest are told to keep polling, then that the
-// key was collected).
+// key was collected). The agent, its key, membership and grants and the
+// login's collection are one transaction: a poll that dies before it commits
+// leaves nothing but its claim, which the next poll takes once it is stale.
 
-/** How long a poll's claim stands before a poll may take it again (its poller died): longer than the control plane's answer may take. */
+/** How long a poll's claim stands before a poll may take it again (its poller died): longer than making the agent may take. */
 const CLAIM_LEASE_SECONDS = 120;
 
 export interface DeviceStartDeps {
@@ -69,29 +72,26 @@ export async function startDeviceLogin(d: DeviceStartDeps, ip: string, s: Device
   };
 }
 
-export interface DevicePollDeps {
-  prisma: PrismaClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
-}
+export type DevicePollDeps = AgentDeps & { db: SqlClient };
 
 /** The poll's refusals (spec: device token): 400 in the usual envelope, RFC 8628's codes. */
 const refusal = (code: 'authorization_pending' | 'slow_down' | 'expired_token' | 'access_denied' | 'invalid_grant', message: string, extras = {}) =>
   new HttpError(400, code, message, extras);
 
-export async function pollDeviceLogin(d: DevicePollDeps, deviceCode: string): Promise<CollectedKey> {
+export async function pollDeviceLogin(d: DevicePollDeps, req: Request, deviceCode: string): Promise<CollectedKey> {
   const hash = deviceCodeHash(deviceCode);
   // A row that moved between the read and a conditional write (decided, claimed by another poll) is read again and judged as it is now.
   for (let attempt = 0; attempt < 3; attempt++) {
     const l = await deviceLoginByCodeHash(d.prisma, hash);
     if (!l) throw refusal('invalid_grant', 'no device login has this device code; start again with POST /v1/auth/device');
-    const key = await judge(d, l);
+    const key = await judge(d, req, l);
     if (key) return key;
   }
   throw refusal('authorization_pending', 'the login is changing state; poll again', { interval: POLL_INTERVAL_SECONDS });
 }
 
 /** The key, or null when the row moved under this poll; every other outcome is thrown. */
-async function judge(d: DevicePollDeps, l: DeviceLoginRecord): Promise<CollectedKey | null> {
+async function judge(d: DevicePollDeps, req: Request, l: DeviceLoginRecord): Promise<CollectedKey | null> {
   switch (statusOf(l)) {
     case 'denied':
       throw refusal('access_denied', 'the person refused this login');
@@ -102,10 +102,10 @@ async function judge(d: DevicePollDeps, l: DeviceLoginRecord): Promise<Collected
       const stale = l.claimedAt !== null && l.claimedAt.getTime() < Date.now() - CLAIM_LEASE_SECONDS * 1000;
       if (!stale) throw refusal('authorization_pending', 'another poll is collecting the key; poll again', { interval: l.intervalSeconds });
       if (l.expiresAt.getTime() <= Date.now()) throw refusal('expired_token', 'the device code has expired; start again with POST /v1/auth/device');
-      return collect(d, l);
+      return collect(d, req, l);
     }
     case 'approved':
-      return collect(d, l);
+      return collect(d, req, l);
     case 'pending': {
       const poll = await stampPoll(d.prisma, l.id, SLOW_DOWN_STEP_SECONDS);
       if (!poll) return null;
@@ -128,26 +128,33 @@ export interface CollectedKey {
   note: string;
 }
 
-/** Claims the approved login for this poll and makes the agent now; null when another poll claimed it first. */
-async function collect(d: DevicePollDeps, l: DeviceLoginRecord): Promise<CollectedKey | null> {
+/**
+ * Claims the approved login for this poll and makes the agent now — its
+ * principal, key, membership and grants, and the login recorded as collected,
+ * in one transaction (packages/accounts); null when another poll claimed it
+ * first.
+ */
+async function collect(d: DevicePollDeps, req: Request, l: DeviceLoginRecord): Promise<CollectedKey | null> {
   if (!(await claimDeviceLogin(d.prisma, l.id, new Date(Date.now() - CLAIM_LEASE_SECONDS * 1000)))) return null;
   let agent;
   try {
-    agent = await createAgent(d.config, {
-      orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), capBy: l.decidedBy!,
+    agent = await makeApprovedAgent(d, req, {
+      orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), approverId: l.decidedBy!,
       grants: (l.grants ?? []).map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })), via: 'device',
-      // A poll that dies after this answer leaves an agent whose key nobody saw: the next collection replaces it.
       sourceRef: `device_login:${l.id}`,
+      // A poll whose stale claim was taken over and that then finishes anyway finds the login collected: its agent is rolled back.
+      alongside: async (tx, made) => {
+        if (!(await recordCollected(tx, l.id, made.agentId, made.keyId!))) throw refusal('invalid_grant', 'the key of this login was collected already; start again with POST /v1/auth/device');
+      },
     });
   } catch (err) {
     // Nothing was made: the next poll tries again.
     await releaseClaim(d.prisma, l.id);
     throw err;
   }
-  await recordCollected(d.prisma, l.id, agent.agent_id, agent.key_id);
   return {
-    api_key: agent.api_key,
-    key_id: agent.key_id,
+    api_key: agent.api_key!,
+    key_id: agent.key_id!,
     label: agent.label,
     principal_id: agent.agent_id,
     kind: 'agent',

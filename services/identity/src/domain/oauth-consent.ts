@@ -1,8 +1,9 @@
 import { scopesAllowWrites } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
+import { agentView, recordHolding } from '@floe/accounts';
 import { forbidden, HttpError, notFound, type Caller } from '@floe/http';
-import { deviceCatalogs, recordHolding, type DeviceLevel, type RecordHolding } from '../control-plane-client';
+import { deviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { organizationsOf } from '../store/memberships';
 import { bindingOf } from '../store/oauth-grants';
 import { oauthRequestById, type OAuthRequestRecord } from '../store/oauth-requests';
@@ -48,16 +49,13 @@ const levelOf = (scopes: string[]): DeviceLevel => (scopesAllowWrites(scopes) ? 
  * plane holds it now. A revoked record, or one gone from the organisation,
  * is none: allowing makes a new one.
  */
-async function existingRecord(d: ConsentDeps, personId: string, clientId: string, orgId: string): Promise<RecordHolding | null> {
+async function existingRecord(d: ConsentDeps, personId: string, clientId: string, orgId: string) {
   const bound = await bindingOf(d.prisma, personId, clientId);
   if (!bound || bound.orgId !== orgId) return null;
-  try {
-    const record = await recordHolding(d.config, { orgId, agentId: bound.agentId });
-    return record.kind === 'mcp' && record.status === 'active' ? record : null;
-  } catch (err) {
-    if (err instanceof HttpError && err.code === 'token_not_found') return null;
-    throw err;
-  }
+  const held = await recordHolding(d.prisma, orgId, bound.agentId);
+  if (!held) return null;
+  const record = agentView(held);
+  return record.kind === 'mcp' && record.status === 'active' ? record : null;
 }
 
 function hostOf(uri: string): string {

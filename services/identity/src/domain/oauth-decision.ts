@@ -3,8 +3,9 @@ import type { Request } from 'express';
 import { hashSecret } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
+import { makeApprovedAgent, type AgentDeps } from '@floe/accounts';
 import { badRequest, forbidden, HttpError, writeAudit, type Caller, type SqlClient } from '@floe/http';
-import { createMcpRecord, deviceCatalogs, type DeviceLevel } from '../control-plane-client';
+import { deviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { bind, bindingOf, insertOAuthCode } from '../store/oauth-grants';
 import { claimOAuthRequest, releaseOAuthRequest, type OAuthRequestRecord } from '../store/oauth-requests';
 import { givenLevels } from './device-approval';
@@ -22,10 +23,9 @@ import { pendingRequest, requireLoginSession } from './oauth-consent';
 
 export const CODE_SECONDS = 600;
 
-export interface DecisionDeps {
-  prisma: PrismaClient;
+export interface DecisionDeps extends AgentDeps {
   db: SqlClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'baseUrl'>;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'baseUrl' | 'redisPrefix'>;
 }
 
 export type Decision =
@@ -84,8 +84,8 @@ export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: 
   let record;
   try {
     const bound = await bindingOf(d.prisma, caller.principalId, r.clientId);
-    record = await createMcpRecord(d.config, {
-      orgId: org.org_id, name: tokenName(r, caller), capBy: caller.principalId, role: c.role,
+    record = await makeApprovedAgent(d, req, {
+      orgId: org.org_id, name: tokenName(r, caller), label: 'oauth', approverId: caller.principalId, role: c.role, via: 'oauth',
       grants: given.map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })),
       reuseAgentId: bound && bound.orgId === org.org_id ? bound.agentId : undefined,
     });

@@ -1,8 +1,8 @@
 import type { Request } from 'express';
-import { accountByEmail, insertPersonWithPassword, newPrincipalId } from '@floe/accounts';
+import { accountByEmail, insertPersonWithPassword, newPrincipalId, releaseOrganization, reserveForSignup } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import { conflict, writeAudit } from '@floe/http';
-import { onboardAccount, releaseOrganization, reserveOrganization } from '../control-plane-client';
+import { onboardAccount } from '../control-plane-client';
 import type { Delivery } from '@floe/mail';
 import { welcomeLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
@@ -50,14 +50,14 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
     const join = await joinFor(d.prisma, a.email);
 
     const principalId = (previous?.details as Partial<WelcomeDetails> | undefined)?.principal_id ?? newPrincipalId();
-    const reserved = join ? null : await reserveOrganization(d.config, { principalId, name: a.organizationName, handle: a.handle, clientAddress: caller, holdSeconds: WELCOME_SECONDS });
+    const reserved = join ? null : await reserveForSignup(d, req, { principalId, name: a.organizationName, handle: a.handle, clientAddress: caller, holdSeconds: WELCOME_SECONDS });
     const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
     const link = newLinkToken();
     let delivery: Delivery;
     try {
       delivery = await d.mailer.send(welcomeLinkMail(a.email, linkUrl(d.config.baseUrl, 'welcome', link.token), WELCOME_SECONDS / 86_400));
     } catch (err) {
-      if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+      if (reserved?.created) await releaseOrganization(d.prisma, reserved.org_id, principalId);
       throw err;
     }
     const details: WelcomeDetails = { principal_id: principalId, full_name: a.fullName, organization, join, return_to: a.returnTo };

@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { accountByEmail, insertPrincipal, issueApiKey, newPrincipalId } from '@floe/accounts';
+import { accountByEmail, insertPrincipal, issueApiKey, newPrincipalId, releaseOrganization, reserveForSignup, type ReservedOrganization } from '@floe/accounts';
 import { TERMS, type FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
-import { onboardAccount, releaseOrganization, reserveOrganization, type ReservedOrganization } from '../control-plane-client';
+import { onboardAccount } from '../control-plane-client';
 import type { Delivery, Mailer } from '@floe/mail';
 import { signupCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
@@ -24,7 +24,7 @@ export interface SignupDeps extends MailBudgets {
   db: SqlClient;
   mailer: Mailer;
   devCodes: DevCodes;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'pendingHandlesPerCaller'>;
 }
 
 export interface SignupStart {
@@ -40,7 +40,7 @@ interface SignupDetails {
   principal_id: string;
   workspace: string;
   full_name: string | null;
-  organization: Omit<ReservedOrganization, 'created'> | null;
+  organization: Omit<ReservedOrganization, 'created' | 'reclaimed'> | null;
 }
 
 export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
@@ -56,7 +56,7 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
     // One person across restarts of the sign-up: the pending organisation is reserved for this id.
     const principalId = before?.principal_id ?? newPrincipalId();
     const reserved = !join && (s.organizationName !== undefined || s.handle !== undefined)
-      ? await reserveOrganization(d.config, { principalId, name: s.organizationName ?? workspace, handle: s.handle, clientAddress: caller, holdSeconds: CODE_SECONDS })
+      ? await reserveForSignup(d, req, { principalId, name: s.organizationName ?? workspace, handle: s.handle, clientAddress: caller, holdSeconds: CODE_SECONDS })
       : null;
     const organization = reserved && { org_id: reserved.org_id, name: reserved.name, handle: reserved.handle, status: reserved.status };
     const code = newCode();
@@ -65,7 +65,7 @@ export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
     try {
       delivery = await d.mailer.send(signupCodeMail(s.email, code, CODE_SECONDS / 60));
     } catch (err) {
-      if (reserved?.created) await releaseOrganization(d.config, { principalId, orgId: reserved.org_id });
+      if (reserved?.created) await releaseOrganization(d.prisma, reserved.org_id, principalId);
       throw err;
     }
     const details: SignupDetails = { principal_id: principalId, workspace, full_name: s.fullName ?? null, organization };

@@ -60,7 +60,7 @@ export function mountDevice(app: Express, d: IdentityDeps): void {
   route(app, '/v1/auth/device/token', {
     post: async (req, res) => {
       const b = parse(z.object({ device_code: z.string().min(1).max(200) }), req.body);
-      res.set('Cache-Control', 'no-store').json(await pollDeviceLogin(d, b.device_code));
+      res.set('Cache-Control', 'no-store').json(await pollDeviceLogin(d, req, b.device_code));
     },
   });
 

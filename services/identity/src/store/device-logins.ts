@@ -127,8 +127,9 @@ export async function claimDeviceLogin(db: Db, id: string, leaseCutoff: Date): P
 }
 
 /** The agent and key the claiming poll made. */
-export async function recordCollected(db: Db, id: string, agentId: string, keyId: string): Promise<void> {
-  await db.deviceLogin.update({ where: { id }, data: { agentId, keyId } });
+export async function recordCollected(db: Db, id: string, agentId: string, keyId: string): Promise<boolean> {
+  const { count } = await db.deviceLogin.updateMany({ where: { id, agentId: null }, data: { agentId, keyId } });
+  return count === 1;
 }
 
 /** Gives a claim back (the agent could not be made), so the next poll tries again. */

@@ -1,8 +1,8 @@
 import { requireLevel, type AccessContext } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, HttpError, notFound } from '@floe/http';
-import { reachableProjects, type ProjectRow } from './store/projects';
-import { tombstonesFor, visibleWarehouses, type TombstoneRecord, type VisibleWarehouse } from './store/warehouses';
+import { reachableProjects, type ProjectRow } from './projects';
+import { tombstonesFor, visibleWarehouses, type TombstoneRecord, type VisibleWarehouse } from './warehouses';
 
 // The global rule: wherever a project_id or warehouse_id is expected, the
 // user's chosen name is accepted too. An unknown value is 404 naming both

@@ -1,0 +1,58 @@
+import type { Request } from 'express';
+import type { Db } from '@floe/db';
+import { forbidden, writeAudit, type SqlClient } from '@floe/http';
+import { accessContextOf } from '../access/context';
+import { agentView } from './agent-view';
+import { createAgent, replaceMcpGrants, type AgentDeps } from './agents';
+
+// What a person's decision in identity makes, in identity's own process: the
+// agent an approved device login creates when the machine collects it, and
+// the token record (kind `mcp`, no key: identity mints its access tokens) an
+// allowed OAuth consent creates or reuses (`reuseAgentId`: the record bound
+// to the person and the client, its grants replaced; made anew when it is
+// gone). The approver's grants are capped again by what they hold now: a
+// level lost since the approval is not handed out.
+
+export interface ApprovedAgentAsk {
+  orgId: string;
+  name: string;
+  /** The first key's label (a device login's host; `oauth` for a token record). */
+  label: string;
+  /** The person who approved: the agent's creator, whose levels cap its grants. */
+  approverId: string;
+  grants: Array<{ warehouse_id: string; level: 'read' | 'write' }>;
+  via: 'device' | 'oauth';
+  role?: 'admin' | 'member';
+  reuseAgentId?: string;
+  /** What the agent is for (`device_login:<id>`): one agent per ref in an organisation. */
+  sourceRef?: string;
+  /** Runs inside the transaction that makes the agent (a device login recorded as collected with it). */
+  alongside?: (tx: Db, made: { agentId: string; keyId: string | null }) => Promise<void>;
+}
+
+export type ApprovedAgent = ReturnType<typeof agentView> & { api_key: string | null; key_id: string | null; label: string; reused: boolean };
+
+export async function makeApprovedAgent(d: AgentDeps & { db: SqlClient }, req: Request, a: ApprovedAgentAsk): Promise<ApprovedAgent> {
+  const approver = await accessContextOf(d.prisma, a.approverId);
+  if (!approver || approver.kind !== 'human') throw forbidden('forbidden', 'the approver is no longer an active person');
+  const grants = a.grants.map((g) => ({ warehouse: g.warehouse_id, level: g.level }));
+  const role = a.role ?? 'member';
+  if (a.reuseAgentId) {
+    const reused = await replaceMcpGrants(d, approver, a.orgId, a.reuseAgentId, { role, grants });
+    if (reused) {
+      const view = agentView(reused);
+      await writeAudit(d.db, req, {
+        action: 'agent.grants_replace', actorId: approver.principalId, actorKind: 'human', orgId: reused.orgId, targetType: 'agent', targetId: reused.agent.agentId,
+        data: { name: reused.agent.name, role: reused.agent.role, grants: view.grants, via: a.via },
+      });
+      return { ...view, api_key: null, key_id: null, label: a.label, reused: true };
+    }
+  }
+  const r = await createAgent(d, approver, a.orgId, { name: a.name, role, grants, label: a.label, joinedVia: a.via, sourceRef: a.sourceRef }, 'cap', a.alongside);
+  const view = agentView(r);
+  await writeAudit(d.db, req, {
+    action: 'agent.create', actorId: approver.principalId, actorKind: 'human', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId,
+    data: { name: r.agent.name, role: r.agent.role, grants: view.grants, key_id: r.keyId, via: a.via },
+  });
+  return { ...view, api_key: r.apiKey, key_id: r.keyId, label: r.label, reused: false };
+}
