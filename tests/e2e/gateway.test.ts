@@ -65,18 +65,18 @@ describe('the gateway edge', () => {
     expect(logged.err.stack).toMatch(/^Error: selftest: a deliberate unhandled error\n\s+at .*services\/identity\/src\/routes\/internal\.ts:\d+/);
   });
 
-  test('between identity and the control plane, only the two internal routes the spec names: the others are gone (404 with the bootstrap secret)', async () => {
+  test('between identity and the control plane, no internal routes but the spec\'s: the others are gone (404 with the bootstrap secret)', async () => {
     const cp = () => request(stack().services['control-plane'].url);
     const gone: Array<[() => ReturnType<typeof identity>, 'get' | 'post' | 'patch', string]> = [
       [identity, 'patch', '/internal/principals/p_x'], [identity, 'post', '/internal/principals/p_x/terms'], [identity, 'post', '/internal/mail/invitation'],
-      [identity, 'post', '/internal/api-keys/k_x/revoke'],
       [cp, 'post', '/internal/orgs/reserve'], [cp, 'post', '/internal/orgs/release'], [cp, 'post', '/internal/accounts/leave'],
-      [cp, 'post', '/internal/agents'], [cp, 'get', '/internal/agents/p_x/grants'],
+      [cp, 'post', '/internal/agents'], [cp, 'get', '/internal/agents/p_x/grants'], [cp, 'post', '/internal/accounts/onboard'], [cp, 'post', '/internal/device/catalogs'],
     ];
     for (const [service, method, path] of gone) expect([path, (await service()[method](path).set(bearer(stack().bootstrap_secret)).send({})).status]).toEqual([path, 404]);
-    // The spec's two stand: a principal made, and suspended.
+    // The spec's stand: a principal made, its key revoked, the principal suspended.
     const made = await identity().post('/internal/principals').set(bearer(stack().bootstrap_secret)).send({ kind: 'agent', label: 'spec' });
     expect(made.status).toBe(201);
+    expect((await identity().post(`/internal/api-keys/${made.body.key_id}/revoke`).set(bearer(stack().bootstrap_secret)).send({})).body).toMatchObject({ key_id: made.body.key_id, revoked: true, already_revoked: false });
     expect((await identity().post(`/internal/principals/${made.body.principal_id}/suspend`).set(bearer(stack().bootstrap_secret)).send({})).body.status).toBe('suspended');
   });
 

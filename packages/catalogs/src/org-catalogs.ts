@@ -1,5 +1,5 @@
 import type { Db } from '@floe/db';
-import type { ProjectRow } from './projects';
+import type { ProjectRow } from './project-records';
 
 // What an organisation holds of the catalogs aggregate: its projects and live
 // catalogs, as onboarding and device approval read them.

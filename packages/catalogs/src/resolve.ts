@@ -1,7 +1,7 @@
 import { requireLevel, type AccessContext } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, HttpError, notFound } from '@floe/http';
-import { reachableProjects, type ProjectRow } from './projects';
+import { reachableProjects, type ProjectRow } from './project-records';
 import { tombstonesFor, visibleWarehouses, type TombstoneRecord, type VisibleWarehouse } from './warehouses';
 
 // The global rule: wherever a project_id or warehouse_id is expected, the

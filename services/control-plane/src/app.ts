@@ -12,8 +12,6 @@ import { mountLifecycle } from './routes/lifecycle';
 import { mountOperator } from './routes/operator';
 import { mountOrgs } from './routes/orgs';
 import { mountHandles } from './routes/handles';
-import { mountInternalAccounts } from './routes/internal-accounts';
-import { mountInternalDevice } from './routes/internal-device';
 import { mountInternalLifecycle } from './routes/internal-lifecycle';
 import { mountInternalSinks } from './routes/internal-sinks';
 import { mountInternalUsage } from './routes/internal-usage';
@@ -58,8 +56,6 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountSinks(app, d);
       mountSinkDevice(app, d);
       mountHandles(app, d);
-      mountInternalAccounts(app, d);
-      mountInternalDevice(app, d);
       mountInternalSinks(app, d);
       mountInternalLifecycle(app, d);
       mountInternalUsage(app, d);

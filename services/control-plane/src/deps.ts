@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { CatalogFinder } from '@floe/accounts';
-import { resolveWarehouse } from '@floe/catalogs';
+import { resolveWarehouse, CatalogSecrets } from '@floe/catalogs';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
@@ -10,7 +10,6 @@ import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { loadAccess } from './access/load';
 import { CatalogClient } from './catalog-client';
-import { CatalogSecrets } from './domain/catalog-credentials';
 
 /** Everything the control-plane routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface ControlPlaneDeps extends RedisDeps {

@@ -1,14 +1,11 @@
-import type { MemberRecord } from '@floe/accounts';
-import type { ProjectRow, VisibleWarehouse, WarehouseRecord } from '@floe/catalogs';
+import type { MemberRecord, InvitationRecord } from '@floe/accounts';
+import { type ProjectRow, type VisibleWarehouse, type WarehouseRecord, type CreatedWarehouse, probeView } from '@floe/catalogs';
 import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
 import { LIST_URL_SECONDS, type ListedBlob } from './domain/blobs';
-import type { CreatedWarehouse } from './domain/warehouse-create';
 import { MAINTENANCE_DEFAULTS } from './domain/plans';
-import { probeView } from './domain/provisioning';
-import type { InvitationRecord } from './store/invitations';
 
 // The shapes the spec gives for warehouses, built from a record. One place, so
 // the list row, the get row and every answer that embeds them agree.

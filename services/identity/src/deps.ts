@@ -1,10 +1,12 @@
 import type { CatalogFinder } from '@floe/accounts';
 import { AttemptLimit, Authenticator } from '@floe/auth';
-import { resolveWarehouse } from '@floe/catalogs';
+import { CatalogSecrets, resolveWarehouse } from '@floe/catalogs';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { Mailer } from '@floe/mail';
+import { Producers, queueConnection, queuePrefix } from '@floe/queues';
+import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { DEVICE_CODE_MISSES_PER_HOUR } from './domain/device-approval';
 import { DevCodes, ResendGate, STARTS_PER_HOUR } from './domain/email-codes';
 import { LoginFailures } from './domain/login';
@@ -21,6 +23,16 @@ export interface IdentityDeps extends RedisDeps {
   mailer: Mailer;
   /** The catalogs a grant names, found for the accounts aggregate (an approved device login's, an OAuth consent's). */
   catalogs: CatalogFinder;
+  /**
+   * What making a catalog takes (packages/catalogs: a sign-up's `lake`, a
+   * device approval's first catalog): the store, the data keys that seal its
+   * storage secrets, the catalog credentials' key, and the queues its probe
+   * and first usage sample go on.
+   */
+  storage: StorageProvider;
+  keyring: Keyring;
+  secrets: CatalogSecrets;
+  queues: Producers;
   /** The 60 s between two mails of one purpose to one address, held against starts fired together. */
   resends: ResendGate;
   /** Sign-up, recovery and reset starts: five per hour per address, one budget. */
@@ -48,12 +60,17 @@ export const identity = deployable<IdentityDeps>({
   redis: { autoPipelining: true },
   particular: ({ config, logger, db, redis }) => {
     const prisma = prismaOver(db);
+    const keyring = new Keyring(config.dataKeys);
     return {
       prisma,
       auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
-      signingKeys: new SigningKeys({ prisma, db }, new Keyring(config.dataKeys), config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
+      signingKeys: new SigningKeys({ prisma, db }, keyring, config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       catalogs: { resolve: resolveWarehouse },
+      storage: deploymentStorage(config.s3),
+      keyring,
+      secrets: new CatalogSecrets(config.credentialKey),
+      queues: new Producers(queueConnection(config.redisUrl), queuePrefix(config.redisPrefix)),
       resends: new ResendGate(redis, `${config.redisPrefix}mail-resend:`),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
       mailCallers: new AttemptLimit(redis, `${config.redisPrefix}rl:mail-callers:`, config.mailStartsPerCallerPerHour, 3600),
@@ -66,6 +83,6 @@ export const identity = deployable<IdentityDeps>({
       registrations: new AttemptLimit(redis, `${config.redisPrefix}rl:oauth-register:`, REGISTRATIONS_PER_HOUR, 3600),
     };
   },
-  // Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.
-  close: (d) => [d.prisma.$disconnect(), Promise.resolve(d.mailer.close())],
+  // Prisma, the queues and the mail transport close with Redis; the pool, which Prisma runs over, after them.
+  close: (d) => [d.prisma.$disconnect(), d.queues.close(), Promise.resolve(d.mailer.close())],
 });

@@ -3,8 +3,7 @@ import type { Db } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest } from '@floe/http';
 import { StorageError, type ListedObject, type StorageProvider } from '@floe/storage';
-import { readOnlyKeys, readWriteKeys } from '../store/storage-keys';
-import { storageStep } from './storage-step';
+import { readOnlyKeys, readWriteKeys, storageStep } from '@floe/catalogs';
 
 // The blob bucket's files: list, presign, upload, delete. Each acts as the
 // narrowest identity that can: listing and presigned reads as the warehouse's

@@ -1,8 +1,8 @@
 import type { PrismaClient } from '@floe/db';
 import { fromS3Rule, toS3Rule, type LifecycleRuleView, type StorageProvider } from '@floe/storage';
+import { storageStep } from '@floe/catalogs';
 import { underLifecycleLock } from '../store/lifecycle-lock';
 import type { ParsedLifecycle } from './lifecycle-rules';
-import { storageStep } from './storage-step';
 
 // A warehouse's lifecycle: the S3 lifecycle configuration of its BLOB bucket,
 // never its table bucket (expiring table files would corrupt tables; the

@@ -3,8 +3,7 @@ import type { Db } from '@floe/db';
 import { effectiveLimits, type Limits } from '@floe/db/limits';
 import { rateLimited } from '@floe/http';
 import { StorageError, type BucketMeasure, type StorageProvider } from '@floe/storage';
-import { insertOnDemandSample, scopeStoredBytes } from '../store/usage';
-import { storageStep } from './storage-step';
+import { insertOnDemandSample, scopeStoredBytes, storageStep } from '@floe/catalogs';
 
 // POST /v1/warehouses/{id}/measure: list both buckets now (at most 50 pages
 // each), keep the result as an `on_demand` usage sample. Quota enforcement

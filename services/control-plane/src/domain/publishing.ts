@@ -1,11 +1,9 @@
 import type pg from 'pg';
-import { markPrivate, markPublic, type WarehouseRecord } from '@floe/catalogs';
+import { markPrivate, markPublic, type WarehouseRecord, publicTierBytes, storageStep } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { withQuotaScopeLock } from '@floe/db/quota-scope';
 import { StorageError, type StorageProvider } from '@floe/storage';
-import { publicTierBytes } from '../store/usage';
-import { storageStep } from './storage-step';
 
 // Publishing a catalog: one bucket policy lets anyone read the table bucket
 // (the catalog itself stays private). Its bytes move to the public tier,

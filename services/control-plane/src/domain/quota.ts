@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Db } from '@floe/db';
 import { quotaExceeded, quotaScopeOf, writeAudit, type SqlClient } from '@floe/http';
-import { scopeStoredBytes } from '../store/usage';
+import { scopeStoredBytes } from '@floe/catalogs';
 import { effectiveLimits } from '@floe/db/limits';
 
 /** Error rule 4: over the storage limit, creation and credential vending answer 409 quota_exceeded (reads still work); the refusal is audited. */

@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { VisibleWarehouse } from '@floe/catalogs';
+import { type VisibleWarehouse, readWriteKeys } from '@floe/catalogs';
 import { toLoadTableResult, type CatalogClient } from '@floe/catalog-client';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { HttpError } from '@floe/http';
 import { tableFigures, type TableMetadata } from '@floe/iceberg';
-import {
-  MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed,
-  type MaintenanceJob, type MaintenanceKind, type Producers,
-} from '@floe/queues';
+import { MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed, type MaintenanceJob, type MaintenanceKind, type Producers } from '@floe/queues';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
 import { runsOfTable, type MaintenanceRunRecord } from '../store/maintenance-runs';
-import { readWriteKeys } from '../store/storage-keys';
 import { catalogTables } from './catalog-tables';
 
 // GET and POST /v1/table/maintenance (Floe's shapes, docs/api.md): a table's

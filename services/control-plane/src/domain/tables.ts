@@ -1,13 +1,12 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { VisibleWarehouse } from '@floe/catalogs';
+import type { Request } from 'express';
+import { type VisibleWarehouse, readWriteKeys } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
-import type { Request } from 'express';
 import { badRequest, type SqlClient } from '@floe/http';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
 import type { Schema, TableUpdate } from '@floe/iceberg';
 import { CatalogFailure, asCatalogError, dottedLevels, vendedCredentials, type CatalogClient, type LoadTableResult } from '../catalog-client';
-import { readWriteKeys } from '../store/storage-keys';
 import { catalogTables, isAddressable, nsName } from './catalog-tables';
 import { FORMAT_VERSIONS } from './plans';
 import { refuseOverQuota } from './quota';

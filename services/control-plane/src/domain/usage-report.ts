@@ -1,7 +1,7 @@
 import type { Db } from '@floe/db';
 import { effectiveLimits, overStorageLimit } from '@floe/db/limits';
 import type { UsageReport, UsageReportAnswer } from '@floe/queues';
-import { upsertReportedSample, liveWarehouseScope, scopeStoredBytes } from '../store/usage';
+import { upsertReportedSample, liveWarehouseScope, scopeStoredBytes } from '@floe/catalogs';
 
 // POST /internal/usage: the metering worker's hourly footprint report of one
 // catalog (RGW bucket stats and usage-log counters). The control plane is the

@@ -1,13 +1,10 @@
-import { type AccessContext, atLeast } from '@floe/accounts';
-import { resolveProject, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
+import { type AccessContext, atLeast, countPendingInvitations } from '@floe/accounts';
+import { resolveProject, visibleWarehouses, type VisibleWarehouse, dailyIngest, dailyUsage, publicTierBytes, scopeProjects, scopeSampleSummary, scopeStoredBytes, warehouseTraffic, type DailyUsageRow, type TrafficDay, chosenMembership } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { effectiveLimits, LIMITS, type LimitName } from '@floe/db/limits';
 import { badRequest } from '@floe/http';
-import { countPendingInvitations } from '../store/invitations';
 import { deviceSinksOf } from '../store/sinks';
-import { dailyIngest, dailyUsage, publicTierBytes, scopeProjects, scopeSampleSummary, scopeStoredBytes, warehouseTraffic, type DailyUsageRow, type TrafficDay } from '../store/usage';
 import { SAMPLE_STALE_AFTER_MS } from './measuring';
-import { chosenMembership } from './projects';
 
 // GET /v1/usage: every limit of the caller's scope (its organisation, or its
 // own projects outside any) with the current value and headroom, and per

@@ -1,9 +1,8 @@
-import type { PrismaClient } from '@floe/db';
 import type { Redis } from 'ioredis';
+import type { PrismaClient } from '@floe/db';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { Producers, QUEUES, RO_RETIREMENT_DELAY_SECONDS, type RetireCredentialJob } from '@floe/queues';
-import { liveCredentials, lockWarehouseForCredentials, revokeCredentials } from '../store/catalog-credentials';
-import type { CatalogCredentialPair, CatalogSecrets } from './catalog-credentials';
+import { liveCredentials, lockWarehouseForCredentials, revokeCredentials, type CatalogCredentialPair, type CatalogSecrets } from '@floe/catalogs';
 
 // POST /v1/warehouses/{id}/rotate. Order matters: the new pair exists before
 // any old key stops, so the warehouse is never without a credential; the old

@@ -1,8 +1,7 @@
 import { type AccessContext, requireLevel } from '@floe/accounts';
-import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
+import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse, countedInProject } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import { badRequest } from '@floe/http';
-import { countedInProject } from '../store/warehouse-creation';
 import { effectiveLimits } from '@floe/db/limits';
 import { FORMAT_VERSIONS } from './plans';
 

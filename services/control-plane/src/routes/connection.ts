@@ -1,9 +1,7 @@
 import type { Express } from 'express';
-import { resolveWarehouse } from '@floe/catalogs';
+import { resolveWarehouse, connectionFor, ENGINES, isEngine } from '@floe/catalogs';
 import { badRequest } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { connectionFor } from '../domain/connection';
-import { ENGINES, isEngine } from '../domain/recipes';
 
 // Spec: GET /v1/connection — a ready-to-paste recipe carrying the catalog
 // credential that matches the level: write holders t-<uuid>, read holders

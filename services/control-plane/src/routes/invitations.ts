@@ -1,9 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { roleOf } from '@floe/accounts';
+import { roleOf, acceptInvitation, invite, listInvitations } from '@floe/accounts';
 import { parse, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { acceptInvitation, invite, listInvitations } from '../domain/invitations';
 import { invitationRow } from '../responses';
 
 // Spec: POST /v1/orgs/{org_id}/invitations, POST /v1/orgs/invitations/accept,

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import { handleProblem } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import { badRequest, forbidden, parse, route } from '@floe/http';
+import { onboard, type Onboarded, ENGINES, isEngine, type Engine, connectionOfOnboarded, requireTermsAccepted, signUpOneCall } from '@floe/catalogs';
 import type { ControlPlaneDeps } from '../deps';
-import { onboard, type Onboarded } from '../domain/onboard';
-import { ENGINES, isEngine, type Engine } from '../domain/recipes';
-import { connectionOfOnboarded, requireTermsAccepted, signUpOneCall } from '../domain/signup';
 
 // Spec: POST /v1/signup (one-call sign-up for local stacks; the managed service
 // answers 403 verification_required) and POST /v1/onboard (idempotent).

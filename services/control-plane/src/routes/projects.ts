@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
+import { createProject, listProjects, orgForCreate } from '@floe/catalogs';
 import type { ControlPlaneDeps } from '../deps';
-import { createProject, listProjects, orgForCreate } from '../domain/projects';
 import { projectListRow, projectView } from '../responses';
 
 // Spec: Projects. Placement (provider, region) is fixed at creation and only

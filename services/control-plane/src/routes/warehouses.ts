@@ -1,11 +1,10 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { requireAdmin } from '@floe/accounts';
-import { resolveProject, resolveWarehouse } from '@floe/catalogs';
+import { resolveProject, resolveWarehouse, createWarehouse } from '@floe/catalogs';
 import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { formatInfo } from '../domain/formats';
-import { createWarehouse } from '../domain/warehouse-create';
 import { DELETE_NOTE, deleteInProgress, deleteWarehouse } from '../domain/warehouse-delete';
 import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses';
 import { createdWarehouseAnswer, warehouseGetRow, warehouseListRow } from '../responses';

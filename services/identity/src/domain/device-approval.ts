@@ -1,9 +1,9 @@
 import type { Request } from 'express';
+import { deviceCatalogs, type AskedLevel as DeviceLevel, type DeviceCatalogs, type OnboardDeps } from '@floe/catalogs';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import type { AttemptLimit } from '@floe/auth';
 import { badRequest, forbidden, notFound, rateLimited, writeAudit, type Caller, type SqlClient } from '@floe/http';
-import { deviceCatalogs, type DeviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { decideDeviceLogin, deviceLoginByUserCode, type AskedCatalog, type DeviceLoginRecord, type GivenCatalog } from '../store/device-logins';
 import { expiresIn, keyLabelOf, statusOf } from './device-codes';
 
@@ -14,10 +14,7 @@ import { expiresIn, keyLabelOf, statusOf } from './device-codes';
 // plane's levels, read through its internal route); the agent is made only
 // when the machine collects the key.
 
-export interface DeviceApprovalDeps {
-  prisma: PrismaClient;
-  db: SqlClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
+export interface DeviceApprovalDeps extends OnboardDeps {
   /** User codes a person looked up and missed (DEVICE_CODE_MISSES_PER_HOUR). */
   deviceCodeMisses: AttemptLimit;
 }
@@ -63,10 +60,10 @@ const decidedMeanwhile = (userCode: string) => notFound('device_code_not_found',
 
 const refOf = (c: AskedCatalog) => ({ ref: (c.warehouse_id ?? c.name)!, level: c.level });
 
-export async function pendingDeviceLogin(d: DeviceApprovalDeps, caller: Caller, userCode: string, orgId: string | undefined) {
+export async function pendingDeviceLogin(d: DeviceApprovalDeps, req: Request, caller: Caller, userCode: string, orgId: string | undefined) {
   requirePerson(caller);
   const l = await pendingLogin(d, caller, userCode);
-  const cat = await deviceCatalogs(d.config, { principalId: caller.principalId, orgId, requested: l.requested.map(refOf), requestedLevel: l.requestedLevel, ensureCatalog: false });
+  const cat = await deviceCatalogs(d, req, { principalId: caller.principalId, orgId, requested: l.requested.map(refOf), requestedLevel: l.requestedLevel, ensureCatalog: false });
   const asked = new Map(cat.requested.map((r) => [r.warehouse_id, r.level]));
   const requested = cat.requested.map((r) => ({ warehouse_id: r.warehouse_id, name: r.name, level: capped(r.level, r.my_level) }));
   const warehouses: Array<Record<string, unknown>> = cat.warehouses.map((w) => {
@@ -124,7 +121,7 @@ export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, c
   const asked = chosen.map((x) => ({ ...refOf(x), level: c.level && RANK[c.level] < RANK[x.level] ? c.level : x.level }));
 
   // act: an organisation without a catalog gets `demo_data` first; levels are capped by the approver's own
-  const cat = await deviceCatalogs(d.config, {
+  const cat = await deviceCatalogs(d, req, {
     principalId: caller.principalId, orgId: c.orgId, requested: asked, requestedLevel: c.level ?? l.requestedLevel, ensureCatalog: true, decision: 'device_login',
   });
   const grants = grantsOf(cat);

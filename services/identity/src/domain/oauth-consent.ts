@@ -1,9 +1,10 @@
+import type { Request } from 'express';
+import { deviceCatalogs, type AskedLevel as DeviceLevel, type DeviceCatalogs, type OnboardDeps } from '@floe/catalogs';
 import { scopesAllowWrites } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { agentView, recordHolding } from '@floe/accounts';
 import { forbidden, HttpError, notFound, type Caller } from '@floe/http';
-import { deviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { organizationsOf } from '../store/memberships';
 import { bindingOf } from '../store/oauth-grants';
 import { oauthRequestById, type OAuthRequestRecord } from '../store/oauth-requests';
@@ -20,9 +21,8 @@ import { SCOPES, type Scope } from './oauth-server';
 // and client in this organisation, it is shown (`existing`, and `granted` on
 // each catalog) because allowing again replaces its grants.
 
-export interface ConsentDeps {
+export interface ConsentDeps extends OnboardDeps {
   prisma: PrismaClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret'>;
 }
 
 /** 403 unless the caller is a person signed in with a login session. */
@@ -63,7 +63,7 @@ function hostOf(uri: string): string {
   return u.host || `${u.protocol}`;
 }
 
-export async function pendingConsent(d: ConsentDeps, caller: Caller, requestId: string, orgId: string | undefined) {
+export async function pendingConsent(d: ConsentDeps, req: Request, caller: Caller, requestId: string, orgId: string | undefined) {
   // authorize
   requireLoginSession(caller);
   const r = await pendingRequest(d.prisma, requestId);
@@ -71,7 +71,7 @@ export async function pendingConsent(d: ConsentDeps, caller: Caller, requestId: 
   // act: the organisation, its catalogs and the person's levels (409 org_required with several and none named)
   const scopes = r.scope.split(' ') as Scope[];
   const asked = levelOf(scopes);
-  const cat = await deviceCatalogs(d.config, { principalId: caller.principalId, orgId, requested: [], requestedLevel: asked, ensureCatalog: false });
+  const cat = await deviceCatalogs(d, req, { principalId: caller.principalId, orgId, requested: [], requestedLevel: asked, ensureCatalog: false });
   const defaults = new Set(cat.requested.map((w) => w.warehouse_id));
   const organizations = await organizationsOf(d.prisma, caller.principalId);
   const existing = await existingRecord(d, caller.principalId, r.clientId, cat.organization.org_id);

@@ -4,8 +4,8 @@ import { hashSecret } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { makeApprovedAgent, type AgentDeps } from '@floe/accounts';
+import { deviceCatalogs, type AskedLevel as DeviceLevel, type OnboardDeps } from '@floe/catalogs';
 import { badRequest, forbidden, HttpError, writeAudit, type Caller, type SqlClient } from '@floe/http';
-import { deviceCatalogs, type DeviceLevel } from '../control-plane-client';
 import { bind, bindingOf, insertOAuthCode } from '../store/oauth-grants';
 import { claimOAuthRequest, releaseOAuthRequest, type OAuthRequestRecord } from '../store/oauth-requests';
 import { givenLevels } from './device-approval';
@@ -23,10 +23,7 @@ import { pendingRequest, requireLoginSession } from './oauth-consent';
 
 export const CODE_SECONDS = 600;
 
-export interface DecisionDeps extends AgentDeps {
-  db: SqlClient;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'baseUrl' | 'redisPrefix'>;
-}
+export type DecisionDeps = AgentDeps & OnboardDeps & { config: Pick<FloeConfig, 'baseUrl' | 'redisPrefix'> };
 
 export type Decision =
   | { requestId: string; allow: false }
@@ -70,7 +67,7 @@ export async function decideOAuthRequest(d: DecisionDeps, req: Request, caller: 
 
   // validate: the catalogs chosen, each capped by the person's level (nothing held: refused), and the role
   if (!c.grants.length) throw badRequest('invalid_value', 'choose at least one catalog, or refuse with "allow": false', { field: 'grants' });
-  const cat = await deviceCatalogs(d.config, {
+  const cat = await deviceCatalogs(d, req, {
     principalId: caller.principalId, orgId: c.orgId, requested: c.grants.map((g) => ({ ref: g.warehouse_id, level: g.level })), requestedLevel: 'read', ensureCatalog: false, decision: 'oauth_consent',
   });
   const given = givenLevels(cat.requested);

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { accountByEmail, insertPersonWithPassword, newPrincipalId, releaseOrganization, reserveForSignup } from '@floe/accounts';
+import { onboardAccount } from '@floe/catalogs';
+import { withSessionLock } from '@floe/db/session-lock';
 import { TERMS } from '@floe/config';
 import { conflict, writeAudit } from '@floe/http';
-import { onboardAccount } from '../control-plane-client';
 import type { Delivery } from '@floe/mail';
 import { welcomeLinkMail } from '../mail/messages';
 import { insertLoginToken, newestLoginToken, spendLoginToken } from '../store/login-tokens';
@@ -81,7 +83,8 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
 
 /** POST /v1/auth/password/set: the welcome link spent, the account made and its organisation active, a session. */
 export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: { token: string; password: string; userAgent: string | null; ip: string | null }) {
-  const made = await d.prisma.$transaction(async (tx) => {
+  // One use of a link at a time, waiting without a pooled connection: the one at work needs several (onboarding makes the catalog).
+  const made = await withSessionLock(d.db, `welcome:${createHash('sha256').update(s.token).digest('hex')}`, () => d.prisma.$transaction(async (tx) => {
     const link = await usableLink(tx, s.token, ['welcome']);
     const details = link.details as unknown as WelcomeDetails;
     // A password the rules refuse leaves the link unspent.
@@ -91,12 +94,12 @@ export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: {
     const principal = await insertPersonWithPassword(tx, {
       id: details.principal_id, email: link.email, displayName: details.full_name, passwordHash: await hashPassword(s.password), termsVersion: TERMS.version,
     });
-    const account = await onboardAccount(d.config, {
+    const account = await onboardAccount(d, req, {
       principalId: principal.principalId, email: link.email, workspace: orgName ?? link.email.split('@')[0], pendingOrgId: details.organization?.org_id ?? null, engine: 'duckdb',
     });
     await spendLoginToken(tx, link.tokenHash);
     return { principal, account, returnTo: details.return_to };
-  }, { maxWait: 60_000, timeout: 90_000 });
+  }, { maxWait: 60_000, timeout: 90_000 }), { waitMs: 120_000 });
   req.caller = { principalId: made.principal.principalId, kind: 'human', email: made.principal.email, via: 'token', keyId: null, sessionId: null };
   await writeAudit(d.db, req, { action: 'signup.complete', orgId: made.account.organization.org_id, targetType: 'principal', targetId: made.principal.principalId, data: { email: made.principal.email, via: 'password', terms_version: TERMS.version } });
   const session = await openSession(d, made.principal.principalId, { userAgent: s.userAgent, ip: s.ip });

@@ -2,8 +2,9 @@ import type { Request } from 'express';
 import { accountByEmail, insertPrincipal, issueApiKey, newPrincipalId, releaseOrganization, reserveForSignup, type ReservedOrganization } from '@floe/accounts';
 import { TERMS, type FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
+import { withSessionLock } from '@floe/db/session-lock';
+import { onboardAccount, type ConnectionDeps, type Engine, type SignupDeps as OnboardingDeps } from '@floe/catalogs';
 import { badRequest, conflict, notFound, writeAudit, type SqlClient } from '@floe/http';
-import { onboardAccount } from '../control-plane-client';
 import type { Delivery, Mailer } from '@floe/mail';
 import { signupCodeMail } from '../mail/messages';
 import { deleteCode, putCode } from '../store/email-codes';
@@ -19,12 +20,12 @@ import { joinFor } from './joins';
 // verify that failed part-way is finished by the next; twenty at once make
 // one account.
 
-export interface SignupDeps extends MailBudgets {
+export interface SignupDeps extends MailBudgets, Omit<OnboardingDeps & ConnectionDeps, 'config'> {
   prisma: PrismaClient;
-  db: SqlClient;
+  db: SqlClient & OnboardingDeps['db'];
   mailer: Mailer;
   devCodes: DevCodes;
-  config: Pick<FloeConfig, 'services' | 'bootstrapSecret' | 'pendingHandlesPerCaller'>;
+  config: Pick<FloeConfig, 'pendingHandlesPerCaller'> & OnboardingDeps['config'] & ConnectionDeps['config'];
 }
 
 export interface SignupStart {
@@ -92,12 +93,13 @@ export interface SignupVerify {
   email: string;
   code: string;
   acceptTerms: unknown;
-  engine: string;
+  engine: Engine;
 }
 
 export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify) {
   if (v.acceptTerms !== true) throw badRequest('terms_required', 'accept_terms must be exactly true', { field: 'accept_terms', terms: TERMS });
-  const outcome = await d.prisma.$transaction(async (tx) => {
+  // One verify of an address at a time, waiting without a pooled connection: the one at work needs several (onboarding makes the catalog).
+  const outcome = await withSessionLock(d.db, `signup-verify:${v.email}`, () => d.prisma.$transaction(async (tx) => {
     const check = await checkCode(tx, v.email, 'signup', v.code, () => notFound('no_pending_signup', `no sign-up is waiting for ${v.email}; start with POST /v1/signup/start`));
     if (!check.ok) return check;
     if (await accountByEmail(tx, v.email)) {
@@ -107,12 +109,12 @@ export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify)
     const details = check.code.details as unknown as SignupDetails;
     const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name, termsVersion: TERMS.version, emailVerified: true });
     const key = await issueApiKey(tx, principal.principalId, 'sign-up');
-    const account = await onboardAccount(d.config, {
+    const account = await onboardAccount(d, req, {
       principalId: principal.principalId, email: v.email, workspace: details.workspace, pendingOrgId: details.organization?.org_id ?? null, engine: v.engine,
     });
     await deleteCode(tx, v.email, 'signup');
     return { ok: true as const, principal, key, account };
-  }, { maxWait: 60_000, timeout: 90_000 });
+  }, { maxWait: 60_000, timeout: 90_000 }), { waitMs: 120_000 });
   if (!outcome.ok) throw outcome.error;
   const { principal, key, account } = outcome;
   req.caller = { principalId: principal.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: key.keyId, sessionId: null };

@@ -67,7 +67,7 @@ export function mountDevice(app: Express, d: IdentityDeps): void {
   route(app, '/v1/auth/device/pending', {
     get: [caller, async (req, res) => {
       const q = parse(Lookup, req.query, 'query');
-      res.json(await pendingDeviceLogin(d, req.caller!, readUserCode(q.user_code), q.org_id));
+      res.json(await pendingDeviceLogin(d, req, req.caller!, readUserCode(q.user_code), q.org_id));
     }],
   });
 

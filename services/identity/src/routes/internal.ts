@@ -1,10 +1,10 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { ApiKeyLabel as Label, createPrincipal, createPrincipalWithKey, suspendWithKeys } from '@floe/accounts';
+import { ApiKeyLabel as Label, createPrincipal, createPrincipalWithKey, revokeApiKey, suspendWithKeys } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { notFound, parse, requireBootstrapSecret, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
-import { iso } from '../responses';
+import { iso, keyView } from '../responses';
 
 const CreatePrincipal = z.object({
   kind: z.enum(['human', 'agent', 'mcp', 'operator']).default('human'),
@@ -17,9 +17,9 @@ const CreatePrincipal = z.object({
   terms_version: z.string().min(1).max(64).optional(),
 });
 
-// Spec: Internal routes — the two the spec names, thin adapters over
-// packages/accounts (the control plane calls the same functions in-process),
-// and a self-test hook. Reachable on the service's own port with the
+// Spec: Internal routes — a principal made and suspended and a key revoked,
+// thin adapters over packages/accounts (the control plane calls the same
+// functions in-process), and the self-test hook. Reachable on the service's own port with the
 // deployment's bootstrap secret; the public gateway answers 404 for /internal/*.
 export function mountInternal(app: Express, d: IdentityDeps): void {
   app.use('/internal', requireBootstrapSecret(d.config.bootstrapSecret));
@@ -63,6 +63,22 @@ export function mountInternal(app: Express, d: IdentityDeps): void {
       await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
       const p = suspended.principal;
       res.json({ principal_id: p.principalId, kind: p.kind, status: p.status, suspended_at: iso(p.suspendedAt), keys_revoked: suspended.keysRevoked });
+    },
+  });
+
+  route(app, '/internal/api-keys/:key_id/revoke', {
+    post: async (req, res) => {
+      const keyId = String(req.params.key_id);
+      const result = await revokeApiKey(d.prisma, keyId, null);
+      if (!result) throw notFound('api_key_not_found', `no API key ${keyId}`);
+      if (!result.alreadyRevoked) {
+        await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+        await writeAudit(d.db, req, {
+          action: 'api_key.revoke', actorId: null, actorKind: 'operator', targetType: 'api_key', targetId: keyId,
+          data: { principal_id: result.row.principalId, via: 'internal' },
+        });
+      }
+      res.json({ ...keyView(result.row), principal_id: result.row.principalId, revoked: true, already_revoked: result.alreadyRevoked });
     },
   });
 

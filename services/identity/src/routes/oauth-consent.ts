@@ -30,7 +30,7 @@ export function mountOAuthConsent(app: Express, d: IdentityDeps): void {
   route(app, '/v1/oauth/authorize/pending', {
     get: [d.auth.requireCaller(), async (req, res) => {
       const q = parse(Lookup, req.query, 'query');
-      res.json(await pendingConsent(d, req.caller!, q.request_id, q.org_id));
+      res.json(await pendingConsent(d, req, req.caller!, q.request_id, q.org_id));
     }],
   });
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type AccessContext, type OrgMembership, requireUnconfined } from '@floe/accounts';
-import { type ProjectRow, insertProject, lockProjectScope, projectsInScope, reachableProjects } from '@floe/catalogs';
 import { conflict, HttpError, limitExceeded, notFound } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
+import { type ProjectRow, insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../project-records';
 
 // Spec: Projects. Placement (provider, region) is fixed at creation and only
 // the deployment's own is offered; names are unique in an organisation (or

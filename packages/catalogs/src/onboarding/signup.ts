@@ -1,14 +1,13 @@
 import type { Request } from 'express';
-import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, joinByDomain } from '@floe/accounts';
-import { acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord } from '@floe/accounts';
-import { firstProjectOf, liveWarehouseNamed, resolveWarehouse } from '@floe/catalogs';
+import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, joinByDomain, acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord, joinByInvitation } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, writeAudit } from '@floe/http';
-import { connectionFor, type ConnectionDeps } from './connection';
-import { joinByInvitation } from './invitations';
+import { connectionFor, type ConnectionDeps } from '../connection/connection';
+import type { Engine } from '../connection/recipes';
+import { firstProjectOf, liveWarehouseNamed } from '../org-catalogs';
+import { resolveWarehouse } from '../resolve';
 import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onboard';
-import type { Engine } from './recipes';
 
 // POST /v1/signup, the one-call sign-up of a local stack: a person with a
 // first API key (packages/accounts), then onboarding as that person.
@@ -55,7 +54,7 @@ export interface VerifiedSignup {
 }
 
 /**
- * POST /internal/accounts/onboard, for identity's `POST /v1/signup/verify`:
+ * For identity's verified sign-ups (`POST /v1/signup/verify`, a set password):
  * the person's organisation (the reserved one activated, or a new one), a
  * project named after the workspace and the catalog `lake`. Idempotent for
  * one person, so a verify retried after a failure finishes the same account.
@@ -90,4 +89,16 @@ export async function requireTermsAccepted(d: { prisma: Db }, ctx: AccessContext
   if (ctx.kind !== 'human' || (await acceptedTermsOf(d.prisma, ctx.principalId)) === TERMS.version) return;
   if (accept !== true) throw badRequest('terms_required', 'accept the Terms in force with "accept_terms": true', { field: 'accept_terms', terms: TERMS });
   await acceptTerms(d.prisma, ctx.principalId, TERMS.version);
+}
+
+/** A verified person onboarded, in the shape identity's sign-up answers carry. */
+export async function onboardAccount(d: SignupDeps & ConnectionDeps, req: Request, v: VerifiedSignup) {
+  const { done, connection } = await onboardVerifiedPerson(d, req, v);
+  return {
+    organization: { org_id: done.org.org_id, name: done.org.name, handle: done.org.handle, role: done.org.role, joined_via: done.org.joined_via },
+    project_id: done.projectId,
+    warehouse_id: done.warehouseId,
+    created: done.created,
+    connection,
+  };
 }

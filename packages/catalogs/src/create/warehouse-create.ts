@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { type AccessContext, requireUnconfined } from '@floe/accounts';
-import { type ProjectRow, warehouseById, type WarehouseRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
-import {
-  creationMeasureJobId, MEASURE_JOB_OPTIONS, PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type MeasureJob, type Producers,
-} from '@floe/queues';
+import { creationMeasureJobId, MEASURE_JOB_OPTIONS, PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type MeasureJob, type Producers } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
-import { scopeStoredBytes } from '../store/usage';
-import {
-  countedInProject, deletedOwnerOfBucket, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder,
-} from '../store/warehouse-creation';
-import { isValidCatalogName, suggestCatalogName } from './catalog-names';
-import type { CatalogSecrets } from './catalog-credentials';
 import { effectiveLimits } from '@floe/db/limits';
+import type { CatalogSecrets } from '../credentials/catalog-credentials';
+import type { ProjectRow } from '../project-records';
+import { scopeStoredBytes } from '../usage-records';
+import { warehouseById, type WarehouseRecord } from '../warehouses';
+import { isValidCatalogName, suggestCatalogName } from './catalog-names';
+import { countedInProject, deletedOwnerOfBucket, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder } from './creation-records';
 import { probeStorage, provisionStorage, roleNameOf, storageUidOf } from './provisioning';
 import { storageStep } from './storage-step';
 

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { hashSecret } from '@floe/auth';
 import type { Db } from '@floe/db';
-import { currentCredential, insertCredentials } from '../store/catalog-credentials';
+import { currentCredential, insertCredentials } from './credential-records';
 
 // Catalog credentials: `t-<uuid>` (read/write) and `t-<uuid>-ro` (read-only).
 // The spec has the connection route hand the matching secret to anyone

@@ -1,7 +1,7 @@
 import type { Keyring } from '@floe/db/sealed';
 import type { Db } from '@floe/db';
 import { probeWarehouse, type ProbeResult, type StorageProvider } from '@floe/storage';
-import { readWriteKeys, saveStorageKeys } from '../store/storage-keys';
+import { readWriteKeys, saveStorageKeys } from './storage-keys';
 
 // A warehouse's storage: both buckets, the read/write and read-only
 // identities confined to them, and the role that vends table sessions. Every

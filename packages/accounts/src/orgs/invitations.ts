@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { type AccessContext, joinOnce, orgAdminFor } from '@floe/accounts';
-import { hashSecret } from '@floe/auth';
 import type { Request } from 'express';
+import { hashSecret } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { forbidden, HttpError, limitExceeded, notFound, rateLimited, writeAudit, type SqlClient } from '@floe/http';
 import type { Mailer, OutgoingMail } from '@floe/mail';
-import {
-  countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted,
-  pendingInvitationFor, pendingInvitationTo, type InvitationRecord,
-} from '../store/invitations';
+import type { AccessContext } from '../access/context';
+import { countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted, pendingInvitationFor, pendingInvitationTo, type InvitationRecord } from '../invitation-records';
+import { joinOnce } from '../members';
+import { orgAdminFor } from './orgs';
 
 // Spec: invitations. An admin invites an address with a role; the token is
 // shown once and mailed, only its hash kept. The

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { type AccessContext, requireUnconfined, membershipsOf, insertOrganizationWithAdmin, handleCandidates, handleFrom, activateOrganization, freeHandle } from '@floe/accounts';
-import { firstProjectOf, liveWarehouseNamed, projectById, resolveWarehouse, type ProjectRow } from '@floe/catalogs';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
 import { conflict, HttpError, notFound, writeAudit } from '@floe/http';
+import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from '../create/warehouse-create';
+import { firstProjectOf, liveWarehouseNamed, projectById } from '../org-catalogs';
+import type { ProjectRow } from '../project-records';
+import { resolveWarehouse } from '../resolve';
 import { createProject, type ProjectDeps } from './projects';
-import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from './warehouse-create';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
 // named `lake`, creating only what is missing (so it is idempotent). Shared by

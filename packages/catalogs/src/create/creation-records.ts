@@ -1,5 +1,5 @@
-import type { WarehouseStatus } from '@floe/catalogs';
 import { Prisma, type Db } from '@floe/db';
+import type { WarehouseStatus } from '../warehouses';
 
 // The `creating` phase of a warehouse row. A create first claims the row in a
 // short transaction (inserting it, or taking over a claim that was released

@@ -1,13 +1,15 @@
 import type { Request } from 'express';
 import { accessContextOf, type AccessContext, type Level, type Via, requirePolicyAllows } from '@floe/accounts';
-import { holdsLiveWarehouse, resolveWarehouse, visibleWarehouses, type VisibleWarehouse } from '@floe/catalogs';
 import { withSessionLock } from '@floe/db/session-lock';
 import { conflict, notFound } from '@floe/http';
+import { holdsLiveWarehouse } from '../org-catalogs';
+import { resolveWarehouse } from '../resolve';
+import { visibleWarehouses, type VisibleWarehouse } from '../warehouses';
 import { createCatalogAudited, firstOrNewProject, type OnboardDeps } from './onboard';
 import { chosenMembership } from './projects';
 
-// POST /internal/device/catalogs, for identity's device approval (spec:
-// Device authorisation): which organisation the approving person acts in,
+// For identity's device approval and OAuth consent (spec: Device
+// authorisation), in its own process: which organisation the approving person acts in,
 // every catalog of it they hold read or write on, and the catalogs a machine
 // asked for resolved by id or name there (nothing asked: the organisation's
 // default catalog, its oldest). Levels are the control plane's
@@ -40,6 +42,9 @@ interface Held {
 }
 
 const held = (w: VisibleWarehouse): Held => ({ warehouse_id: w.id, name: w.name, my_level: w.access.level, my_via: w.access.via });
+
+/** What a device approval or an OAuth consent reads of the person's catalogs. */
+export type DeviceCatalogs = Awaited<ReturnType<typeof deviceCatalogs>>;
 
 export async function deviceCatalogs(d: OnboardDeps, req: Request, input: DeviceCatalogsInput) {
   const ctx = await accessContextOf(d.prisma, input.principalId);

@@ -1,9 +1,9 @@
 import { atLeast, type Level, requireLevel } from '@floe/accounts';
-import type { VisibleWarehouse } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { HttpError } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
-import type { CatalogSecrets } from './catalog-credentials';
+import type { CatalogSecrets } from '../credentials/catalog-credentials';
+import type { VisibleWarehouse } from '../warehouses';
 import { READ_ONLY_ENGINES, recipeFor, type Engine } from './recipes';
 
 // Spec: GET /v1/connection — a ready-to-paste recipe carrying the catalog
