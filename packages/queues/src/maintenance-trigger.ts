@@ -1,7 +1,7 @@
 import type { TableMetadata } from '@floe/iceberg';
-import { MAINTENANCE_JOB_OPTIONS, MAINTENANCE_QUEUE, maintenanceJobId, type MaintenanceJob } from './maintenance';
+import { maintenanceJobs, type MaintenanceJob } from './maintenance';
 import { rulesCrossed } from './maintenance-rules';
-import type { Producers } from './index';
+import type { Producers } from './producers';
 
 // The catalog's commit path is where every writer's commit lands — a sink's
 // roll, an engine's append, a maintenance run — so it is where a table is
@@ -23,11 +23,10 @@ export interface CommittedTable {
 }
 
 export class MaintenanceOnCommit {
-  constructor(private readonly d: { producers: Pick<Producers, 'add'>; logger: { warn(message: string, meta?: Record<string, unknown>): unknown } }) {}
+  constructor(private readonly d: { producers: Pick<Producers, 'enqueue'>; logger: { warn(message: string, meta?: Record<string, unknown>): unknown } }) {}
 
   /** Whether a run was queued (or joined) for the table. */
   async afterCommit(t: CommittedTable, nowMs = Date.now()): Promise<boolean> {
-    const jobId = maintenanceJobId(t.warehouseId, t.namespace, t.name);
     // The orphan pass is the sweep's (daily); a commit judges what commits grow.
     const hits = rulesCrossed(t.metadata, { nowMs, lastOrphanPassMs: nowMs, orphanPassEveryMs: Number.POSITIVE_INFINITY })
       .filter((h) => h.kind !== 'remove_orphans');
@@ -37,7 +36,7 @@ export class MaintenanceOnCommit {
       trigger: { type: 'rule', detail: `${hits.map((h) => `${h.kind}: ${h.detail}`).join('; ')} (seen at a commit${writerOf(t.metadata)})`.slice(0, 500) }, requested_by: null,
     };
     try {
-      await this.d.producers.add(MAINTENANCE_QUEUE, 'maintain', job, { ...MAINTENANCE_JOB_OPTIONS, jobId });
+      await this.d.producers.enqueue(maintenanceJobs.maintain, job);
       return true;
     } catch (err) {
       this.d.logger.warn('a maintenance run could not be queued after a commit; the sweep will find the table', { warehouse_id: t.warehouseId, table: [...t.namespace, t.name].join('.'), err: (err as Error).message });

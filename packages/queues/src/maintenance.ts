@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { defineJob, NoPayload } from './job';
 
 // The `maintenance` queue (services/maintenance-worker): table maintenance
 // runs. One `maintain` job per table at a time — its job id names the table,
@@ -52,6 +54,15 @@ export const MaintenanceJob = z.object({
 });
 export type MaintenanceJob = z.infer<typeof MaintenanceJob>;
 
+/** A dry run: the kinds a run of the table would do, planned on the table as it is now. */
+export const PlanJob = z.object({
+  warehouse_id: z.string().min(1),
+  namespace: z.array(z.string().min(1)).min(1),
+  table: z.string().min(1),
+  kinds: z.array(MaintenanceKind).min(1),
+});
+export type PlanJob = z.infer<typeof PlanJob>;
+
 /** One waiting run per table: the job id is the table's, so a duplicate enqueue adds nothing. */
 export const maintenanceJobId = (warehouseId: string, namespace: string[], table: string): string =>
   `maintain-${warehouseId}-${Buffer.from(JSON.stringify([namespace, table])).toString('base64url')}`;
@@ -69,3 +80,13 @@ export const PLAN_JOB_OPTIONS = { removeOnComplete: { age: 300 }, removeOnFail: 
 
 /** A sweep that failed is not retried: the next one comes within its interval. */
 export const MAINTENANCE_SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
+
+export const maintenanceJobs = {
+  maintain: defineJob({
+    queue: MAINTENANCE_QUEUE, name: 'maintain', payload: MaintenanceJob, options: MAINTENANCE_JOB_OPTIONS,
+    jobId: (p) => maintenanceJobId(p.warehouse_id, p.namespace, p.table),
+  }),
+  /** Each dry run is its own: its asker waits for that job's answer. */
+  plan: defineJob({ queue: MAINTENANCE_QUEUE, name: 'plan', payload: PlanJob, options: PLAN_JOB_OPTIONS, jobId: () => `plan-${randomBytes(8).toString('hex')}` }),
+  sweep: defineJob({ queue: MAINTENANCE_QUEUE, name: 'sweep', payload: NoPayload, options: MAINTENANCE_SWEEP_JOB_OPTIONS }),
+};

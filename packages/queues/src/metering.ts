@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineJob, NoPayload } from './job';
 
 // The `metering` queue (docs/architecture.md): one idempotent `measure` job
 // per catalog — fanned out by the cluster's `sweep` scheduler every
@@ -57,6 +58,20 @@ export const SWEEP_MEASURE_JOB_OPTIONS = { ...MEASURE_JOB_OPTIONS, priority: 10 
 
 /** A sweep that failed is not retried: the next one comes within its interval. */
 export const SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
+
+export const meteringJobs = {
+  /** A sweep's measurement is keyed by its slot, a creation's by the catalog alone. */
+  measure: defineJob({
+    queue: METERING_QUEUE, name: 'measure', payload: MeasureJob, options: MEASURE_JOB_OPTIONS,
+    jobId: (p) => (p.source === 'sweep' ? sweepMeasureJobId(p.warehouse_id, slotOf(p)) : creationMeasureJobId(p.warehouse_id)),
+  }),
+  sweep: defineJob({ queue: METERING_QUEUE, name: 'sweep', payload: NoPayload, options: SWEEP_JOB_OPTIONS }),
+};
+
+function slotOf(p: MeasureJob): number {
+  if (p.slot === undefined) throw new Error(`a sweep's measurement of ${p.warehouse_id} names no sweep slot`);
+  return p.slot;
+}
 
 const BucketFigures = z.object({ bytes: z.number().int().nonnegative(), objects: z.number().int().nonnegative() });
 

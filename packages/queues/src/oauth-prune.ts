@@ -1,3 +1,5 @@
+import { defineJob, NoPayload } from './job';
+
 // The OAuth authorization server's housekeeping (spec: "Registrations unused
 // for 90 days are pruned"): one job scheduler for the cluster, consumed by the
 // teardown worker, removes dynamic registrations nobody has used for 90 days
@@ -11,3 +13,7 @@ export const OAUTH_PRUNE_EVERY_MS = 6 * 3600_000;
 
 /** A pass that failed is not retried: the next one comes within its interval. */
 export const OAUTH_PRUNE_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
+
+export const oauthPruneJobs = {
+  pass: defineJob({ queue: OAUTH_PRUNE_QUEUE, name: 'pass', payload: NoPayload, options: OAUTH_PRUNE_JOB_OPTIONS }),
+};

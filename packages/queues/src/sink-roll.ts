@@ -1,5 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { defineJob, NoPayload } from './job';
 
 // The roller's two jobs. `sink-tick` is one job scheduler for the cluster:
 // every tick (FLOE_ROLLER_TICK_MS) one roller reads the ledger's worklist and
@@ -30,3 +31,8 @@ export const SINK_ROLL_JOB_OPTIONS: JobsOptions = { removeOnComplete: true, remo
 
 /** A tick that failed is not retried: the next tick comes within its interval. */
 export const SINK_TICK_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
+
+export const sinkJobs = {
+  roll: defineJob({ queue: SINK_ROLL_QUEUE, name: 'roll', payload: SinkRollJob, options: SINK_ROLL_JOB_OPTIONS, jobId: (p) => sinkRollJobId(p.sink_id) }),
+  tick: defineJob({ queue: SINK_TICK_QUEUE, name: 'tick', payload: NoPayload, options: SINK_TICK_JOB_OPTIONS }),
+};

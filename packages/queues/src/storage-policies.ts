@@ -1,3 +1,5 @@
+import { defineJob, NoPayload } from './job';
+
 // The storage-policy sweep: one job scheduler for the cluster, consumed by
 // the teardown worker. Every catalog whose `storage_policy_version` is behind
 // packages/storage's STORAGE_POLICY_VERSION has the current policies applied
@@ -12,3 +14,7 @@ export const STORAGE_POLICY_EVERY_MS = 3600_000;
 
 /** A pass that failed is not retried: the next one comes within the hour, and a catalog it missed is still behind. */
 export const STORAGE_POLICY_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
+
+export const storagePolicyJobs = {
+  pass: defineJob({ queue: STORAGE_POLICY_QUEUE, name: 'pass', payload: NoPayload, options: STORAGE_POLICY_JOB_OPTIONS }),
+};

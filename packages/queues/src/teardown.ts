@@ -1,5 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { defineJob, NoPayload } from './job';
+import type { Producers } from './producers';
 
 // Catalog teardown: one job per deleted catalog, queued by its deletion and
 // delayed by the grace period (FLOE_WAREHOUSE_DELETE_GRACE_SECONDS), consumed
@@ -25,14 +27,13 @@ export const TEARDOWN_JOB_OPTIONS: JobsOptions = {
   attempts: 16, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: 1000,
 };
 
-/** Queues a catalog's teardown, due when its grace period ends (`teardownAfter`). */
-/** What queueing needs of the Producers (index.ts), named here so this module does not import the index that re-exports it. */
-type TeardownProducer = { add(name: typeof TEARDOWN_QUEUE, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<void> };
+export const teardownJobs = {
+  teardown: defineJob({ queue: TEARDOWN_QUEUE, name: 'teardown', payload: TeardownJob, options: TEARDOWN_JOB_OPTIONS, jobId: (p) => teardownJobId(p.warehouse_id) }),
+};
 
-export async function queueTeardown(producers: TeardownProducer, w: { id: string; teardownAfter: Date }): Promise<void> {
-  await producers.add(TEARDOWN_QUEUE, 'teardown', { warehouse_id: w.id } satisfies TeardownJob, {
-    ...TEARDOWN_JOB_OPTIONS, jobId: teardownJobId(w.id), delay: Math.max(0, w.teardownAfter.getTime() - Date.now()),
-  });
+/** Queues a catalog's teardown, due when its grace period ends (`teardownAfter`). */
+export async function queueTeardown(producers: Pick<Producers, 'enqueue'>, w: { id: string; teardownAfter: Date }): Promise<void> {
+  await producers.enqueue(teardownJobs.teardown, { warehouse_id: w.id }, { delay: Math.max(0, w.teardownAfter.getTime() - Date.now()) });
 }
 
 // The teardown sweep: one job scheduler for the cluster, consumed by the
@@ -45,3 +46,7 @@ export const TEARDOWN_SWEEP_EVERY_MS = 3600_000;
 
 /** A pass that failed is not retried: the next one comes within the hour. */
 export const TEARDOWN_SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
+
+export const teardownSweepJobs = {
+  pass: defineJob({ queue: TEARDOWN_SWEEP_QUEUE, name: 'pass', payload: NoPayload, options: TEARDOWN_SWEEP_JOB_OPTIONS }),
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineJob, NoPayload } from './job';
 
 // Uploader expiry (spec: an `active` uploader becomes `expired` at its
 // `expires_at`, and its key stops). Two ways into one idempotent handler in
@@ -23,3 +24,8 @@ export const UPLOADER_EXPIRY_JOB_OPTIONS = { removeOnComplete: true, removeOnFai
 
 /** A sweep that failed is not retried: the next one comes within its interval. */
 export const UPLOADER_SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
+
+export const uploaderExpiryJobs = {
+  expire: defineJob({ queue: UPLOADER_EXPIRY_QUEUE, name: 'expire', payload: ExpireUploaderJob, options: UPLOADER_EXPIRY_JOB_OPTIONS, jobId: (p) => expireUploaderJobId(p.uploader_id) }),
+  sweep: defineJob({ queue: UPLOADER_EXPIRY_QUEUE, name: 'sweep', payload: NoPayload, options: UPLOADER_SWEEP_JOB_OPTIONS }),
+};

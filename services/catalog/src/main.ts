@@ -5,9 +5,9 @@ import { startPurgeJobs } from './purge';
 
 const { config, logger, deps } = catalog.start();
 await deps.auth.keys.reload();
-const stopPurging = startPurgeJobs(
+const purging = startPurgeJobs(
   { db: deps.db, storage: deps.storage, keyring: deps.keyring, logger },
   { connection: queueConnection(config.redisUrl), prefix: queuePrefix(config.redisPrefix) },
 );
 
-catalog.serve(deps, buildCatalogApp(deps), { port: config.ports.catalog, details: { catalog_url: config.catalogUrl }, stop: stopPurging });
+catalog.serve(deps, buildCatalogApp(deps), { port: config.ports.catalog, details: { catalog_url: config.catalogUrl }, stop: () => purging.close() });

@@ -1,8 +1,8 @@
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions } from 'bullmq';
 import type { Pool } from 'pg';
 import type { Keyring } from '@floe/db/sealed';
 import { writeAudit, type Logger } from '@floe/http';
-import { CATALOG_PURGE_EVERY_MS, CATALOG_PURGE_JOB_OPTIONS, CATALOG_PURGE_QUEUE, CATALOG_PURGE_SCHEDULER } from '@floe/queues';
+import { CATALOG_PURGE_EVERY_MS, CATALOG_PURGE_SCHEDULER, catalogPurgeJobs, handle, schedule, startJobRunner, type JobRunner } from '@floe/queues';
 import type { StorageProvider } from '@floe/storage';
 import { checkedLocation, keyPrefixOf } from './locations';
 import { overlappingHolder } from './store/locations';
@@ -58,23 +58,16 @@ async function refusalOf(d: PurgeDeps, job: PurgeJob, bucket: string): Promise<s
   return `${holder.location} is also held by ${holder.kind === 'purge' ? `the dropped table ${holder.identifier}` : `the ${holder.kind} ${holder.identifier}`}`;
 }
 
-/** Upserts the cluster's purge scheduler and runs its passes here: each pass finishes purges until none is left unclaimed. Returns the stop. */
-export function startPurgeJobs(d: PurgeDeps, q: { connection: ConnectionOptions; prefix: string }): () => Promise<void> {
-  const passes = new Queue(CATALOG_PURGE_QUEUE, { connection: q.connection, prefix: q.prefix });
-  let stopped = false;
-  const worker = new Worker(CATALOG_PURGE_QUEUE, async () => {
+/** Upserts the cluster's purge scheduler and runs its passes here: each pass finishes purges until none is left unclaimed, or the runner closes. */
+export function startPurgeJobs(d: PurgeDeps, q: { connection: ConnectionOptions; prefix: string }): JobRunner {
+  const pass = handle(catalogPurgeJobs.pass, async (_, { closing }) => {
     try {
-      while (!stopped && (await purgeOnce(d)));
+      while (!closing.aborted && (await purgeOnce(d)));
     } catch (err) {
       d.logger.error('purge pass failed; the purge is retried once its claim lapses', { err });
     }
-  }, { connection: q.connection, prefix: q.prefix, concurrency: 1, lockDuration: 60_000 });
-  const scheduled = passes.upsertJobScheduler(CATALOG_PURGE_SCHEDULER, { every: CATALOG_PURGE_EVERY_MS }, { name: 'pass', opts: CATALOG_PURGE_JOB_OPTIONS })
-    .catch((err) => d.logger.error('the purge scheduler could not be set up', { err: (err as Error).message }));
-  return async () => {
-    stopped = true;
-    await scheduled;
-    await Promise.allSettled([worker.close()]);
-    await passes.close();
-  };
+  }, { concurrency: 1, lockDuration: 60_000 });
+  return startJobRunner({
+    ...q, logger: d.logger, handlers: [pass], schedulers: [schedule(catalogPurgeJobs.pass, { id: CATALOG_PURGE_SCHEDULER, every: CATALOG_PURGE_EVERY_MS })],
+  });
 }

@@ -1,6 +1,6 @@
 import { createApp, databaseAnswers } from '@floe/http';
 import { maintenanceWorker } from './deps';
-import { startMaintenance } from './jobs';
+import { startMaintenanceJobs } from './jobs';
 
 // The maintenance worker: table maintenance (snapshot expiry, metadata
 // clean-up, orphan removal; compaction and manifest rewrites follow), each
@@ -10,8 +10,7 @@ import { startMaintenance } from './jobs';
 // is one scheduler for the cluster, a table's run is keyed by the table and
 // holds the table's lock.
 const { config, logger, deps } = maintenanceWorker.start();
-const maintenance = startMaintenance(deps);
-maintenance.catch((err) => logger.error('the maintenance scheduler could not be set up', { err: (err as Error).message }));
+const jobs = startMaintenanceJobs(deps);
 
 const app = createApp({
   service: 'maintenance-worker',
@@ -19,10 +18,9 @@ const app = createApp({
   bodyLimitBytes: 1024,
   mount: (a) => {
     a.get('/healthz', async (_req, res) => {
-      const m = await maintenance.catch(() => undefined);
-      const running = Boolean(m?.worker.isRunning());
+      const running = jobs.isRunning();
       const db = await databaseAnswers(deps.db);
-      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'maintenance-worker', queues: m ? [m.worker.name] : [] });
+      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'maintenance-worker', queues: jobs.queues });
     });
   },
 });
@@ -30,9 +28,5 @@ const app = createApp({
 maintenanceWorker.serve(deps, app, {
   port: config.ports.maintenanceHealth,
   details: { sweep_seconds: config.maintenance.sweepSeconds },
-  stop: async () => {
-    const m = await maintenance.catch(() => undefined);
-    await m?.worker.close();
-    await m?.queue.close();
-  },
+  stop: () => jobs.close(),
 });

@@ -1,4 +1,4 @@
-import { MAINTENANCE_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed, type MaintenanceJob, type Producers } from '@floe/queues';
+import { maintenanceJobs, rulesCrossed, type MaintenanceJob, type Producers } from '@floe/queues';
 import type { MaintenanceDeps } from './deps';
 import { lastFinished } from './store/runs';
 import { tablesOfLiveCatalogs } from './store/tables';
@@ -14,7 +14,7 @@ const PAGE = 200;
 /** The orphan pass runs at most once a day per table (it lists the whole location). */
 export const ORPHAN_PASS_EVERY_MS = 86_400_000;
 
-type Deps = Pick<MaintenanceDeps, 'prisma' | 'catalog' | 'logger'> & { producers: Pick<Producers, 'add'> };
+type Deps = Pick<MaintenanceDeps, 'prisma' | 'catalog' | 'logger'> & { producers: Pick<Producers, 'enqueue'> };
 
 /** One sweep: how many tables it read and how many it queued a run for. */
 export async function sweepTables(d: Deps, nowMs = Date.now()): Promise<{ tables: number; queued: number }> {
@@ -50,6 +50,6 @@ async function queueIfDue(d: Deps, ref: TableRef, nowMs: number): Promise<boolea
     warehouse_id: ref.warehouseId, namespace: ref.namespace, table: ref.table, kinds: hits.map((h) => h.kind),
     trigger: { type: 'sweep', detail: hits.map((h) => `${h.kind}: ${h.detail}`).join('; ') }, requested_by: null,
   };
-  await d.producers.add(QUEUES.maintenance, 'maintain', job, { ...MAINTENANCE_JOB_OPTIONS, jobId: maintenanceJobId(ref.warehouseId, ref.namespace, ref.table) });
+  await d.producers.enqueue(maintenanceJobs.maintain, job);
   return true;
 }

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'bullmq';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { deployable, type RedisDeps } from '@floe/http';
-import { queueConnection, queuePrefix } from '@floe/queues';
+import { queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 
 /** Everything the metering worker's jobs touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
@@ -12,6 +12,8 @@ export interface MeteringDeps extends RedisDeps {
   /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
+  /** The sweep queues each catalog's measurement. */
+  producers: Producers;
 }
 
 export const meteringWorker = deployable<MeteringDeps>({
@@ -21,9 +23,8 @@ export const meteringWorker = deployable<MeteringDeps>({
   particular: ({ config, db }) => ({
     prisma: prismaOver(db),
     storage: deploymentStorage(config.s3),
-    connection: queueConnection(config.redisUrl),
-    prefix: queuePrefix(config.redisPrefix),
+    ...queueDeps(config.redisUrl, config.redisPrefix),
   }),
   // Prisma closes with Redis; the pool, which Prisma runs over, after them.
-  close: (d) => [d.prisma.$disconnect()],
+  close: (d) => [d.producers.close(), d.prisma.$disconnect()],
 });

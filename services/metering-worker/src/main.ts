@@ -1,6 +1,6 @@
 import { createApp, databaseAnswers } from '@floe/http';
 import { meteringWorker } from './deps';
-import { startMetering } from './sweep';
+import { startMeteringJobs } from './jobs';
 
 // The metering worker: the hourly storage sweep, each catalog's usage
 // sample (reported to the control plane, which writes it) and the quota
@@ -8,8 +8,7 @@ import { startMetering } from './sweep';
 // may run: the sweep is one scheduler for the cluster and every job is keyed
 // by its subject.
 const { config, logger, deps } = meteringWorker.start();
-const metering = startMetering(deps);
-metering.catch((err) => logger.error('the metering scheduler could not be set up', { err: (err as Error).message }));
+const jobs = startMeteringJobs(deps);
 
 const app = createApp({
   service: 'metering-worker',
@@ -17,10 +16,9 @@ const app = createApp({
   bodyLimitBytes: 1024,
   mount: (a) => {
     a.get('/healthz', async (_req, res) => {
-      const m = await metering.catch(() => undefined);
-      const running = Boolean(m?.worker.isRunning());
+      const running = jobs.isRunning();
       const db = await databaseAnswers(deps.db);
-      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'metering-worker', queues: m ? [m.worker.name] : [] });
+      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'metering-worker', queues: jobs.queues });
     });
   },
 });
@@ -28,9 +26,5 @@ const app = createApp({
 meteringWorker.serve(deps, app, {
   port: config.ports.meteringHealth,
   details: { sweep_seconds: config.metering.sweepSeconds },
-  stop: async () => {
-    const m = await metering.catch(() => undefined);
-    await m?.worker.close();
-    await m?.queue.close();
-  },
+  stop: () => jobs.close(),
 });

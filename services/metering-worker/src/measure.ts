@@ -1,5 +1,4 @@
-import type { Job } from 'bullmq';
-import { MeasureJob, type TrafficHour, type UsageReport } from '@floe/queues';
+import type { MeasureJob, TrafficHour, UsageReport } from '@floe/queues';
 import { StorageError } from '@floe/storage';
 import { reportUsage } from './control-plane-client';
 import type { MeteringDeps } from './deps';
@@ -20,8 +19,8 @@ const bucketOrAbsent = async <T>(step: Promise<T>): Promise<T | null> =>
     throw err;
   });
 
-export async function measureCatalog(d: MeteringDeps, job: Job): Promise<string> {
-  const data = MeasureJob.parse(job.data);
+/** `jobKey` is the job's id: the sample's key. */
+export async function measureCatalog(d: MeteringDeps, data: MeasureJob, jobKey: string): Promise<string> {
   const w = await liveWarehouse(d.prisma, data.warehouse_id);
   if (!w) return 'not live';
 
@@ -35,7 +34,7 @@ export async function measureCatalog(d: MeteringDeps, job: Job): Promise<string>
     warehouse_id: w.id, source: data.source, measured_at: measuredAt.toISOString(),
     stale_after: new Date(measuredAt.getTime() + 2 * d.config.metering.sweepSeconds * 1000).toISOString(),
     table: { bytes: table.bytes, objects: table.objects }, blob: blob && { bytes: blob.bytes, objects: blob.objects },
-    complete: true, traffic, job_key: String(job.id),
+    complete: true, traffic, job_key: jobKey,
   };
   const answer = await reportUsage({ url: d.config.services.controlPlane, secret: d.config.bootstrapSecret ?? '' }, report);
   // The fault tests' hook (FLOE_METERING_CRASH_AT, tests/fault/metering-crash.test.ts): the process ends

@@ -3,7 +3,7 @@ import { CatalogClient } from '@floe/catalog-client';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type ProcessDeps } from '@floe/http';
-import { queueConnection, queuePrefix } from '@floe/queues';
+import { queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { ShareThread } from './share-thread';
 
@@ -18,6 +18,8 @@ export interface RollerDeps extends ProcessDeps {
   /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
+  /** The tick queues each due sink's roll. */
+  producers: Producers;
   /** The second thread large rolls split their work with. */
   shares: ShareThread;
 }
@@ -30,11 +32,10 @@ export const rollerWorker = deployable<RollerDeps>({
     storage: deploymentStorage(config.s3),
     keyring: new Keyring(config.dataKeys),
     catalog: new CatalogClient(config),
-    connection: queueConnection(config.redisUrl),
-    prefix: queuePrefix(config.redisPrefix),
+    ...queueDeps(config.redisUrl, config.redisPrefix),
     shares: new ShareThread(),
   }),
-  close: (d) => [d.shares.close(), d.prisma.$disconnect()],
+  close: (d) => [d.shares.close(), d.producers.close(), d.prisma.$disconnect()],
 });
 
 /** A roller's deps outside its main (bench/ingest runs rolls in its own process). */

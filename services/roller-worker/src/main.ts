@@ -1,9 +1,7 @@
-import { Queue } from 'bullmq';
 import { createApp } from '@floe/http';
-import { QUEUES } from '@floe/queues';
 import { rollerWorker } from './deps';
-import { startRollWorker } from './roll-job';
-import { startTicks, type TickState } from './tick-job';
+import { startRollerJobs } from './jobs';
+import type { TickState } from './tick-job';
 
 // The roller: a BullMQ job scheduler ticks once for the cluster
 // (tick-job.ts), queuing one `sink-roll` job per due sink; any number of
@@ -12,11 +10,8 @@ import { startTicks, type TickState } from './tick-job';
 
 const { config, logger, deps } = rollerWorker.start();
 
-const rolls = new Queue(QUEUES.sinkRoll, { connection: deps.connection, prefix: deps.prefix });
-const worker = startRollWorker(deps);
 const tickState: TickState = { lastTickOk: true };
-const ticking = startTicks(deps, rolls, tickState);
-ticking.catch((err) => logger.error('the tick scheduler could not be set up', { err: (err as Error).message }));
+const jobs = startRollerJobs(deps, tickState);
 
 const app = createApp({
   service: 'roller-worker',
@@ -24,7 +19,7 @@ const app = createApp({
   bodyLimitBytes: 1024,
   mount: (a) => {
     a.get('/healthz', (_req, res) => {
-      const ok = worker.isRunning();
+      const ok = jobs.isRunning();
       res.status(ok ? 200 : 503).json({ ok, service: 'roller-worker', worklist_ok: tickState.lastTickOk });
     });
   },
@@ -32,9 +27,5 @@ const app = createApp({
 
 rollerWorker.serve(deps, app, {
   port: config.ports.rollerHealth,
-  stop: async () => {
-    const t = await ticking.catch(() => undefined);
-    await Promise.allSettled([worker.close(), t?.worker.close()]);
-    await Promise.allSettled([rolls.close(), t?.ticks.close()]);
-  },
+  stop: () => jobs.close(),
 });

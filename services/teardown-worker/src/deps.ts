@@ -2,7 +2,7 @@ import type { ConnectionOptions } from 'bullmq';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
-import { queueConnection, queuePrefix } from '@floe/queues';
+import { queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 
 /** Everything the teardown worker's jobs touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
@@ -15,6 +15,8 @@ export interface WorkerDeps extends RedisDeps {
   /** BullMQ's own connections and key prefix. */
   connection: ConnectionOptions;
   prefix: string;
+  /** Queues the next provisioning probe, a teardown again (the sweep) or after an erasure's deletion. */
+  producers: Producers;
 }
 
 export const teardownWorker = deployable<WorkerDeps>({
@@ -25,9 +27,8 @@ export const teardownWorker = deployable<WorkerDeps>({
     prisma: prismaOver(db),
     storage: deploymentStorage(config.s3),
     keyring: new Keyring(config.dataKeys),
-    connection: queueConnection(config.redisUrl),
-    prefix: queuePrefix(config.redisPrefix),
+    ...queueDeps(config.redisUrl, config.redisPrefix),
   }),
   // Prisma closes with Redis; the pool, which Prisma runs over, after them.
-  close: (d) => [d.prisma.$disconnect()],
+  close: (d) => [d.producers.close(), d.prisma.$disconnect()],
 });

@@ -1,12 +1,10 @@
-import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { beginDeletion } from '@floe/db/warehouse-deletion';
 import type { Logger } from '@floe/http';
-import { ORG_ERASURE_EVERY_MS, ORG_ERASURE_JOB_OPTIONS, ORG_ERASURE_QUEUE, ORG_ERASURE_SCHEDULER, queueTeardown, type Producers } from '@floe/queues';
+import { queueTeardown, type Producers } from '@floe/queues';
 import { sealWarehouseStorage, type StorageProvider } from '@floe/storage';
-import type { WorkerDeps } from './deps';
 import { catalogsOfAbandonedOrganizations, eraseOrganization, erasableOrganizations } from './store/organizations';
 
 // The `org-erasure` job: organisations that DELETE /v1/me left without
@@ -22,7 +20,7 @@ export interface CatalogDeletionDeps {
   storage: StorageProvider;
   redis: Redis;
   config: { redisPrefix: string; teardown: { graceSeconds: number } };
-  producers: Producers;
+  producers: Pick<Producers, 'enqueue'>;
 }
 
 /** One pass: deletes the catalogs of abandoned organisations, erases the organisations that hold none; the ids erased. */
@@ -48,12 +46,4 @@ export async function deleteAbandonedCatalog(d: CatalogDeletionDeps, warehouseId
     d.logger.warn('an erased organisation\'s catalog could not be sealed at once; teardown removes it', { warehouse_id: warehouseId, err: (err as Error).message });
   });
   d.logger.info('catalog of an organisation left without members deleted', { warehouse_id: warehouseId });
-}
-
-/** Upserts the cluster's hourly scheduler and consumes its passes. */
-export async function startOrgErasure(d: WorkerDeps, producers: Producers): Promise<{ passes: Queue; worker: Worker }> {
-  const passes = new Queue(ORG_ERASURE_QUEUE, { connection: d.connection, prefix: d.prefix });
-  const worker = new Worker(ORG_ERASURE_QUEUE, () => eraseAbandonedOrganizations({ ...d, deleteCatalog: (id) => deleteAbandonedCatalog({ ...d, producers }, id) }), { connection: d.connection, prefix: d.prefix, concurrency: 1 });
-  await passes.upsertJobScheduler(ORG_ERASURE_SCHEDULER, { every: ORG_ERASURE_EVERY_MS }, { name: 'pass', opts: ORG_ERASURE_JOB_OPTIONS });
-  return { passes, worker };
 }

@@ -1,5 +1,4 @@
-import type { Job } from 'bullmq';
-import { PROVISIONING_RETRY_SECONDS, ProvisioningJob, QUEUES, type Producers } from '@floe/queues';
+import { PROBE_RETRY_JOB_OPTIONS, provisioningAttempt, provisioningJobId, provisioningJobs, type ProvisioningJob } from '@floe/queues';
 import { probeWarehouse } from '@floe/storage';
 import type { WorkerDeps } from './deps';
 import { markProvisioned, provisioningView } from './store/warehouses';
@@ -8,8 +7,8 @@ import { markProvisioned, provisioningView } from './store/warehouses';
 // `provisioning`; this job probes again every 30 s until the store accepts a
 // write (→ ready) or the 10-minute window has passed.
 
-export async function retryProvisioning(d: WorkerDeps, producers: Producers, job: Job): Promise<string> {
-  const data = ProvisioningJob.parse(job.data);
+/** `jobId` is this probe's: the next one's names the next attempt. */
+export async function retryProvisioning(d: WorkerDeps, data: ProvisioningJob, jobId: string | undefined): Promise<string> {
   const w = await provisioningView(d.prisma, data.warehouse_id);
   if (!w || w.status !== 'provisioning') return 'nothing to do';
   const rw = { accessKeyId: w.storageAccessKey, secretAccessKey: d.keyring.open(w.storageSecretKey) };
@@ -23,11 +22,8 @@ export async function retryProvisioning(d: WorkerDeps, producers: Producers, job
     d.logger.warn('warehouse still refused by the store after the provisioning window', { warehouse_id: data.warehouse_id, buckets: probe.buckets });
     return 'gave up';
   }
-  const attempt = Number(/-a(\d+)$/.exec(job.id ?? '')?.[1] ?? 0);
-  await producers.add(QUEUES.provisioning, 'probe', data, {
-    jobId: `provision-${data.warehouse_id}-a${attempt + 1}`, delay: PROVISIONING_RETRY_SECONDS * 1000,
-    // A database or Redis hiccup must not end the chain of probes early.
-    attempts: 5, backoff: { type: 'exponential', delay: 2000 },
+  await d.producers.enqueue(provisioningJobs.probe, data, {
+    ...PROBE_RETRY_JOB_OPTIONS, jobId: provisioningJobId(data.warehouse_id, provisioningAttempt(jobId) + 1),
   });
   return 'retry queued';
 }

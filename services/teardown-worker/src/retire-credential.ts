@@ -1,7 +1,6 @@
-import type { Job } from 'bullmq';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { writeAudit } from '@floe/http';
-import { RetireCredentialJob } from '@floe/queues';
+import type { RetireCredentialJob } from '@floe/queues';
 import type { WorkerDeps } from './deps';
 import { principalKind, revokeCredential } from './store/warehouses';
 
@@ -9,8 +8,7 @@ import { principalKind, revokeCredential } from './store/warehouses';
 // few seconds so readers can switch; then this job revokes it, drops every
 // cached standing (credential epoch) and records `warehouse.rotate_complete`.
 
-export async function retireCredential(d: WorkerDeps, job: Job): Promise<string> {
-  const data = RetireCredentialJob.parse(job.data);
+export async function retireCredential(d: WorkerDeps, data: RetireCredentialJob): Promise<string> {
   const retired = await revokeCredential(d.prisma, data.warehouse_id, data.client_id);
   await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
   if (retired) {

@@ -1,9 +1,6 @@
-import { Queue, Worker } from 'bullmq';
 import type { PrismaClient } from '@floe/db';
 import type { Logger } from '@floe/http';
-import { STORAGE_POLICY_EVERY_MS, STORAGE_POLICY_JOB_OPTIONS, STORAGE_POLICY_QUEUE, STORAGE_POLICY_SCHEDULER } from '@floe/queues';
 import { applyWarehousePolicies, STORAGE_POLICY_VERSION, type StorageProvider } from '@floe/storage';
-import type { WorkerDeps } from './deps';
 import { catalogsBehind, withCatalogHeld } from './store/storage-policies';
 
 // The storage-policy sweep (packages/queues/src/storage-policies.ts): every
@@ -43,13 +40,4 @@ export async function applyCurrentStoragePolicies(d: PolicySweepDeps, version = 
     after = ids[ids.length - 1];
   }
   return { updated, failed };
-}
-
-/** Upserts the cluster's hourly scheduler and consumes its passes. */
-export async function startStoragePolicySweep(d: WorkerDeps): Promise<{ queue: Queue; worker: Worker }> {
-  const queue = new Queue(STORAGE_POLICY_QUEUE, { connection: d.connection, prefix: d.prefix });
-  const worker = new Worker(STORAGE_POLICY_QUEUE, () => applyCurrentStoragePolicies(d), { connection: d.connection, prefix: d.prefix, concurrency: 1 });
-  worker.on('failed', (job, err) => d.logger.error('job failed', { queue: STORAGE_POLICY_QUEUE, job_id: job?.id, err: err.message }));
-  await queue.upsertJobScheduler(STORAGE_POLICY_SCHEDULER, { every: STORAGE_POLICY_EVERY_MS }, { name: 'pass', opts: STORAGE_POLICY_JOB_OPTIONS });
-  return { queue, worker };
 }

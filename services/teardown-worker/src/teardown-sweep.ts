@@ -1,10 +1,6 @@
-import { Queue, Worker } from 'bullmq';
 import type { PrismaClient } from '@floe/db';
 import type { Logger } from '@floe/http';
-import {
-  QUEUES, TEARDOWN_SWEEP_EVERY_MS, TEARDOWN_SWEEP_JOB_OPTIONS, TEARDOWN_SWEEP_QUEUE, TEARDOWN_SWEEP_SCHEDULER, queueTeardown, teardownJobId, type Producers,
-} from '@floe/queues';
-import type { WorkerDeps } from './deps';
+import { QUEUES, queueTeardown, teardownJobId, type Producers } from '@floe/queues';
 import { deletionsPastGrace } from './store/teardown';
 
 // The teardown sweep (packages/queues/src/teardown.ts). A teardown job that
@@ -41,13 +37,4 @@ export async function sweepStuckTeardowns(d: SweepDeps): Promise<string[]> {
     queued.push(w.id);
   }
   return queued;
-}
-
-/** Upserts the cluster's hourly scheduler and consumes its passes. */
-export async function startTeardownSweep(d: WorkerDeps, producers: Producers): Promise<{ queue: Queue; worker: Worker }> {
-  const queue = new Queue(TEARDOWN_SWEEP_QUEUE, { connection: d.connection, prefix: d.prefix });
-  const worker = new Worker(TEARDOWN_SWEEP_QUEUE, () => sweepStuckTeardowns({ ...d, producers }), { connection: d.connection, prefix: d.prefix, concurrency: 1 });
-  worker.on('failed', (job, err) => d.logger.error('job failed', { queue: TEARDOWN_SWEEP_QUEUE, job_id: job?.id, err: err.message }));
-  await queue.upsertJobScheduler(TEARDOWN_SWEEP_SCHEDULER, { every: TEARDOWN_SWEEP_EVERY_MS }, { name: 'pass', opts: TEARDOWN_SWEEP_JOB_OPTIONS });
-  return { queue, worker };
 }

@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { beginDeletion } from '@floe/db/warehouse-deletion';
 import { createLogger } from '@floe/http';
-import { Producers, QUEUES, TEARDOWN_JOB_OPTIONS, queueConnection, teardownJobId } from '@floe/queues';
+import { handle, Producers, QUEUES, queueConnection, startJobRunner, teardownJobId, teardownJobs } from '@floe/queues';
 import { RgwStorage } from '@floe/storage';
 import { until } from '../../../tests/support/poll';
 import { adminStorage, storeEndpoint } from '../../../tests/support/store';
@@ -39,7 +38,9 @@ afterAll(async () => {
 });
 
 const deps = (storage: RgwStorage): TeardownDeps => ({ prisma: db.prisma(), storage, logger, config: { teardown: { graceSeconds: 0, crashAt: undefined } } });
-const worker = (storage: RgwStorage) => new Worker(QUEUES.teardown, (job, token) => teardownWarehouse(deps(storage), job, token), { connection, prefix, concurrency: 1 });
+const worker = (storage: RgwStorage) => startJobRunner({
+  connection, prefix, logger, handlers: [handle(teardownJobs.teardown, (p, { job, token }) => teardownWarehouse(deps(storage), p, job, token), { concurrency: 1 })],
+});
 const row = async (id: string) => (await db.pool().query(`SELECT status, teardown_step, tombstone FROM warehouses WHERE id = $1`, [id])).rows[0];
 const userGone = async (uid: string) => (await store.admin.call('GET', 'user', { uid }, 'get identity')) === null;
 
@@ -69,7 +70,7 @@ test('a refused teardown is recorded and logged; the sweep queues it (and a lost
   const lost = await deletedCatalog(false);
 
   // Two attempts (the second after BullMQ's 2 s backoff), both refused by the store at the first storage step.
-  await producers.add(QUEUES.teardown, 'teardown', { warehouse_id: w.id }, { ...TEARDOWN_JOB_OPTIONS, attempts: 2, jobId: teardownJobId(w.id) });
+  await producers.enqueue(teardownJobs.teardown, { warehouse_id: w.id }, { attempts: 2 });
   const failing = worker(refusing);
   try {
     await until('the job to use up its retries', async () => ((await producers.state(QUEUES.teardown, teardownJobId(w.id))) === 'failed' ? true : null), 30, 200);

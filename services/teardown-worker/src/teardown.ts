@@ -1,6 +1,6 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { TeardownError } from '@floe/db/warehouse-deletion';
-import { TeardownJob } from '@floe/queues';
+import type { TeardownJob } from '@floe/queues';
 import { StorageError, uploaderUidPrefix } from '@floe/storage';
 import { revokeUploadersOf } from './store/uploaders';
 import type { WorkerDeps } from './deps';
@@ -29,8 +29,8 @@ type StorageSteps = Record<string, unknown>;
 /** What a teardown touches: the rows, the store, the log, and the fault tests' crash point. */
 export type TeardownDeps = Pick<WorkerDeps, 'prisma' | 'storage' | 'logger'> & { config: Pick<WorkerDeps['config'], 'teardown'> };
 
-export async function teardownWarehouse(d: TeardownDeps, job: Job, token?: string): Promise<string> {
-  const { warehouse_id: id } = TeardownJob.parse(job.data);
+/** `job` and `token` are the running job's: a catalog not due yet moves it back to delayed. */
+export async function teardownWarehouse(d: TeardownDeps, { warehouse_id: id }: TeardownJob, job: Job, token?: string): Promise<string> {
   let w = await teardownView(d.prisma, id);
   if (!w || w.status !== 'deleting') return 'nothing to do';
 

@@ -1,8 +1,4 @@
-import { Queue, Worker, type Job } from 'bullmq';
 import { writeAudit } from '@floe/http';
-import {
-  ExpireUploaderJob, UPLOADER_EXPIRY_QUEUE, UPLOADER_EXPIRY_SCHEDULER, UPLOADER_EXPIRY_SWEEP_MS, UPLOADER_SWEEP_JOB_OPTIONS,
-} from '@floe/queues';
 import type { WorkerDeps } from './deps';
 import { dueUploaderIds, expireIfDue, orgOfWarehouse } from './store/uploaders';
 
@@ -12,8 +8,10 @@ import { dueUploaderIds, expireIfDue, orgOfWarehouse } from './store/uploaders';
 // audited `uploader.expire`. The delayed `expire` job of one uploader and the
 // cluster's `sweep` both end here; either finding the work done does nothing.
 
+type ExpiryDeps = Pick<WorkerDeps, 'prisma' | 'storage' | 'db' | 'logger'>;
+
 /** Expires one uploader if it is active and due; whether it did. */
-export async function expireUploader(d: Pick<WorkerDeps, 'prisma' | 'storage' | 'db' | 'logger'>, uploaderId: string): Promise<boolean> {
+export async function expireUploader(d: ExpiryDeps, uploaderId: string): Promise<boolean> {
   const done = await expireIfDue(d.prisma, uploaderId, (u) => d.storage.revokeUploader(u.iamUser));
   if (!done) return false;
   const { u, removed } = done;
@@ -28,18 +26,9 @@ export async function expireUploader(d: Pick<WorkerDeps, 'prisma' | 'storage' | 
   return true;
 }
 
-async function handle(d: WorkerDeps, job: Job): Promise<string> {
-  if (job.name === 'expire') return (await expireUploader(d, ExpireUploaderJob.parse(job.data).uploader_id)) ? 'expired' : 'nothing to do';
+/** The sweep: expires every uploader past due; how many it expired. */
+export async function expireDueUploaders(d: ExpiryDeps): Promise<string> {
   let expired = 0;
   for (const id of await dueUploaderIds(d.prisma, new Date())) if (await expireUploader(d, id)) expired += 1;
   return `${expired} expired`;
-}
-
-/** Upserts the cluster's sweep scheduler and consumes both kinds of job. */
-export async function startUploaderExpiry(d: WorkerDeps): Promise<{ queue: Queue; worker: Worker }> {
-  const queue = new Queue(UPLOADER_EXPIRY_QUEUE, { connection: d.connection, prefix: d.prefix });
-  const worker = new Worker(UPLOADER_EXPIRY_QUEUE, (job) => handle(d, job), { connection: d.connection, prefix: d.prefix, concurrency: 2 });
-  worker.on('failed', (job, err) => d.logger.error('job failed', { queue: UPLOADER_EXPIRY_QUEUE, job_id: job?.id, attempts: job?.attemptsMade, err: err.message }));
-  await queue.upsertJobScheduler(UPLOADER_EXPIRY_SCHEDULER, { every: UPLOADER_EXPIRY_SWEEP_MS }, { name: 'sweep', opts: UPLOADER_SWEEP_JOB_OPTIONS });
-  return { queue, worker };
 }
