@@ -57,3 +57,35 @@ export async function grantLevelsOf(db: Db, principalId: string): Promise<Map<st
   const rows = await db.warehouseGrant.findMany({ where: { principalId }, select: { warehouseId: true, level: true } });
   return new Map(rows.map((r) => [r.warehouseId, r.level as Level]));
 }
+
+// A catalog's grants while it is deleted: held out of force (so a restore can
+// give them back), then given back or dropped.
+
+/** Moves the catalog's grants out of force into the holding table, in the deletion's transaction; how many. */
+export async function holdGrantsOf(tx: Prisma.TransactionClient, warehouseId: string): Promise<number> {
+  // Raw: one INSERT … SELECT moves every row (Prisma has no such statement).
+  await tx.$executeRaw`
+    INSERT INTO held_warehouse_grants (warehouse_id, principal_id, level, granted_by, granted_at)
+    SELECT warehouse_id, principal_id, level, granted_by, granted_at FROM warehouse_grants WHERE warehouse_id = ${warehouseId}
+    ON CONFLICT (warehouse_id, principal_id) DO UPDATE SET level = EXCLUDED.level, granted_by = EXCLUDED.granted_by, granted_at = EXCLUDED.granted_at, held_at = now()`;
+  const { count } = await tx.warehouseGrant.deleteMany({ where: { warehouseId } });
+  return count;
+}
+
+/** The held grants back in force (for principals still in the organisation), in the restore's transaction; how many. */
+export async function releaseHeldGrants(tx: Prisma.TransactionClient, warehouseId: string, orgId: string | null): Promise<number> {
+  // Raw: one INSERT … SELECT moves every row; a principal who left the organisation meanwhile gets nothing back.
+  const n = await tx.$executeRaw`
+    INSERT INTO warehouse_grants (warehouse_id, principal_id, level, granted_by, granted_at)
+    SELECT h.warehouse_id, h.principal_id, h.level, h.granted_by, h.granted_at FROM held_warehouse_grants h
+     WHERE h.warehouse_id = ${warehouseId}
+       ${orgId ? Prisma.sql`AND EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = ${orgId} AND m.principal_id = h.principal_id)` : Prisma.empty}
+    ON CONFLICT (warehouse_id, principal_id) DO NOTHING`;
+  await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId } });
+  return n;
+}
+
+/** A torn-down catalog's held grants gone, in the teardown's last transaction. */
+export async function dropHeldGrants(tx: Prisma.TransactionClient, warehouseId: string): Promise<void> {
+  await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId } });
+}

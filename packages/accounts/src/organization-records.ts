@@ -105,3 +105,19 @@ export function orgPolicyRow(db: Db, orgId: string): Promise<{ policy: unknown; 
 export async function setOrgPolicy(db: Db, orgId: string, policy: Record<string, string>, by: string): Promise<void> {
   await db.organization.update({ where: { id: orgId }, data: { policy, policyUpdatedAt: new Date(), policyUpdatedBy: by } });
 }
+
+/**
+ * Erases an organisation marked `deleting` that no one has joined since: its
+ * row goes, after `first` removes what other aggregates keep of it (its
+ * projects) in the same transaction; false when it is no longer erasable.
+ */
+export async function eraseOrganization(prisma: PrismaClient, orgId: string, first: (tx: Prisma.TransactionClient) => Promise<unknown>): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    // Raw: the row lock keeps a join racing the erasure from landing in an erased organisation.
+    const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM organizations WHERE id = ${orgId} AND status = 'deleting' FOR UPDATE`;
+    if (!held.length || (await tx.membership.count({ where: { orgId } })) > 0) return false;
+    await first(tx);
+    await tx.organization.delete({ where: { id: orgId } });
+    return true;
+  });
+}

@@ -51,3 +51,8 @@ export function reachableProjects(db: Db, ctx: AccessContext, idOrName?: string)
 export function placementOf(db: Db, projectId: string): Promise<{ provider: string; region: string } | null> {
   return db.project.findUnique({ where: { id: projectId }, select: { provider: true, region: true } });
 }
+
+/** An erased organisation's projects gone (its catalogs were torn down first), in the erasure's transaction. */
+export async function deleteProjectsOf(tx: Tx, orgId: string): Promise<number> {
+  return (await tx.project.deleteMany({ where: { orgId } })).count;
+}

@@ -1,6 +1,6 @@
 import { accessOf, rank, type Access, type Level, isConfinedToken, membershipIn, type AccessContext } from '@floe/accounts';
 import { Prisma, type Db } from '@floe/db';
-import { tombstoneOf, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
+import { tombstoneOf, type TeardownStep, type Tombstone } from './deletion/warehouse-deletion';
 
 // Warehouse rows as the control plane reads them: joined with their project,
 // organisation, the caller's explicit grant and the latest usage sample. The

@@ -8,7 +8,9 @@ import { worklistEntry, type WaitingSink, type WorklistEntry } from './worklist'
 // discarded, the roll's counters, disabling, pruning). The roller records its
 // rolls here directly; the control plane's internal routes
 // (`GET /internal/sinks`, `POST /internal/sinks/{id}/roll`) serve the same
-// functions. The ingest gateway writes received batches (its own ledger.ts).
+// functions. The ingest gateway writes received batches (its own ledger.ts);
+// the sink record's other writes (made, deleted, device token, ended with its
+// catalog) are sink-store.ts.
 //
 // Through the Prisma client; records are camelCase. Imported as
 // `@floe/ingest/ledger-store`, so what imports `@floe/ingest` alone (the share

@@ -1,8 +1,7 @@
-import type { WarehouseRecord } from '@floe/catalogs';
+import type { WarehouseRecord, UploaderRecord } from '@floe/catalogs';
 import { uploaderPolicy } from '@floe/storage';
 import type { IamWrite } from './domain/uploaders';
 import { iso } from './responses';
-import type { UploaderRecord } from './store/uploaders';
 
 // An uploader as the uploader routes answer it (spec: Resources, Uploader).
 // The secret is in the creation answer only; everywhere else the recipes

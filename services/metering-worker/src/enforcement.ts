@@ -1,9 +1,9 @@
 import { withQuotaScopeLock } from '@floe/db/quota-scope';
 import type { UsageReportAnswer } from '@floe/queues';
 import { StorageError } from '@floe/storage';
+import { clearReadOnly, markReadOnly, scopeWarehouses } from '@floe/catalogs';
 import type { MeteringDeps } from './deps';
 import { driftedQuotas, enforcementPlan, type HardQuota, type TierLimits } from './enforcement-plan';
-import { clearReadOnly, markReadOnly, scopeWarehouses } from './store/warehouses';
 
 // The enforcement pass of a quota scope, run after each catalog's report
 // (so after every sweep, and after a new catalog's first sample): the

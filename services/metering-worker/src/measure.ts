@@ -1,9 +1,9 @@
 import type { MeasureJob, TrafficHour, UsageReport } from '@floe/queues';
 import { StorageError } from '@floe/storage';
+import { liveWarehouse } from '@floe/catalogs';
 import { reportUsage } from './control-plane-client';
 import type { MeteringDeps } from './deps';
 import { enforceScope } from './enforcement';
-import { liveWarehouse } from './store/warehouses';
 import { catalogTraffic, trafficWindowStart } from './traffic';
 
 // The `measure` job of one catalog (packages/queues/src/metering.ts): RGW's

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { meteringJobs, sweepSlot, SWEEP_MEASURE_JOB_OPTIONS } from '@floe/queues';
+import { liveWarehouses } from '@floe/catalogs';
 import type { MeteringDeps } from './deps';
-import { liveWarehouses } from './store/warehouses';
 import { catalogTraffic, trafficWindowStart } from './traffic';
 
 // The sweep: a BullMQ job scheduler (one for the cluster, whichever replica

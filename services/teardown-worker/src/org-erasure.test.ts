@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@floe/http';
-import { beginDeletion } from '@floe/db/warehouse-deletion';
+import { beginDeletion } from '@floe/catalogs';
 import { throwawayDatabase } from '../../../tests/support/throwaway-db';
 import { eraseAbandonedOrganizations } from './org-erasure';
 

@@ -1,16 +1,17 @@
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
-import { beginDeletion } from '@floe/db/warehouse-deletion';
+import { eraseOrganization } from '@floe/accounts';
+import { beginDeletion, deleteProjectsOf } from '@floe/catalogs';
 import type { Logger } from '@floe/http';
 import { queueTeardown, type Producers } from '@floe/queues';
 import { sealWarehouseStorage, type StorageProvider } from '@floe/storage';
-import { catalogsOfAbandonedOrganizations, eraseOrganization, erasableOrganizations } from './store/organizations';
+import { catalogsOfAbandonedOrganizations, erasableOrganizations } from './store/organizations';
 
 // The `org-erasure` job: organisations that DELETE /v1/me left without
 // members are erased — their projects and their own row — once they hold no
 // catalog. Their catalogs are deleted first, through the same path as
-// DELETE /v1/warehouses/{id} (packages/db warehouse-deletion.ts, the storage
+// DELETE /v1/warehouses/{id} (packages/catalogs warehouse-deletion.ts, the storage
 // sealed, teardown queued after the grace period); a later pass erases the
 // organisation once every teardown has ended.
 
@@ -28,7 +29,7 @@ export async function eraseAbandonedOrganizations(d: { prisma: PrismaClient; log
   for (const id of await catalogsOfAbandonedOrganizations(d.prisma)) await d.deleteCatalog(id);
   const erased: string[] = [];
   for (const id of await erasableOrganizations(d.prisma)) {
-    if (await eraseOrganization(d.prisma, id)) erased.push(id);
+    if (await eraseOrganization(d.prisma, id, (tx) => deleteProjectsOf(tx, id))) erased.push(id);
   }
   if (erased.length) d.logger.info('organisations left without members erased', { org_ids: erased });
   return erased;

@@ -1,7 +1,7 @@
 import { PROBE_RETRY_JOB_OPTIONS, provisioningAttempt, provisioningJobId, provisioningJobs, type ProvisioningJob } from '@floe/queues';
 import { probeWarehouse } from '@floe/storage';
+import { markProvisioned, provisioningView } from '@floe/catalogs';
 import type { WorkerDeps } from './deps';
-import { markProvisioned, provisioningView } from './store/warehouses';
 
 // A warehouse whose storage probe was refused at creation stays
 // `provisioning`; this job probes again every 30 s until the store accepts a

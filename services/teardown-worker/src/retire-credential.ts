@@ -1,8 +1,8 @@
 import { bumpCredentialEpoch } from '@floe/auth';
 import { writeAudit } from '@floe/http';
 import type { RetireCredentialJob } from '@floe/queues';
+import { principalKind, revokeCredential } from '@floe/catalogs';
 import type { WorkerDeps } from './deps';
-import { principalKind, revokeCredential } from './store/warehouses';
 
 // After a rotate, the old read-only catalog credential keeps working for a
 // few seconds so readers can switch; then this job revokes it, drops every

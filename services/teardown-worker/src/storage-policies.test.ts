@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { GetRolePolicyCommand, PutRolePolicyCommand, PutUserPolicyCommand } from '@aws-sdk/client-iam';
-import { beginDeletion } from '@floe/db/warehouse-deletion';
+import { beginDeletion } from '@floe/catalogs';
 import { createLogger } from '@floe/http';
 import { RgwStorage, STORAGE_POLICY_VERSION, type StoreCredentials } from '@floe/storage';
 import { adminStorage, storeEndpoint } from '../../../tests/support/store';

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@floe/db';
 import type { Logger } from '@floe/http';
 import { applyWarehousePolicies, STORAGE_POLICY_VERSION, type StorageProvider } from '@floe/storage';
-import { catalogsBehind, withCatalogHeld } from './store/storage-policies';
+import { catalogsBehind, withCatalogHeld } from '@floe/catalogs';
 
 // The storage-policy sweep (packages/queues/src/storage-policies.ts): every
 // catalog whose storage carries policies older than STORAGE_POLICY_VERSION

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@floe/db';
 import type { Logger } from '@floe/http';
 import { QUEUES, queueTeardown, teardownJobId, type Producers } from '@floe/queues';
-import { deletionsPastGrace } from './store/teardown';
+import { deletionsPastGrace } from '@floe/catalogs';
 
 // The teardown sweep (packages/queues/src/teardown.ts). A teardown job that
 // used up its retries fails for good, and a job can be lost with Redis:

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
-import { beginDeletion } from '@floe/db/warehouse-deletion';
+import { beginDeletion } from '@floe/catalogs';
 import { createLogger } from '@floe/http';
 import { handle, Producers, QUEUES, queueConnection, startJobRunner, teardownJobId, teardownJobs } from '@floe/queues';
 import { RgwStorage } from '@floe/storage';

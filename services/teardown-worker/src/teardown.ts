@@ -1,12 +1,8 @@
 import { DelayedError, type Job } from 'bullmq';
-import type { TeardownError } from '@floe/db/warehouse-deletion';
+import { type TeardownError, revokeUploadersOf, beginTeardown, dropCatalogTables, finishTeardown, recordStorageStep, recordTeardownError, teardownView, type TeardownView } from '@floe/catalogs';
 import type { TeardownJob } from '@floe/queues';
 import { StorageError, uploaderUidPrefix } from '@floe/storage';
-import { revokeUploadersOf } from './store/uploaders';
 import type { WorkerDeps } from './deps';
-import {
-  beginTeardown, dropCatalogTables, finishTeardown, recordStorageStep, recordTeardownError, teardownView, type TeardownView,
-} from './store/teardown';
 
 // The `teardown` job: a deleted catalog's tables and storage removed once its
 // grace period is over. Steps, each recorded on the row before the next, so a

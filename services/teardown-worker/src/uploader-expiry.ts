@@ -1,6 +1,6 @@
 import { writeAudit } from '@floe/http';
+import { dueUploaderIds, expireIfDue, orgOfWarehouse } from '@floe/catalogs';
 import type { WorkerDeps } from './deps';
-import { dueUploaderIds, expireIfDue, orgOfWarehouse } from './store/uploaders';
 
 // Uploader expiry (packages/queues/src/uploader-expiry.ts): at `expires_at`
 // an active uploader's storage identity goes — key first, then its policy,

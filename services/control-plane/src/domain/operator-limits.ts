@@ -54,6 +54,12 @@ export async function orgLimitsView(db: Db, org: OrgRef) {
   };
 }
 
+/** GET /v1/admin/orgs/{org_id}/limits/audit: the operator's changes of the organisation's limits, newest first, at most `limit`. */
+export async function orgLimitsAuditView(db: Db, org: OrgRef, limit: number) {
+  const changes = await limitsChanges(db, org.id, limit);
+  return { org_id: org.id, handle: org.handle, changes: changes.map(changeView), count: changes.length, limit };
+}
+
 export interface LimitsPatch {
   plan?: string;
   overrides?: Record<string, number | null>;

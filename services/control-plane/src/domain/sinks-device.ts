@@ -7,7 +7,8 @@ import {
   mapLines, mappedRows, pinnedValueHash, type DeviceBody, type DeviceOptions, type Preset,
 } from '@floe/ingest';
 import { toTableMetadata } from '@floe/iceberg';
-import { clearDeviceToken, deviceSinkScope, deviceSinksOf, hasDeviceToken, lockDeviceSinkScope, setDeviceToken, type SinkRecord } from '../store/sinks';
+import { clearDeviceToken, setDeviceToken } from '@floe/ingest/sink-store';
+import { deviceSinkScope, deviceSinksOf, hasDeviceToken, lockDeviceSinkScope, type SinkRecord } from '../store/sinks';
 import type { catalogTables } from './catalog-tables';
 import { effectiveLimits } from '@floe/db/limits';
 

@@ -5,7 +5,8 @@ import { generateSendKey } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { conflict, notFound } from '@floe/http';
 import { defaultSpec, toTableMetadata } from '@floe/iceberg';
-import { insertSink, markSinkDeleted, sinksClashing, sinksOf, type SinkRecord } from '../store/sinks';
+import { insertSink, markSinkDeleted } from '@floe/ingest/sink-store';
+import { sinksClashing, sinksOf, type SinkRecord } from '../store/sinks';
 import type { catalogTables } from './catalog-tables';
 
 // Spec: Ingest sinks — the records: create (one sink per unpartitioned

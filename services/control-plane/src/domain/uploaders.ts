@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type WarehouseRecord, storageStep } from '@floe/catalogs';
+import { type WarehouseRecord, storageStep, activeUploaderNamed, countActiveUploaders, insertUploader, lockUploader, lockUploaderCreation, markRevoked, type UploaderRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import { conflict, type Logger } from '@floe/http';
 import { ExpireUploaderJob, expireUploaderJobId, Producers, QUEUES, UPLOADER_EXPIRY_JOB_OPTIONS } from '@floe/queues';
 import { uploaderUidPrefix, type PolicyDocument, type StorageProvider, type UploaderRevocation } from '@floe/storage';
-import { activeUploaderNamed, countActiveUploaders, insertUploader, lockUploader, lockUploaderCreation, markRevoked, type UploaderRecord } from '../store/uploaders';
 import { UPLOADERS_PER_CATALOG } from './uploader-rules';
 
 // POST and DELETE /v1/warehouses/{id}/uploaders. The order of steps:

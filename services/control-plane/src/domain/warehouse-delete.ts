@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
-import { beginDeletion, type DeletedWarehouse, type DeletionActor } from '@floe/db/warehouse-deletion';
+import { beginDeletion, type DeletedWarehouse, type DeletionActor } from '@floe/catalogs';
 import { HttpError, notFound, type Logger } from '@floe/http';
 import { queueTeardown, type Producers } from '@floe/queues';
 import { sealWarehouseStorage, type StorageProvider } from '@floe/storage';

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type TombstoneRecord, liveCredentials, revokeCredentials, countedInProject, lockCreationScope, type CatalogCredentialPair, type CatalogSecrets, storageStep } from '@floe/catalogs';
+import { type TombstoneRecord, liveCredentials, revokeCredentials, countedInProject, lockCreationScope, type CatalogCredentialPair, type CatalogSecrets, storageStep, activeUploaderIdentities, recordStoragePolicies, claimRestore, handBackRestore, liveNamesake, lockForRestore, markRestored } from '@floe/catalogs';
+import { releaseHeldGrants } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { conflict, HttpError, limitExceeded, type Logger } from '@floe/http';
 import { QUEUES, teardownJobId, type Producers } from '@floe/queues';
 import { applyWarehousePolicies, unsealIdentities, type StorageProvider } from '@floe/storage';
 import { effectiveLimits } from '@floe/db/limits';
-import { activeUploaderIdentities, recordStoragePolicies } from '../store/storage-policies';
-import { claimRestore, handBackRestore, liveNamesake, lockForRestore, markRestored, releaseHeldGrants } from '../store/warehouse-restore';
 
 // POST /v1/warehouses/{id}/restore (Floe's own shape): a catalog deleted
 // within its grace period comes back with its tables and data (teardown had

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { parseLimit } from '../domain/audit-query';
-import { changeView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg, type QuotaReset } from '../domain/operator-limits';
-import { limitsChanges } from '../store/org-limits';
+import { changeView, orgLimitsAuditView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg, type QuotaReset } from '../domain/operator-limits';
 
 // Spec: Operator routes (not public by default: the gateway routes them only
 // with FLOE_ADMIN_ROUTES_PUBLIC). Every one refuses all but the operator, 403.
@@ -64,8 +63,7 @@ export function mountOperator(app: Express, d: ControlPlaneDeps): void {
       // The audit route's rule: default 100, 1..1000.
       const limit = parseLimit(typeof req.query.limit === 'string' ? req.query.limit : req.query.limit === undefined ? undefined : 'invalid');
       const org = await resolveOrg(d.prisma, String(req.params.org_id));
-      const changes = await limitsChanges(d.prisma, org.id, limit);
-      res.json({ org_id: org.id, handle: org.handle, changes: changes.map(changeView), count: changes.length, limit });
+      res.json(await orgLimitsAuditView(d.prisma, org, limit));
     }],
   });
 }

@@ -1,13 +1,12 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
-import { resolveWarehouse } from '@floe/catalogs';
-import { requireRecentSignIn } from '../access/load';
+import { resolveWarehouse, findUploader, listUploaders } from '@floe/catalogs';
 import { badRequest, notFound, parse, route, writeAudit } from '@floe/http';
+import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
 import { UPLOADER_NAME, UPLOADER_NAME_RULE, defaultPrefix, prefixProblem } from '../domain/uploader-rules';
 import { createUploader, revokeUploader } from '../domain/uploaders';
-import { findUploader, listUploaders } from '../store/uploaders';
 import { uploaderResponse } from '../uploader-responses';
 
 // Spec: Uploaders (write-only blob credentials) — create, list, revoke.

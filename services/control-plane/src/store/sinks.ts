@@ -1,10 +1,11 @@
-import { Prisma, type Db, type PrismaClient } from '@floe/db';
+import type { Db, Prisma, PrismaClient } from '@floe/db';
 import { StoredDeviceOptions, type DeviceOptions } from '@floe/ingest';
 
 // Sink rows with their batch counters, as the sink routes report them, and
-// the control plane's writes of a sink (create, delete, device token). The
-// roll's side of the row (last roll, rejects, disabling) is the sink
-// ledger's (packages/ingest ledger-store.ts). Through the Prisma client.
+// the reads and the lock around a device token's grant. Reads only: every
+// write of a sink is packages/ingest's — made, deleted, device token in
+// `@floe/ingest/sink-store`, the roll's side of the row (last roll, rejects,
+// disabling) in the sink ledger (`@floe/ingest/ledger-store`). Through the Prisma client.
 
 export type SinkState = 'active' | 'disabled' | 'deleted';
 
@@ -102,59 +103,6 @@ export function sinksClashing(prisma: PrismaClient, s: { warehouseId: string; na
     where: { warehouseId: s.warehouseId, state: { not: 'deleted' }, OR: [{ name: s.name }, { namespace: s.namespace, tableName: s.tableName }] },
     select: { name: true, namespace: true, tableName: true },
   });
-}
-
-export interface NewSink {
-  id: string;
-  name: string;
-  warehouseId: string;
-  namespace: string;
-  tableName: string;
-  rollSeconds: number;
-  rollBytes: number;
-  inactivitySeconds: number | null;
-  sendKeyId: string;
-  sendKeyHash: string;
-  createdBy: string;
-}
-
-/**
- * Inserts a sink; false (nothing written) when a live sink already takes its
- * table or its name in the catalog: the partial unique indexes on live rows
- * (`sinks_live_table_key`, `sinks_live_name_key`) decide, so concurrent
- * creates make one.
- */
-export async function insertSink(prisma: PrismaClient, s: NewSink): Promise<boolean> {
-  try {
-    await prisma.sink.create({ data: { ...s, rollBytes: BigInt(s.rollBytes) } });
-    return true;
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'P2002') return false;
-    throw err;
-  }
-}
-
-/** Marks a live sink deleted (its first deletion time kept); false when it was deleted already (a concurrent deletion went first). */
-export async function markSinkDeleted(prisma: PrismaClient, id: string): Promise<boolean> {
-  // Raw: one conditional statement moves the state and keeps a first deletion time (COALESCE), so one of concurrent deletions does it.
-  const n = await prisma.$executeRaw`UPDATE sinks SET state = 'deleted', deleted_at = COALESCE(deleted_at, now()) WHERE id = ${id} AND state <> 'deleted'`;
-  return n === 1;
-}
-
-/** Sets (or replaces) a sink's device token and options; when it was set. */
-export async function setDeviceToken(db: Db, id: string, tokenHash: string, options: DeviceOptions): Promise<Date> {
-  const { deviceTokenAt } = await db.sink.update({
-    where: { id },
-    data: { deviceTokenHash: tokenHash, deviceOptions: { ...options, preset_params: { ...options.preset_params } }, deviceTokenAt: new Date() },
-    select: { deviceTokenAt: true },
-  });
-  return deviceTokenAt!;
-}
-
-/** Removes a sink's device token; whether it had one (of concurrent removals, one did). */
-export async function clearDeviceToken(prisma: PrismaClient, id: string): Promise<boolean> {
-  const { count } = await prisma.sink.updateMany({ where: { id, deviceTokenHash: { not: null } }, data: { deviceTokenHash: null, deviceOptions: Prisma.DbNull, deviceTokenAt: null } });
-  return count === 1;
 }
 
 /** Whether a sink takes device posts now (read under the scope's lock, so a concurrent grant to it is seen). */

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@floe/db';
 
-// Organisations left without members, as the erasure job reads and removes them.
+// Organisations left without members, as the erasure job finds them (packages/accounts erases them).
 
 /** Organisations marked `deleting` that no one has joined since and that hold no catalog any more (a catalog is erased by its own teardown). */
 export async function erasableOrganizations(prisma: PrismaClient): Promise<string[]> {
@@ -23,16 +23,4 @@ export async function catalogsOfAbandonedOrganizations(prisma: PrismaClient): Pr
        AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = o.id)
      ORDER BY w.created_at LIMIT 100`;
   return rows.map((r) => r.id);
-}
-
-/** Erases one organisation's own rows (its projects, then it), if it is still erasable. */
-export async function eraseOrganization(prisma: PrismaClient, orgId: string): Promise<boolean> {
-  return prisma.$transaction(async (tx) => {
-    // Raw: the row lock keeps a join racing the erasure from landing in an erased organisation.
-    const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM organizations WHERE id = ${orgId} AND status = 'deleting' FOR UPDATE`;
-    if (!held.length || (await tx.membership.count({ where: { orgId } })) > 0) return false;
-    await tx.project.deleteMany({ where: { orgId } });
-    await tx.organization.delete({ where: { id: orgId } });
-    return true;
-  });
 }

@@ -60,19 +60,6 @@ export async function liveNamesake(tx: Tx, w: { id: string; name: string; orgId:
   return rows[0] ?? null;
 }
 
-/** The held grants back in force (for principals still in the organisation); how many. */
-export async function releaseHeldGrants(tx: Tx, warehouseId: string, orgId: string | null): Promise<number> {
-  // Raw: one INSERT … SELECT moves every row; a principal who left the organisation meanwhile gets nothing back.
-  const n = await tx.$executeRaw`
-    INSERT INTO warehouse_grants (warehouse_id, principal_id, level, granted_by, granted_at)
-    SELECT h.warehouse_id, h.principal_id, h.level, h.granted_by, h.granted_at FROM held_warehouse_grants h
-     WHERE h.warehouse_id = ${warehouseId}
-       ${orgId ? Prisma.sql`AND EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = ${orgId} AND m.principal_id = h.principal_id)` : Prisma.empty}
-    ON CONFLICT (warehouse_id, principal_id) DO NOTHING`;
-  await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId } });
-  return n;
-}
-
 /** Status as before the deletion, every deletion field and the claim cleared — only while `claim` still holds it; whether it did. */
 export async function markRestored(tx: Tx, warehouseId: string, status: 'ready' | 'provisioning', claim: string): Promise<boolean> {
   const { count } = await tx.warehouse.updateMany({

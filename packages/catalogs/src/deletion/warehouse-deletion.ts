@@ -1,11 +1,11 @@
-import type { Prisma, PrismaClient } from './generated/client';
+import { holdGrantsOf } from '@floe/accounts';
+import type { PrismaClient } from '@floe/db';
 
 // A catalog's deletion as the database records it: the one transaction that
 // takes it out of every caller's view (DELETE /v1/warehouses/{id} in the
 // control plane, and the erasure of an organisation left without members in
 // the teardown worker), and the tombstone's shape that teardown fills in and
-// GET /v1/warehouses/{id} answers with. A subpath export: importing it does
-// not load the Prisma client.
+// GET /v1/warehouses/{id} answers with.
 //
 // In one transaction, under the warehouse row's lock: status `deleting`,
 // grants moved to `held_warehouse_grants` (restore moves them back), usage
@@ -91,7 +91,7 @@ export async function beginDeletion(
     const w = await tx.warehouse.findUniqueOrThrow({ where: { id: warehouseId } });
 
     const sample = await tx.usageSample.findFirst({ where: { warehouseId }, orderBy: { measuredAt: 'desc' } });
-    const grantsRemoved = await holdGrants(tx, warehouseId);
+    const grantsRemoved = await holdGrantsOf(tx, warehouseId);
     const { count: samplesRemoved } = await tx.usageSample.deleteMany({ where: { warehouseId } });
     const tombstone: Tombstone = {
       previous_status: status,
@@ -134,17 +134,6 @@ export async function beginDeletion(
       },
     };
   }, { maxWait: 10_000, timeout: 15_000 });
-}
-
-/** Moves the catalog's grants out of force into the holding table; how many. */
-async function holdGrants(tx: Prisma.TransactionClient, warehouseId: string): Promise<number> {
-  // Raw: one INSERT … SELECT moves every row (Prisma has no such statement).
-  await tx.$executeRaw`
-    INSERT INTO held_warehouse_grants (warehouse_id, principal_id, level, granted_by, granted_at)
-    SELECT warehouse_id, principal_id, level, granted_by, granted_at FROM warehouse_grants WHERE warehouse_id = ${warehouseId}
-    ON CONFLICT (warehouse_id, principal_id) DO UPDATE SET level = EXCLUDED.level, granted_by = EXCLUDED.granted_by, granted_at = EXCLUDED.granted_at, held_at = now()`;
-  const { count } = await tx.warehouseGrant.deleteMany({ where: { warehouseId } });
-  return count;
 }
 
 /** The tombstone of a row, or null when the row has none (a live catalog). */

@@ -1,5 +1,7 @@
+import { dropHeldGrants } from '@floe/accounts';
+import { endSinksOfWarehouse } from '@floe/ingest/sink-store';
 import { Prisma, type PrismaClient } from '@floe/db';
-import { tombstoneOf, type TeardownError, type TeardownStep, type Tombstone } from '@floe/db/warehouse-deletion';
+import { tombstoneOf, type TeardownError, type TeardownStep, type Tombstone } from './warehouse-deletion';
 
 // The rows a catalog's teardown changes, each step committed with the step it
 // reached (`teardown_step`, and the tombstone's counts), so a worker that dies
@@ -127,11 +129,9 @@ export async function finishTeardown(prisma: PrismaClient, w: TeardownView, stor
              table_bucket = ${`deleted/${w.id}/table`}, blob_bucket = ${`deleted/${w.id}/blob`},
              tombstone = tombstone || ${JSON.stringify({ storage, storage_complete: true, completed_at: completedAt.toISOString(), teardown_error: null })}::jsonb
        WHERE id = ${w.id}`;
-    await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId: w.id } });
+    await dropHeldGrants(tx, w.id);
     await tx.catalogCredential.updateMany({ where: { warehouseId: w.id, revokedAt: null }, data: { revokedAt: completedAt } });
-    const sinks = await tx.sink.findMany({ where: { warehouseId: w.id }, select: { id: true } });
-    await tx.sink.updateMany({ where: { warehouseId: w.id, state: { not: 'deleted' } }, data: { state: 'deleted', deletedAt: completedAt } });
-    await tx.sinkBatch.updateMany({ where: { sinkId: { in: sinks.map((s) => s.id) }, state: 'pending' }, data: { state: 'discarded', committedAt: completedAt } });
+    await endSinksOfWarehouse(tx, w.id, completedAt);
     const t = w.tombstone;
     await tx.auditEvent.create({
       data: {

@@ -1,0 +1,123 @@
+// The sink record's writes against the real Postgres: a throwaway database
+// with the real migrations (so the partial unique indexes on live sinks are
+// the ones that decide), dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { applyMigrations, createPrisma, dropDatabase, ensureDatabase, type PrismaClient } from '@floe/db';
+import {
+  clearDeviceToken, endSinksOfWarehouse, insertSink, markSinkDeleted, setDeviceToken, type NewSink,
+} from './sink-store';
+import { DEFAULT_DEVICE_OPTIONS } from './device-options';
+
+const server = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+const databaseUrl = `${server}/floe_test_sink_store_${randomBytes(4).toString('hex')}`;
+const TIMEOUT = 30_000;
+let prisma: PrismaClient;
+
+beforeAll(async () => {
+  await ensureDatabase(databaseUrl);
+  await applyMigrations(databaseUrl);
+  prisma = createPrisma(databaseUrl, 4);
+}, TIMEOUT);
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await dropDatabase(databaseUrl);
+}, TIMEOUT);
+
+let n = 0;
+const newSink = (warehouseId: string, over: Partial<NewSink> = {}): NewSink => {
+  n += 1;
+  return {
+    id: `snk_${n}_${randomBytes(4).toString('hex')}`, name: `sink${n}`, warehouseId, namespace: 'events', tableName: `t${n}`,
+    rollSeconds: 300, rollBytes: 64 * 1024 * 1024, inactivitySeconds: null, sendKeyId: `sk_${n}_${randomBytes(4).toString('hex')}`,
+    sendKeyHash: 'x', createdBy: 'p_test', ...over,
+  };
+};
+const made = async (warehouseId: string, over: Partial<NewSink> = {}) => {
+  const s = newSink(warehouseId, over);
+  expect(await insertSink(prisma, s)).toBe(true);
+  return s;
+};
+const sinkRow = (id: string) => prisma.sink.findUniqueOrThrow({ where: { id } });
+// Batches as the ingest gateway writes them (raw SQL there too).
+const batch = (sinkId: string, batchId: string, state = 'pending') =>
+  prisma.$executeRaw`INSERT INTO sink_batches (sink_id, batch_id, bytes, accepted, rejected, state) VALUES (${sinkId}, ${batchId}, 10, 1, 0, ${state})`;
+const batchRow = (sinkId: string, batchId: string) => prisma.sinkBatch.findUniqueOrThrow({ where: { sinkId_batchId: { sinkId, batchId } } });
+
+test('a live sink holds its table and its name in the catalog; deleted, it frees both', async () => {
+  const first = await made('wh_a', { name: 'orders', tableName: 'orders' });
+  expect(Number((await sinkRow(first.id)).rollBytes)).toBe(64 * 1024 * 1024);
+  expect(await insertSink(prisma, newSink('wh_a', { tableName: 'orders' }))).toBe(false);
+  expect(await insertSink(prisma, newSink('wh_a', { name: 'orders' }))).toBe(false);
+  // Another catalog is another place.
+  await made('wh_b', { name: 'orders', tableName: 'orders' });
+  expect(await markSinkDeleted(prisma, first.id)).toBe(true);
+  await made('wh_a', { name: 'orders', tableName: 'orders' });
+});
+
+test('a sink is deleted once: a second deletion is refused and the first deletion time kept', async () => {
+  const s = await made('wh_c');
+  expect(await markSinkDeleted(prisma, s.id)).toBe(true);
+  const { deletedAt } = await sinkRow(s.id);
+  expect(deletedAt).not.toBeNull();
+  expect(await markSinkDeleted(prisma, s.id)).toBe(false);
+  expect(await sinkRow(s.id)).toMatchObject({ state: 'deleted', deletedAt });
+  expect(await markSinkDeleted(prisma, 'snk_none')).toBe(false);
+});
+
+test('a device token is set, replaced and removed once', async () => {
+  const s = await made('wh_d');
+  const options = { ...DEFAULT_DEVICE_OPTIONS, required_field: 'device', preset_params: {} };
+  const at = await setDeviceToken(prisma, s.id, 'hash-1', options);
+  expect(await sinkRow(s.id)).toMatchObject({ deviceTokenHash: 'hash-1', deviceTokenAt: at, deviceOptions: { required_field: 'device' } });
+  // Inside a transaction too (the grant is made under the scope's lock).
+  await prisma.$transaction((tx) => setDeviceToken(tx, s.id, 'hash-2', options));
+  expect((await sinkRow(s.id)).deviceTokenHash).toBe('hash-2');
+  expect(await clearDeviceToken(prisma, s.id)).toBe(true);
+  expect(await sinkRow(s.id)).toMatchObject({ deviceTokenHash: null, deviceTokenAt: null, deviceOptions: null });
+  expect(await clearDeviceToken(prisma, s.id)).toBe(false);
+});
+
+test('a torn-down catalog\'s sinks end: deleted at the given time, their waiting batches discarded, nothing else touched', async () => {
+  const live = await made('wh_t');
+  const disabled = await made('wh_t');
+  await prisma.$executeRaw`UPDATE sinks SET state = 'disabled', disabled_reason = 'table_missing' WHERE id = ${disabled.id}`;
+  const gone = await made('wh_t');
+  await markSinkDeleted(prisma, gone.id);
+  const goneAt = (await sinkRow(gone.id)).deletedAt;
+  const other = await made('wh_other');
+  await batch(live.id, 'b1');
+  await batch(live.id, 'b2', 'committed');
+  await batch(disabled.id, 'b1');
+  await batch(gone.id, 'b1');
+  await batch(other.id, 'b1');
+
+  const at = new Date('2030-01-02T03:04:05.678Z');
+  const ended = await prisma.$transaction((tx) => endSinksOfWarehouse(tx, 'wh_t', at));
+  expect(ended).toEqual({ sinksDeleted: 2, batchesDiscarded: 3 });
+
+  expect(await sinkRow(live.id)).toMatchObject({ state: 'deleted', deletedAt: at });
+  expect(await sinkRow(disabled.id)).toMatchObject({ state: 'deleted', deletedAt: at, disabledReason: 'table_missing' });
+  // An already deleted sink keeps its deletion time; its waiting batches are discarded all the same.
+  expect(await sinkRow(gone.id)).toMatchObject({ state: 'deleted', deletedAt: goneAt });
+  for (const [sinkId, batchId] of [[live.id, 'b1'], [disabled.id, 'b1'], [gone.id, 'b1']]) {
+    expect(await batchRow(sinkId, batchId)).toMatchObject({ state: 'discarded', committedAt: at });
+  }
+  expect(await batchRow(live.id, 'b2')).toMatchObject({ state: 'committed', committedAt: null });
+  expect(await sinkRow(other.id)).toMatchObject({ state: 'active', deletedAt: null });
+  expect(await batchRow(other.id, 'b1')).toMatchObject({ state: 'pending', committedAt: null });
+
+  // Again (a teardown retried): nothing left to change.
+  expect(await prisma.$transaction((tx) => endSinksOfWarehouse(tx, 'wh_t'))).toEqual({ sinksDeleted: 0, batchesDiscarded: 0 });
+});
+
+test('ending a catalog\'s sinks is part of the caller\'s transaction: rolled back with it', async () => {
+  const s = await made('wh_r');
+  await batch(s.id, 'b1');
+  await expect(prisma.$transaction(async (tx) => {
+    await endSinksOfWarehouse(tx, 'wh_r');
+    throw new Error('the teardown failed after');
+  })).rejects.toThrow('the teardown failed after');
+  expect(await sinkRow(s.id)).toMatchObject({ state: 'active', deletedAt: null });
+  expect(await batchRow(s.id, 'b1')).toMatchObject({ state: 'pending' });
+});
