@@ -1,8 +1,8 @@
 import { defineJob, NoPayload } from './job';
 
 // The OAuth authorization server's housekeeping (spec: "Registrations unused
-// for 90 days are pruned"): one job scheduler for the cluster, consumed by the
-// teardown worker, removes dynamic registrations nobody has used for 90 days
+// for 90 days are pruned"): one job scheduler for the cluster, consumed by
+// identity (services/identity/src/jobs.ts), removes dynamic registrations nobody has used for 90 days
 // and the consent requests, codes and refresh families that can no longer do
 // anything, and the retired refresh hashes of login sessions that ended over
 // 30 days ago. Idempotent: a second pass finds nothing.

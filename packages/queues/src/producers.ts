@@ -56,7 +56,7 @@ export class Producers {
     return q;
   }
 
-  async add(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<void> {
+  private async add(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<void> {
     await this.queue(name).add(jobName, data, { ...KEPT_JOBS, ...opts });
   }
 
@@ -100,7 +100,7 @@ export class Producers {
    * `timeoutMs`: a request answered by a worker (a maintenance dry run). A job
    * that fails or takes too long rejects; nothing waits for it afterwards.
    */
-  async addAndWait(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }, timeoutMs: number): Promise<unknown> {
+  private async addAndWait(name: QueueName, jobName: string, data: unknown, opts: JobsOptions & { jobId: string }, timeoutMs: number): Promise<unknown> {
     let events = this.events.get(name);
     if (!events) {
       events = new QueueEvents(name, { connection: this.connection, prefix: this.prefix });

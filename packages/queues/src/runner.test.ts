@@ -48,10 +48,11 @@ test('each job goes to the handler of its name, its payload parsed; others fail 
   expect(await producers.enqueueAndWait(shout, { word: 'hey' }, 10_000)).toBe('HEY');
 
   // A name nobody here handles, and a payload the schema refuses: failed without a retry, though three attempts were allowed.
-  await producers.add(queue, 'whisper', { word: 'psst' }, { jobId: 'whisper-1', attempts: 3 });
-  await producers.add(queue, 'add', { a: 'two', b: 3 }, { jobId: 'add-bad', attempts: 3 });
+  // (added untyped, as a producer outside the definitions would)
   const q = new Queue(queue, { connection, prefix });
   try {
+    await q.add('whisper', { word: 'psst' }, { jobId: 'whisper-1', attempts: 3 });
+    await q.add('add', { a: 'two', b: 3 }, { jobId: 'add-bad', attempts: 3 });
     for (const id of ['whisper-1', 'add-bad']) await until(`${id} to fail`, async () => ((await producers.state(queue, id)) === 'failed' ? true : null), 10, 100);
     const whisper = (await q.getJob('whisper-1'))!;
     expect(whisper.failedReason).toBe('no handler for job "whisper" of queue "oauth-prune" here (it handles add, shout)');

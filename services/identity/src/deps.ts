@@ -5,7 +5,7 @@ import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { Mailer } from '@floe/mail';
-import { Producers, queueConnection, queuePrefix } from '@floe/queues';
+import { queueDeps, type JobRunnerOptions, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { DEVICE_CODE_MISSES_PER_HOUR } from './domain/device-approval';
 import { DevCodes, ResendGate, STARTS_PER_HOUR } from './domain/email-codes';
@@ -33,6 +33,9 @@ export interface IdentityDeps extends RedisDeps {
   keyring: Keyring;
   secrets: CatalogSecrets;
   queues: Producers;
+  /** BullMQ's own connections and key prefix, for the job runner (jobs.ts: the OAuth prune pass). */
+  connection: JobRunnerOptions['connection'];
+  prefix: string;
   /** The 60 s between two mails of one purpose to one address, held against starts fired together. */
   resends: ResendGate;
   /** Sign-up, recovery and reset starts: five per hour per address, one budget. */
@@ -61,6 +64,7 @@ export const identity = deployable<IdentityDeps>({
   particular: ({ config, logger, db, redis }) => {
     const prisma = prismaOver(db);
     const keyring = new Keyring(config.dataKeys);
+    const { connection, prefix, producers } = queueDeps(config.redisUrl, config.redisPrefix);
     return {
       prisma,
       auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
@@ -70,7 +74,9 @@ export const identity = deployable<IdentityDeps>({
       storage: deploymentStorage(config.s3),
       keyring,
       secrets: new CatalogSecrets(config.credentialKey),
-      queues: new Producers(queueConnection(config.redisUrl), queuePrefix(config.redisPrefix)),
+      queues: producers,
+      connection,
+      prefix,
       resends: new ResendGate(redis, `${config.redisPrefix}mail-resend:`),
       starts: new AttemptLimit(redis, `${config.redisPrefix}rl:starts:`, STARTS_PER_HOUR, 3600),
       mailCallers: new AttemptLimit(redis, `${config.redisPrefix}rl:mail-callers:`, config.mailStartsPerCallerPerHour, 3600),

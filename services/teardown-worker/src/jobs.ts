@@ -1,11 +1,10 @@
 import {
-  credentialJobs, handle, OAUTH_PRUNE_EVERY_MS, OAUTH_PRUNE_SCHEDULER, oauthPruneJobs, ORG_ERASURE_EVERY_MS, ORG_ERASURE_SCHEDULER, orgErasureJobs,
+  credentialJobs, handle, ORG_ERASURE_EVERY_MS, ORG_ERASURE_SCHEDULER, orgErasureJobs,
   provisioningJobs, schedule, startJobRunner, STORAGE_POLICY_EVERY_MS, STORAGE_POLICY_SCHEDULER, storagePolicyJobs, teardownJobs,
   TEARDOWN_SWEEP_EVERY_MS, TEARDOWN_SWEEP_SCHEDULER, teardownSweepJobs, UPLOADER_EXPIRY_SCHEDULER, UPLOADER_EXPIRY_SWEEP_MS, uploaderExpiryJobs,
   type JobRunner,
 } from '@floe/queues';
 import type { WorkerDeps } from './deps';
-import { pruneOAuthPass } from './oauth-prune';
 import { deleteAbandonedCatalog, eraseAbandonedOrganizations } from './org-erasure';
 import { retryProvisioning } from './provisioning';
 import { retireCredential } from './retire-credential';
@@ -31,14 +30,12 @@ export function startTeardownJobs(d: WorkerDeps): JobRunner {
       handle(teardownSweepJobs.pass, () => sweepStuckTeardowns(d), ONE),
       handle(uploaderExpiryJobs.expire, async (p) => ((await expireUploader(d, p.uploader_id)) ? 'expired' : 'nothing to do'), { concurrency: 2 }),
       handle(uploaderExpiryJobs.sweep, () => expireDueUploaders(d), { concurrency: 2 }),
-      handle(oauthPruneJobs.pass, () => pruneOAuthPass(d), ONE),
       handle(storagePolicyJobs.pass, () => applyCurrentStoragePolicies(d), ONE),
       handle(orgErasureJobs.pass, () => eraseAbandonedOrganizations({ ...d, deleteCatalog: (id) => deleteAbandonedCatalog(d, id) }), ONE),
     ],
     schedulers: [
       schedule(teardownSweepJobs.pass, { id: TEARDOWN_SWEEP_SCHEDULER, every: TEARDOWN_SWEEP_EVERY_MS }),
       schedule(uploaderExpiryJobs.sweep, { id: UPLOADER_EXPIRY_SCHEDULER, every: UPLOADER_EXPIRY_SWEEP_MS }),
-      schedule(oauthPruneJobs.pass, { id: OAUTH_PRUNE_SCHEDULER, every: OAUTH_PRUNE_EVERY_MS }),
       schedule(storagePolicyJobs.pass, { id: STORAGE_POLICY_SCHEDULER, every: STORAGE_POLICY_EVERY_MS }),
       schedule(orgErasureJobs.pass, { id: ORG_ERASURE_SCHEDULER, every: ORG_ERASURE_EVERY_MS }),
     ],

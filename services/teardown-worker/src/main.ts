@@ -4,7 +4,7 @@ import { startTeardownJobs } from './jobs';
 
 // The teardown worker: provisioning retries, credential retirement after a
 // rotate, uploader expiry, the erasure of organisations left without members,
-// the OAuth prune pass, catalog teardown after a deletion's grace period
+// catalog teardown after a deletion's grace period
 // (with the hourly sweep that queues a stuck teardown again), and the hourly
 // sweep that applies the current storage policies to older catalogs. BullMQ
 // consumers plus a tiny health server; any number may run, jobs are

@@ -5,7 +5,7 @@ import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
-import { creationMeasureJobId, MEASURE_JOB_OPTIONS, PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS, QUEUES, type MeasureJob, type Producers } from '@floe/queues';
+import { meteringJobs, PROVISIONING_WINDOW_SECONDS, provisioningJobs, type Producers } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
 import { effectiveLimits } from '@floe/db/limits';
 import type { CatalogSecrets } from '../credentials/catalog-credentials';
@@ -111,7 +111,7 @@ export async function createWarehouse(
   if (!(await finishCreation(d.prisma, id, claim, status, PROVISIONING_WINDOW_SECONDS))) throw creationInProgress(name);
   if (!probe.ok) {
     const until = new Date(Date.now() + PROVISIONING_WINDOW_SECONDS * 1000).toISOString();
-    await d.queues.add(QUEUES.provisioning, 'probe', { warehouse_id: id, until }, { jobId: `provision-${id}`, delay: PROVISIONING_RETRY_SECONDS * 1000 });
+    await d.queues.enqueue(provisioningJobs.probe, { warehouse_id: id, until });
   }
   await queueFirstSample(d, id);
   return { warehouse: (await warehouseById(d.prisma, id, ctx.principalId))!, status, probe };
@@ -212,10 +212,7 @@ async function refuseLeftoverBucket(d: Pick<CreateWarehouseDeps, 'prisma' | 'sto
 
 /** Step 5. A lost job costs only the early sample: the sweep measures every live catalog within its interval. */
 async function queueFirstSample(d: Pick<CreateWarehouseDeps, 'queues' | 'logger' | 'config'>, warehouseId: string): Promise<void> {
-  const job: MeasureJob = { warehouse_id: warehouseId, source: 'creation' };
-  await d.queues.add(QUEUES.metering, 'measure', job, {
-    ...MEASURE_JOB_OPTIONS, jobId: creationMeasureJobId(warehouseId), delay: d.config.metering.firstSampleSeconds * 1000,
-  }).catch((err: Error) => d.logger.warn('the first usage sample could not be queued', { warehouse_id: warehouseId, err: err.message }));
+  await d.queues.enqueue(meteringJobs.measure, { warehouse_id: warehouseId, source: 'creation' }, { delay: d.config.metering.firstSampleSeconds * 1000 }).catch((err: Error) => d.logger.warn('the first usage sample could not be queued', { warehouse_id: warehouseId, err: err.message }));
 }
 
 function creationInProgress(name: string): HttpError {

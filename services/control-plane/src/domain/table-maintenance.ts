@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { type VisibleWarehouse, readWriteKeys } from '@floe/catalogs';
 import { toLoadTableResult, type CatalogClient } from '@floe/catalog-client';
@@ -6,7 +5,7 @@ import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { HttpError } from '@floe/http';
 import { tableFigures, type TableMetadata } from '@floe/iceberg';
-import { MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_JOB_OPTIONS, MAINTENANCE_RULES, PLAN_JOB_OPTIONS, QUEUES, maintenanceJobId, rulesCrossed, type MaintenanceJob, type MaintenanceKind, type Producers } from '@floe/queues';
+import { MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_RULES, QUEUES, maintenanceJobId, maintenanceJobs, rulesCrossed, type MaintenanceJob, type MaintenanceKind, type Producers } from '@floe/queues';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
 import { runsOfTable, type MaintenanceRunRecord } from '../store/maintenance-runs';
 import { catalogTables } from './catalog-tables';
@@ -142,9 +141,7 @@ export async function requestMaintenance(
   if (ask.dryRun) {
     let planned: { kinds: unknown[] };
     try {
-      planned = await d.queues.addAndWait(QUEUES.maintenance, 'plan', { ...ref, kinds: ask.kinds }, {
-        ...PLAN_JOB_OPTIONS, jobId: `plan-${randomBytes(8).toString('hex')}`,
-      }, DRY_RUN_WAIT_MS) as { kinds: unknown[] };
+      planned = await d.queues.enqueueAndWait(maintenanceJobs.plan, { ...ref, kinds: ask.kinds }, DRY_RUN_WAIT_MS) as { kinds: unknown[] };
     } catch (err) {
       throw new HttpError(503, 'service_unavailable', `the maintenance worker did not plan the dry run: ${(err as Error).message}`, { retry_after_seconds: 5 }, { 'Retry-After': '5' });
     }
@@ -154,7 +151,7 @@ export async function requestMaintenance(
   const before = await d.queues.state(QUEUES.maintenance, jobId);
   const joined = ['waiting', 'active', 'delayed', 'prioritized'].includes(before);
   const job: MaintenanceJob = { ...ref, kinds: ask.kinds, trigger: { type: 'manual', detail: `asked by ${actor.principalId}` }, requested_by: actor.principalId, request_id: actor.requestId };
-  await d.queues.add(QUEUES.maintenance, 'maintain', job, { ...MAINTENANCE_JOB_OPTIONS, jobId });
+  await d.queues.enqueue(maintenanceJobs.maintain, job);
   return {
     status: 202,
     body: {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type WarehouseRecord, storageStep, activeUploaderNamed, countActiveUploaders, insertUploader, lockUploader, lockUploaderCreation, markRevoked, type UploaderRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import { conflict, type Logger } from '@floe/http';
-import { ExpireUploaderJob, expireUploaderJobId, Producers, QUEUES, UPLOADER_EXPIRY_JOB_OPTIONS } from '@floe/queues';
+import { uploaderExpiryJobs, type Producers } from '@floe/queues';
 import { uploaderUidPrefix, type PolicyDocument, type StorageProvider, type UploaderRevocation } from '@floe/storage';
 import { UPLOADERS_PER_CATALOG } from './uploader-rules';
 
@@ -109,10 +109,7 @@ export async function createUploader(
 
 /** The sweep catches an expiry whose job was lost; this one is the exact time. */
 async function queueExpiry(queues: Producers, uploaderId: string, at: Date): Promise<void> {
-  const job: ExpireUploaderJob = { uploader_id: uploaderId };
-  await queues.add(QUEUES.uploaderExpiry, 'expire', job, {
-    ...UPLOADER_EXPIRY_JOB_OPTIONS, jobId: expireUploaderJobId(uploaderId), delay: Math.max(0, at.getTime() - Date.now()),
-  });
+  await queues.enqueue(uploaderExpiryJobs.expire, { uploader_id: uploaderId }, { delay: Math.max(0, at.getTime() - Date.now()) });
 }
 
 export interface Revocation {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '@floe/db';
 import { bumpCredentialEpoch } from '@floe/auth';
-import { Producers, QUEUES, RO_RETIREMENT_DELAY_SECONDS, type RetireCredentialJob } from '@floe/queues';
+import { credentialJobs, RO_RETIREMENT_DELAY_SECONDS, type Producers } from '@floe/queues';
 import { liveCredentials, lockWarehouseForCredentials, revokeCredentials, type CatalogCredentialPair, type CatalogSecrets } from '@floe/catalogs';
 
 // POST /v1/warehouses/{id}/rotate. Order matters: the new pair exists before
@@ -53,12 +53,9 @@ export async function rotateCredentials(
   await bumpCredentialEpoch(d.redis, d.redisPrefix);
 
   for (const clientId of oldRo) {
-    const job: RetireCredentialJob = {
-      warehouse_id: w.id, client_id: clientId, rotated_by: actor.principalId, org_id: w.orgId, request_id: actor.requestId,
-    };
     // The job id is the client id: a retried request queues one retirement.
-    await d.queues.add(QUEUES.credentials, 'retire', job, {
-      jobId: `retire-${clientId}`, delay: RO_RETIREMENT_DELAY_SECONDS * 1000, attempts: 10, backoff: { type: 'exponential', delay: 2000 },
+    await d.queues.enqueue(credentialJobs.retire, {
+      warehouse_id: w.id, client_id: clientId, rotated_by: actor.principalId, org_id: w.orgId, request_id: actor.requestId,
     });
   }
   return {

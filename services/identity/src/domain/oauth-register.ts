@@ -11,8 +11,8 @@ import { redirectKind } from './oauth-redirects';
 // 7591), for tool hosts that cannot publish a client metadata document.
 // Public clients only: no secret is issued, `token_endpoint_auth_method` is
 // `none`. 20 registrations an hour per address; a deployment may switch it
-// off (403 access_denied). Registrations unused for 90 days are to be pruned
-// by a scheduled job (not built yet).
+// off (403 access_denied). Registrations unused for 90 days are pruned
+// by identity's `oauth-prune` job (domain/oauth-prune.ts).
 
 export const REGISTRATIONS_PER_HOUR = 20;
 

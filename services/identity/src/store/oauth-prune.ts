@@ -1,10 +1,11 @@
 import type { PrismaClient } from '@floe/db';
 
-// What the OAuth prune pass removes. The authorization server (identity)
-// writes these tables; the pass only deletes rows that can do nothing more.
-// It also prunes login sessions' retired refresh hashes (the same theft
-// signal as a family's, which go with their family by cascade): a session
-// expired or revoked no longer needs them to tell a reused token.
+// What the OAuth prune pass (domain/oauth-prune.ts) removes, in one
+// transaction: rows of the authorization server's own tables (store/oauth-*.ts
+// write them) that can do nothing more. It also prunes login sessions' retired
+// refresh hashes (the same theft signal as a family's, which go with their
+// family by cascade; store/retired-refresh.ts): a session expired or revoked
+// no longer needs them to tell a reused token.
 
 export const UNUSED_REGISTRATION_DAYS = 90;
 /** Spent or dead rows are kept this long after they stopped mattering, for whoever looks into a complaint. */

@@ -1,5 +1,5 @@
-import { throwawayDatabase } from '../../../tests/support/throwaway-db';
-import { pruneOAuth } from './store/oauth';
+import { throwawayDatabase } from '../../../../tests/support/throwaway-db';
+import { pruneOAuth } from './oauth-prune';
 
 // Against the real Postgres: a throwaway database with the real migrations.
 const db = throwawayDatabase('oauth_prune');
