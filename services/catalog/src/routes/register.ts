@@ -1,28 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
-import { MetadataParseError, parseTableMetadata, type TableMetadata } from '@floe/iceberg';
 import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
-import { placePointer } from '../commit';
-import { alreadyExists, badRequest, noSuchNamespace } from '../errors';
-import { checkedLocation, checkWritePaths, isWithin } from '../locations';
+import { requireNamespace } from '../domain/namespaces';
+import { registerTable } from '../domain/table-register';
+import { badRequest } from '../errors';
 import { readForRegistration } from '../registration';
 import { sendLoadResult } from '../responses';
-import { getNamespace } from '../store/namespaces';
-import { findTable } from '../store/tables';
 import { requirePrefix, requireWrite } from '../guards';
 import { existingTable, namespaceOf, warehouseOf } from '../request';
-
-/**
- * The registered table's own location, held to the catalog's rules; its
- * metadata file must lie within it, so the table owns every file it names.
- */
-function registeredLocation(meta: TableMetadata, metadataLocation: string, bucket: string): string {
-  const location = checkedLocation(meta.location, bucket, 'Table location');
-  checkWritePaths(meta.properties, location, bucket);
-  if (!isWithin(metadataLocation, location)) throw badRequest(`metadata-location ${metadataLocation} must lie within the table's location ${location}`);
-  return location;
-}
 
 // POST …/register adopts a table whose metadata file already sits in the
 // warehouse's table bucket; POST …/metrics accepts an engine's scan/commit
@@ -32,6 +17,7 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
 
   route(app, '/v1/:prefix/namespaces/:namespace/register', {
     post: [auth, requirePrefix, requireWrite, async (req, res) => {
+      // validate
       const ns = namespaceOf(req);
       const body = (req.body ?? {}) as Record<string, unknown>;
       const name = body.name;
@@ -40,23 +26,12 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       if (typeof location !== 'string' || !location) throw badRequest('Invalid request: metadata-location is required');
       // A JSON boolean: "true" as a string would have read as false and refused a replacement that was asked for.
       if (body.overwrite !== undefined && typeof body.overwrite !== 'boolean') throw badRequest('Invalid request: overwrite must be a boolean');
+      // resolve: the namespace, then the file (read as the warehouse's own identity)
       const wh = warehouseOf(req);
-      if (!(await getNamespace(d.db, wh.id, ns))) throw noSuchNamespace(ns);
+      await requireNamespace(d.db, wh.id, ns);
       const text = await readForRegistration(d, wh, location);
-      let meta: TableMetadata;
-      try {
-        meta = parseTableMetadata(text);
-      } catch (err) {
-        if (err instanceof MetadataParseError) throw badRequest(`Not valid table metadata: ${err.message}`);
-        throw err;
-      }
-      const tableLocation = registeredLocation(meta, location, wh.tableBucket);
-      const existing = await findTable(d.db, wh.id, ns, name);
-      if (existing && body.overwrite !== true) throw alreadyExists(`Table ${[...ns, name].join('.')}`);
-      await placePointer(d.db, wh.id, {
-        id: existing?.id ?? randomUUID(), expectedVersion: existing?.version ?? null, namespace: ns, name, kind: 'table',
-        metadataLocation: location, location: tableLocation, relocated: existing?.location !== tableLocation,
-      }, 'Table');
+      // act
+      const tableLocation = await registerTable(d.db, wh, ns, { name, metadataLocation: location, metadataText: text, overwrite: body.overwrite === true });
       await sendLoadResult(d, req, res, wh, { metadataLocation: location, metadataText: text, tableLocation });
     }],
   });

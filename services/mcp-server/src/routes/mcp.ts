@@ -4,8 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { HttpError, route } from '@floe/http';
 import type { Authenticator } from '@floe/auth';
 import { mcpCallerOf, type McpCaller } from '../access-token';
+import { callerOrg } from '../domain/caller-org';
 import { challenge, metadataUrlOf } from '../protected-resource';
-import { orgOfRecord } from '../store/records';
 import { registerTools } from '../tools/register';
 import type { ToolDeps } from '../tools/tool';
 
@@ -53,9 +53,8 @@ async function answer(d: McpRouteDeps, req: Request, res: Response): Promise<voi
   const methods = [req.body].flat().map((m) => (m as { method?: unknown } | null)?.method);
   const calling = methods.includes('tools/call');
   const withWriteTools = calling || (caller.canWrite && methods.includes('tools/list') && (await holdsWriteSomewhere(d, caller, req.requestId)));
-  let org: Promise<string | null> | null = null;
   const server = new McpServer({ name: 'floe', version: '0.1.0' });
-  registerTools(server, d, { caller, req, orgId: () => (org ??= orgOfRecord(d.db, caller.recordId)) }, { withWriteTools });
+  registerTools(server, d, { caller, req, orgId: callerOrg(d.db, caller.recordId) }, { withWriteTools });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();
