@@ -3,18 +3,18 @@ import { scopeStoredBytes } from '@floe/db/usage';
 import type { Request } from 'express';
 import { HttpError, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
 import { batchKey } from '@floe/ingest';
+import { recordReceivedBatch } from '@floe/ingest/received-batches';
 import { StorageError } from '@floe/storage';
 import type { IngestDeps } from './deps';
 
 // The batch ledger both intake routes share: a batch's NDJSON object in the
 // blob bucket, then its `sink_batches` row and the day's `ingest_usage`
-// counters in one statement. The row is written after the object, so a batch
-// row always has its object, and a lost race answers as the duplicate it is.
+// counters in one statement (packages/ingest received-batches.ts, the ledger's
+// owner). The row is written after the object, so a batch row always has its
+// object, and a lost race answers as the duplicate it is.
 //
-// Raw SQL over pg, every statement: the send and device routes are the
-// ingest hot path (bench/ingest), run as named prepared statements, and a
-// batch's row and its day's counters are one statement (a CTE with
-// ON CONFLICT on both tables), which the Prisma client cannot say.
+// Raw SQL over pg, every read here: the send and device routes are the
+// ingest hot path (bench/ingest), run as named prepared statements.
 
 /** What the intake routes need of a sink and its catalog. */
 export interface IntakeSink {
@@ -121,22 +121,9 @@ export async function recordBatch(d: IngestDeps, sink: IntakeSink, b: NewBatch):
   const bytes = ndjson.length;
   // A batch with no object has nothing to append: it is done as received.
   const state = b.accepted ? 'pending' : 'committed';
-  const { rows } = await d.db.query<{ received_at: Date }>({
-    name: 'ingest_record_batch',
-    text: `WITH b AS (
-             INSERT INTO sink_batches (sink_id, batch_id, bytes, accepted, rejected, state, via) VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT DO NOTHING RETURNING received_at
-           ), u AS (
-             INSERT INTO ingest_usage AS u (sink_id, day, warehouse_id, batches, device_batches, rows, rejected, ingest_bytes, stored_bytes)
-             SELECT $1, (b.received_at AT TIME ZONE 'UTC')::date, $8::text, 1, $9::int, $4::int, $5::int, $10::bigint, $3::int FROM b
-             ON CONFLICT (sink_id, day) DO UPDATE SET
-               batches = u.batches + 1, device_batches = u.device_batches + EXCLUDED.device_batches, rows = u.rows + EXCLUDED.rows,
-               rejected = u.rejected + EXCLUDED.rejected, ingest_bytes = u.ingest_bytes + EXCLUDED.ingest_bytes,
-               stored_bytes = u.stored_bytes + EXCLUDED.stored_bytes
-           )
-           SELECT received_at FROM b`,
-    values: [sink.id, b.batchId, bytes, b.accepted, b.rejected, state, b.via, sink.warehouse_id, b.via === 'device' ? 1 : 0, b.intakeBytes],
+  const recorded = await recordReceivedBatch(d.db, {
+    sinkId: sink.id, warehouseId: sink.warehouse_id, batchId: b.batchId, bytes, accepted: b.accepted, rejected: b.rejected, state, via: b.via, intakeBytes: b.intakeBytes,
   });
-  if (!rows[0]) return { duplicate: true, row: (await existingBatch(d, sink.id, b.batchId))! };
-  return { duplicate: false, bytes, received_at: rows[0].received_at, state };
+  if (!recorded) return { duplicate: true, row: (await existingBatch(d, sink.id, b.batchId))! };
+  return { duplicate: false, bytes, received_at: recorded.receivedAt, state };
 }
