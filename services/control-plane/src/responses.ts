@@ -4,8 +4,8 @@ import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
-import { LIST_URL_SECONDS, type ListedBlob } from './domain/blobs';
-import { MAINTENANCE_DEFAULTS } from './domain/plans';
+import { LIST_URL_SECONDS, type ListedBlob } from './domain/blobs/blobs';
+import { MAINTENANCE_DEFAULTS } from './domain/warehouses/plans';
 
 // The shapes the spec gives for warehouses, built from a record. One place, so
 // the list row, the get row and every answer that embeds them agree.

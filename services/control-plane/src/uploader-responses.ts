@@ -1,6 +1,6 @@
 import type { WarehouseRecord, UploaderRecord } from '@floe/catalogs';
 import { uploaderPolicy } from '@floe/storage';
-import type { IamWrite } from './domain/uploaders';
+import type { IamWrite } from './domain/uploaders/uploaders';
 import { iso } from './responses';
 
 // An uploader as the uploader routes answer it (spec: Resources, Uploader).

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { ControlPlaneDeps } from '../deps';
-import { readAudit, type AuditQuery } from '../domain/audit-query';
+import { readAudit, type AuditQuery } from '../domain/operator/audit-query';
 import { auditEventRow } from '../responses';
 
 // Spec: GET /v1/audit (who sees what: domain/audit-query.ts).

@@ -3,10 +3,8 @@ import { requireLevel, type Level } from '@floe/accounts';
 import { requireReady, resolveWarehouse } from '@floe/catalogs';
 import { badRequest, HttpError, readBodyUpTo, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import {
-  attachmentDisposition, checkKey, checkPrefix, clampedInt, flag, refuseFloeOwnedKey, refuseFloeOwnedPrefix,
-} from '../domain/blob-keys';
-import { deleteBlobs, listBlobs, PRESIGN, presignBlob, uploadBlob, type BlobDeps } from '../domain/blobs';
+import { attachmentDisposition, checkKey, checkPrefix, clampedInt, flag, refuseFloeOwnedKey, refuseFloeOwnedPrefix } from '../domain/blobs/blob-keys';
+import { deleteBlobs, listBlobs, PRESIGN, presignBlob, uploadBlob, type BlobDeps } from '../domain/blobs/blobs';
 import { blobListing } from '../responses';
 
 // Spec: GET /v1/warehouses/{id}/blobs and GET …/blobs/presign (read level).

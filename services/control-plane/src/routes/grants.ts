@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { resolveWarehouse } from '@floe/catalogs';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { listGrants, putGrant, revokeGrant } from '../domain/grants';
+import { listGrants, putGrant, revokeGrant } from '../domain/warehouses/grants';
 
 // Spec: Grants (the rules are in domain/grants.ts).
 

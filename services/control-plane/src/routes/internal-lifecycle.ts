@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { requireBootstrapSecret, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { flag } from '../domain/blob-keys';
-import { auditLifecycle } from '../domain/lifecycle-audit';
+import { flag } from '../domain/blobs/blob-keys';
+import { auditLifecycle } from '../domain/blobs/lifecycle-audit';
 
 // Spec: GET /internal/lifecycle-audit (bootstrap secret): no table bucket
 // carries a lifecycle rule or a lifecycle policy statement;

@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { parse, requireBootstrapSecret, route } from '@floe/http';
 import { RollReport } from '@floe/ingest';
 import type { ControlPlaneDeps } from '../deps';
-import { recordSinkRoll, rollerWorklist } from '../domain/sinks-ledger';
+import { recordSinkRoll, rollerWorklist } from '../domain/sinks/sinks-ledger';
 
 // Spec: GET /internal/sinks (the roller's worklist, empty while sinks are off)
 // and POST /internal/sinks/{sink_id}/roll (a roll report: batches committed or

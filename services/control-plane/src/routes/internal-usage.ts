@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { parse, requireBootstrapSecret, route } from '@floe/http';
 import { UsageReport } from '@floe/queues';
 import type { ControlPlaneDeps } from '../deps';
-import { recordUsageReport } from '../domain/usage-report';
+import { recordUsageReport } from '../domain/usage/usage-report';
 
 // Spec: POST /internal/usage (the hourly footprint report per warehouse;
 // recomputes the scope's quota). Bootstrap secret only; the public gateway

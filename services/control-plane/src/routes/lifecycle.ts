@@ -3,9 +3,9 @@ import { requireLevel } from '@floe/accounts';
 import { requireReady, resolveWarehouse } from '@floe/catalogs';
 import { route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { flag } from '../domain/blob-keys';
-import { clearLifecycle, LIFECYCLE_NOTE, readLifecycle, setLifecycle } from '../domain/lifecycle';
-import { parseLifecycleBody } from '../domain/lifecycle-rules';
+import { flag } from '../domain/blobs/blob-keys';
+import { clearLifecycle, LIFECYCLE_NOTE, readLifecycle, setLifecycle } from '../domain/blobs/lifecycle';
+import { parseLifecycleBody } from '../domain/blobs/lifecycle-rules';
 
 // Spec: GET|PUT|DELETE /v1/warehouses/{id}/lifecycle, the blob bucket's
 // lifecycle configuration. Setting or clearing needs write level

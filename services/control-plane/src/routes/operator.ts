@@ -2,8 +2,8 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { parseLimit } from '../domain/audit-query';
-import { changeView, orgLimitsAuditView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg, type QuotaReset } from '../domain/operator-limits';
+import { parseLimit } from '../domain/operator/audit-query';
+import { changeView, orgLimitsAuditView, orgLimitsView, patchOrgLimits, plansView, requireOperator, resolveOrg, type QuotaReset } from '../domain/operator/operator-limits';
 
 // Spec: Operator routes (not public by default: the gateway routes them only
 // with FLOE_ADMIN_ROUTES_PUBLIC). Every one refuses all but the operator, 403.

@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { badRequest, requireBootstrapSecret, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { publicConnection } from '../domain/public-connection';
-import { tlsAsk } from '../domain/tls-ask';
+import { publicConnection } from '../domain/warehouses/public-connection';
+import { tlsAsk } from '../domain/warehouses/tls-ask';
 
 // Spec: GET /v1/public/{handle}/{catalog}/connection (no credential) and the
 // internal GET /internal/tls-ask (bootstrap secret; the gateway never

@@ -1,12 +1,12 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { requireRecentSignIn } from '../access/load';
 import { parse, route, writeAudit } from '@floe/http';
 import { PRESETS, readDevicePost } from '@floe/ingest';
+import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
-import { catalogTables } from '../domain/catalog-tables';
-import { resolveSink } from '../domain/sinks';
-import { dryRun, issueDeviceToken, removeDeviceToken } from '../domain/sinks-device';
+import { resolveSink } from '../domain/sinks/sinks';
+import { dryRun, issueDeviceToken, removeDeviceToken } from '../domain/sinks/sinks-device';
+import { catalogTables } from '../domain/tables/catalog-tables';
 
 // Spec: Ingest sinks — the device token (mint or replace, remove) and the
 // dry run of a body against the table's schema. Shapes are Floe's own (the

@@ -2,11 +2,11 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
 import { resolveWarehouse } from '@floe/catalogs';
-import { requireRecentSignIn } from '../access/load';
 import { badRequest, notFound, notImplemented, parse, route, writeAudit } from '@floe/http';
+import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
-import { catalogTables } from '../domain/catalog-tables';
-import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks';
+import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks/sinks';
+import { catalogTables } from '../domain/tables/catalog-tables';
 import { sinkResponse } from '../sink-responses';
 
 // Spec: Ingest sinks — the records (create, list, get, delete). The send

@@ -5,7 +5,7 @@ import { tableWarehouse } from '@floe/catalogs';
 import { parse, route } from '@floe/http';
 import { MaintenanceKind } from '@floe/queues';
 import type { ControlPlaneDeps } from '../deps';
-import { kindsAsked, requestMaintenance, tableMaintenance } from '../domain/table-maintenance';
+import { kindsAsked, requestMaintenance, tableMaintenance } from '../domain/tables/table-maintenance';
 
 // Table maintenance (Floe's shapes, docs/api.md "Table maintenance"): GET a
 // table's health and runs (read level), POST a run or a dry run (write level).

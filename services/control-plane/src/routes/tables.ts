@@ -4,13 +4,13 @@ import { requireLevel } from '@floe/accounts';
 import { tableWarehouse, type VisibleWarehouse } from '@floe/catalogs';
 import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { nsName } from '../domain/catalog-tables';
-import { formatInfo } from '../domain/formats';
-import { refuseOverQuota } from '../domain/quota';
-import { maintenanceSummary } from '../domain/table-maintenance';
-import { keysToRemove, propertiesToSet } from '../domain/table-properties';
-import { dropNamespace, dropTable } from '../domain/table-delete';
-import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables';
+import { nsName } from '../domain/tables/catalog-tables';
+import { dropNamespace, dropTable } from '../domain/tables/table-delete';
+import { maintenanceSummary } from '../domain/tables/table-maintenance';
+import { keysToRemove, propertiesToSet } from '../domain/tables/table-properties';
+import { createTable, listNamespaces, listTables, readTable, requestedFormatVersion, updateTableProperties, v3Warnings, vendTableCredentials } from '../domain/tables/tables';
+import { refuseOverQuota } from '../domain/usage/quota';
+import { formatInfo } from '../domain/warehouses/formats';
 
 // Spec: Tables, credentials, connection — the routes that act on tables
 // through the Iceberg REST catalog as the warehouse's own identity. DELETE

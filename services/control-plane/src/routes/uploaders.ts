@@ -5,8 +5,8 @@ import { resolveWarehouse, findUploader, listUploaders } from '@floe/catalogs';
 import { badRequest, notFound, parse, route, writeAudit } from '@floe/http';
 import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
-import { UPLOADER_NAME, UPLOADER_NAME_RULE, defaultPrefix, prefixProblem } from '../domain/uploader-rules';
-import { createUploader, revokeUploader } from '../domain/uploaders';
+import { UPLOADER_NAME, UPLOADER_NAME_RULE, defaultPrefix, prefixProblem } from '../domain/uploaders/uploader-rules';
+import { createUploader, revokeUploader } from '../domain/uploaders/uploaders';
 import { uploaderResponse } from '../uploader-responses';
 
 // Spec: Uploaders (write-only blob credentials) — create, list, revoke.

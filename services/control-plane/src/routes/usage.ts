@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { ControlPlaneDeps } from '../deps';
-import { usageOf } from '../domain/usage';
+import { usageOf } from '../domain/usage/usage';
 
 // Spec: Usage and audit — GET /v1/usage (the rules are in domain/usage.ts).
 

@@ -4,9 +4,9 @@ import { requireAdmin } from '@floe/accounts';
 import { resolveProject, resolveWarehouse, createWarehouse } from '@floe/catalogs';
 import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
-import { formatInfo } from '../domain/formats';
-import { DELETE_NOTE, deleteInProgress, deleteWarehouse } from '../domain/warehouse-delete';
-import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses';
+import { formatInfo } from '../domain/warehouses/formats';
+import { DELETE_NOTE, deleteInProgress, deleteWarehouse } from '../domain/warehouses/warehouse-delete';
+import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses/warehouses';
 import { createdWarehouseAnswer, warehouseGetRow, warehouseListRow } from '../responses';
 
 // Spec: Warehouses (catalogs) — create, list, get, patch, delete.

@@ -3,9 +3,9 @@ import type { WarehouseRecord } from '@floe/catalogs';
 import { HttpError, createLogger } from '@floe/http';
 import { Producers, queueConnection } from '@floe/queues';
 import { uploaderUidPrefix } from '@floe/storage';
-import { freePort } from '../../../../scripts/lib/infra';
-import { adminStorage } from '../../../../tests/support/store';
-import { throwawayDatabase } from '../../../../tests/support/throwaway-db';
+import { freePort } from '../../../../../scripts/lib/infra';
+import { adminStorage } from '../../../../../tests/support/store';
+import { throwawayDatabase } from '../../../../../tests/support/throwaway-db';
 import { createUploader, type UploaderDeps } from './uploaders';
 
 // Creating an uploader when a step after the storage user fails, against the

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@floe/db';
 import { fromS3Rule, toS3Rule, type LifecycleRuleView, type StorageProvider } from '@floe/storage';
 import { storageStep } from '@floe/catalogs';
-import { underLifecycleLock } from '../store/lifecycle-lock';
+import { underLifecycleLock } from '../../store/lifecycle-lock';
 import type { ParsedLifecycle } from './lifecycle-rules';
 
 // A warehouse's lifecycle: the S3 lifecycle configuration of its BLOB bucket,

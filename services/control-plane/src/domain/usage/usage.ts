@@ -3,7 +3,7 @@ import { resolveProject, visibleWarehouses, type VisibleWarehouse, dailyIngest, 
 import type { Db } from '@floe/db';
 import { effectiveLimits, LIMITS, type LimitName } from '@floe/db/limits';
 import { badRequest } from '@floe/http';
-import { deviceSinksOf } from '../store/sinks';
+import { deviceSinksOf } from '../../store/sinks';
 import { SAMPLE_STALE_AFTER_MS } from './measuring';
 
 // GET /v1/usage: every limit of the caller's scope (its organisation, or its

@@ -7,7 +7,7 @@ import { HttpError } from '@floe/http';
 import { tableFigures, type TableMetadata } from '@floe/iceberg';
 import { MAINTENANCE_DEFAULTS, MAINTENANCE_KINDS, MAINTENANCE_RULES, QUEUES, maintenanceJobId, maintenanceJobs, rulesCrossed, type MaintenanceJob, type MaintenanceKind, type Producers } from '@floe/queues';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
-import { runsOfTable, type MaintenanceRunRecord } from '../store/maintenance-runs';
+import { runsOfTable, type MaintenanceRunRecord } from '../../store/maintenance-runs';
 import { catalogTables } from './catalog-tables';
 
 // GET and POST /v1/table/maintenance (Floe's shapes, docs/api.md): a table's

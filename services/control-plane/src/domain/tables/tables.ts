@@ -6,10 +6,10 @@ import type { Keyring } from '@floe/db/sealed';
 import { badRequest, type SqlClient } from '@floe/http';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
 import type { Schema, TableUpdate } from '@floe/iceberg';
-import { CatalogFailure, asCatalogError, dottedLevels, vendedCredentials, type CatalogClient, type LoadTableResult } from '../catalog-client';
+import { CatalogFailure, asCatalogError, dottedLevels, vendedCredentials, type CatalogClient, type LoadTableResult } from '../../catalog-client';
+import { refuseOverQuota } from '../usage/quota';
+import { FORMAT_VERSIONS } from '../warehouses/plans';
 import { catalogTables, isAddressable, nsName } from './catalog-tables';
-import { FORMAT_VERSIONS } from './plans';
-import { refuseOverQuota } from './quota';
 import { currentSchema, hasGeoColumn, tableView, v3Columns } from './table-view';
 
 // Spec: Tables and credentials — what the table routes do, through the

@@ -6,8 +6,8 @@ import type { PrismaClient } from '@floe/db';
 import { conflict, notFound } from '@floe/http';
 import { defaultSpec, toTableMetadata } from '@floe/iceberg';
 import { insertSink, markSinkDeleted } from '@floe/ingest/sink-store';
-import { sinksClashing, sinksOf, type SinkRecord } from '../store/sinks';
-import type { catalogTables } from './catalog-tables';
+import { sinksClashing, sinksOf, type SinkRecord } from '../../store/sinks';
+import type { catalogTables } from '../tables/catalog-tables';
 
 // Spec: Ingest sinks — the records: create (one sink per unpartitioned
 // table, a send key shown once), list, find by id or name, delete (the send

@@ -1,6 +1,6 @@
 import type { VisibleWarehouse } from '@floe/catalogs';
 import { notFound } from '@floe/http';
-import { CatalogFailure, asCatalogError, dottedLevels, type CatalogClient, type LoadTableResult } from '../catalog-client';
+import { CatalogFailure, asCatalogError, dottedLevels, type CatalogClient, type LoadTableResult } from '../../catalog-client';
 
 // Reading a warehouse's namespaces and tables through the catalog, with the
 // spec's not-found refusals that list what does exist (error rule 3).

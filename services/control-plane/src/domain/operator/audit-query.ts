@@ -1,7 +1,7 @@
 import type { AccessContext } from '@floe/accounts';
 import type { Db } from '@floe/db';
 import { badRequest, notFound } from '@floe/http';
-import { auditEvents } from '../store/audit';
+import { auditEvents } from '../../store/audit';
 
 // Spec: GET /v1/audit. Without org_id: the caller's own events. With org_id:
 // an admin sees the organisation's events plus their own; a member only their own.

@@ -2,8 +2,8 @@ import { publicWarehousesAt } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { conflict, notFound } from '@floe/http';
 import { warehouseBuckets } from '@floe/storage';
-import { iso } from '../responses';
-import { currentTablePointers, type TablePointer } from '../store/table-pointers';
+import { iso } from '../../responses';
+import { currentTablePointers, type TablePointer } from '../../store/table-pointers';
 
 // GET /v1/public/{handle}/{catalog}/connection, no credential. A public
 // catalog's table bucket lets anyone GET its objects (POST …/public), but

@@ -2,15 +2,12 @@ import type { VisibleWarehouse } from '@floe/catalogs';
 import { generateDeviceToken } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { badRequest, conflict, limitExceeded } from '@floe/http';
-import {
-  DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DEVICE_RATE, applyDeviceOptions, currentSchemaFields, deviceOptionsView,
-  mapLines, mappedRows, pinnedValueHash, type DeviceBody, type DeviceOptions, type Preset,
-} from '@floe/ingest';
+import { DEFAULT_DEVICE_OPTIONS, DEVICE_BODY_LIMIT, DEVICE_RATE, applyDeviceOptions, currentSchemaFields, deviceOptionsView, mapLines, mappedRows, pinnedValueHash, type DeviceBody, type DeviceOptions, type Preset } from '@floe/ingest';
 import { toTableMetadata } from '@floe/iceberg';
 import { clearDeviceToken, setDeviceToken } from '@floe/ingest/sink-store';
-import { deviceSinkScope, deviceSinksOf, hasDeviceToken, lockDeviceSinkScope, type SinkRecord } from '../store/sinks';
-import type { catalogTables } from './catalog-tables';
 import { effectiveLimits } from '@floe/db/limits';
+import { deviceSinkScope, deviceSinksOf, hasDeviceToken, lockDeviceSinkScope, type SinkRecord } from '../../store/sinks';
+import type { catalogTables } from '../tables/catalog-tables';
 
 // Spec: Ingest sinks — the device route's side in the control plane: the
 // device token (mint or replace, remove) with the body-level options, and the

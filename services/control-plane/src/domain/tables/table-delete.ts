@@ -1,8 +1,8 @@
 import type { VisibleWarehouse } from '@floe/catalogs';
 import { conflict } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
-import { CatalogFailure, asCatalogError, dottedLevels, type CatalogClient } from '../catalog-client';
-import { liveSinksOn } from '../store/sinks';
+import { CatalogFailure, asCatalogError, dottedLevels, type CatalogClient } from '../../catalog-client';
+import { liveSinksOn } from '../../store/sinks';
 import { catalogTables } from './catalog-tables';
 
 // DELETE /v1/table and DELETE /v1/namespace after the write-level check,

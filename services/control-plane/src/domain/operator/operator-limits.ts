@@ -3,7 +3,7 @@ import { applyOverrides, isLimitName, isPlanName, LIMITS, overridesOf, PLAN_NAME
 import type { Db, PrismaClient } from '@floe/db';
 import { badRequest, forbidden, notFound } from '@floe/http';
 import { StorageError, type StorageProvider } from '@floe/storage';
-import { limitsChanges, limitsRowOf, organizationByIdOrHandle, quotaBucketsOf, recordLimitsChange, withLimitsLocked, type LimitsChangeRow, type OrgRef } from '../store/org-limits';
+import { limitsChanges, limitsRowOf, organizationByIdOrHandle, quotaBucketsOf, recordLimitsChange, withLimitsLocked, type LimitsChangeRow, type OrgRef } from '../../store/org-limits';
 
 // The operator routes (spec: Operator routes): plans, an organisation's
 // limits, the operator's changes and their audit. Only a principal of kind
