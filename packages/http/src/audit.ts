@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { Prisma } from '@floe/db';
 import type { SqlClient } from './sql';
 
 export interface AuditEvent {
@@ -11,26 +12,37 @@ export interface AuditEvent {
   data?: Record<string, unknown>;
 }
 
-// Raw SQL over the process's pg pool: every deployable appends to the log
-// through this one function, and the ingest gateway has no Prisma client.
+// Every deployable appends to the log through these two functions: over the
+// process's pg pool (the ingest gateway has no Prisma client), or inside the
+// Prisma transaction the act belongs to, so an act and its event commit
+// together or not at all. Both keep the OAuth actor fields.
+
+const INSERT = `INSERT INTO audit_events (action, actor_id, actor_kind, org_id, target_type, target_id, request_id, ip, data)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`;
+
+function auditRow(req: Request | null, event: AuditEvent): unknown[] {
+  return [
+    event.action,
+    event.actorId ?? req?.caller?.principalId ?? null,
+    event.actorKind ?? req?.caller?.kind ?? null,
+    event.orgId ?? null,
+    event.targetType ?? null,
+    event.targetId ?? null,
+    req?.requestId ?? null,
+    req?.ip ?? null,
+    JSON.stringify(withOAuthActor(req, event.data ?? {})),
+  ];
+}
 
 /** Appends one event to the audit log; actor, request id and address come from the request when given. */
 export async function writeAudit(db: SqlClient, req: Request | null, event: AuditEvent): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_events (action, actor_id, actor_kind, org_id, target_type, target_id, request_id, ip, data)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      event.action,
-      event.actorId ?? req?.caller?.principalId ?? null,
-      event.actorKind ?? req?.caller?.kind ?? null,
-      event.orgId ?? null,
-      event.targetType ?? null,
-      event.targetId ?? null,
-      req?.requestId ?? null,
-      req?.ip ?? null,
-      JSON.stringify(withOAuthActor(req, event.data ?? {})),
-    ],
-  );
+  await db.query(INSERT, auditRow(req, event));
+}
+
+/** The same, in the caller's transaction: the event stands only if the act does. */
+export async function writeAuditIn(tx: Prisma.TransactionClient, req: Request | null, event: AuditEvent): Promise<void> {
+  // Raw: the same statement as writeAudit, so both writers keep one shape.
+  await tx.$executeRawUnsafe(INSERT, ...auditRow(req, event));
 }
 
 /** An act through an OAuth access token is the token record's, on behalf of the person who consented: both are kept. */

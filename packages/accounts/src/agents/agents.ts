@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
-import type { Db, PrismaClient } from '@floe/db';
+import type { Db, Prisma, PrismaClient } from '@floe/db';
 import { conflict, forbidden, notFound } from '@floe/http';
 import type { AccessContext, OrgMembership } from '../access/context';
 import type { CatalogFinder } from '../access/require';
@@ -31,6 +31,25 @@ export interface AgentDeps {
 
 /** After a transaction that refused keys commits: every cached credential is read again. */
 export const keysRefused = (d: Pick<AgentDeps, 'redis' | 'config'>) => bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+
+/** What a transaction made an agent as, for what runs beside it in that transaction. */
+export interface MadeAgent {
+  orgId: string;
+  agentId: string;
+  keyId: string | null;
+  name: string;
+  role: 'admin' | 'member';
+  grants: HeldGrant[];
+}
+
+/** The `agent.create` audit event of an agent made (written in its transaction); `via` for one a device login or a consent made. */
+export function agentCreatedEvent(made: MadeAgent, via?: 'device' | 'oauth') {
+  const grants = made.grants.map((g) => ({ warehouse_id: g.warehouseId, name: g.name, level: g.level }));
+  return {
+    action: 'agent.create', orgId: made.orgId, targetType: 'agent', targetId: made.agentId,
+    data: { name: made.name, role: made.role, grants, key_id: made.keyId, ...(via ? { via } : {}) },
+  };
+}
 
 export interface AgentDetail {
   orgId: string;
@@ -77,8 +96,8 @@ function freeName(wanted: string, taken: Set<string>): string {
 /** POST /v1/orgs/{org_id}/agents (and an approved device login, which caps rather than refuses): the agent with its key, shown once. */
 export async function createAgent(
   d: AgentDeps, ctx: AccessContext, orgIdOrHandle: string, a: NewAgent, mode: 'refuse' | 'cap' = 'refuse',
-  /** Runs inside the transaction that makes the agent (a device login recorded as collected with it). */
-  alongside?: (tx: Db, made: { agentId: string; keyId: string | null }) => Promise<void>,
+  /** Runs inside the transaction that makes the agent (its audit event; a device login recorded as collected with it). */
+  alongside?: (tx: Prisma.TransactionClient, made: MadeAgent) => Promise<void>,
 ) {
   // authorize: a tool host's token record acts for 15 minutes at a time on what a person consented; it never mints lasting keys
   if (ctx.kind === 'mcp') throw forbidden('forbidden', 'an OAuth access token cannot make agents; an admin or member makes them');
@@ -100,7 +119,7 @@ export async function createAgent(
     const agentId = created.principal.principalId;
     await addMembership(tx, { orgId: m.orgId, principalId: agentId, role: a.role, joinedVia: a.joinedVia, createdBy: ctx.principalId, sourceRef: a.sourceRef });
     await replaceGrants(tx, m.orgId, agentId, grants.map((g) => ({ warehouseId: g.warehouseId, level: g.level })), ctx.principalId);
-    await alongside?.(tx, { agentId, keyId: created.key?.keyId ?? null });
+    await alongside?.(tx, { orgId: m.orgId, agentId, keyId: created.key?.keyId ?? null, name, role: a.role, grants });
     return { agentId, key: created.key };
   });
   const detail = await agentDetail(d.prisma, m.orgId, made.agentId);

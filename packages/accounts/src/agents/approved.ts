@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import type { Db } from '@floe/db';
-import { forbidden, writeAudit, type SqlClient } from '@floe/http';
+import type { Prisma } from '@floe/db';
+import { forbidden, writeAudit, writeAuditIn, type SqlClient } from '@floe/http';
 import { accessContextOf } from '../access/context';
 import { agentView } from './agent-view';
-import { createAgent, replaceMcpGrants, type AgentDeps } from './agents';
+import { agentCreatedEvent, createAgent, replaceMcpGrants, type AgentDeps, type MadeAgent } from './agents';
 
 // What a person's decision in identity makes, in identity's own process: the
 // agent an approved device login creates when the machine collects it, and
@@ -27,7 +27,7 @@ export interface ApprovedAgentAsk {
   /** What the agent is for (`device_login:<id>`): one agent per ref in an organisation. */
   sourceRef?: string;
   /** Runs inside the transaction that makes the agent (a device login recorded as collected with it). */
-  alongside?: (tx: Db, made: { agentId: string; keyId: string | null }) => Promise<void>;
+  alongside?: (tx: Prisma.TransactionClient, made: MadeAgent) => Promise<void>;
 }
 
 export type ApprovedAgent = ReturnType<typeof agentView> & { api_key: string | null; key_id: string | null; label: string; reused: boolean };
@@ -48,11 +48,10 @@ export async function makeApprovedAgent(d: AgentDeps & { db: SqlClient }, req: R
       return { ...view, api_key: null, key_id: null, label: a.label, reused: true };
     }
   }
-  const r = await createAgent(d, approver, a.orgId, { name: a.name, role, grants, label: a.label, joinedVia: a.via, sourceRef: a.sourceRef }, 'cap', a.alongside);
-  const view = agentView(r);
-  await writeAudit(d.db, req, {
-    action: 'agent.create', actorId: approver.principalId, actorKind: 'human', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId,
-    data: { name: r.agent.name, role: r.agent.role, grants: view.grants, key_id: r.keyId, via: a.via },
+  // The agent, its audit event and what the caller adds (a collected login) commit together.
+  const r = await createAgent(d, approver, a.orgId, { name: a.name, role, grants, label: a.label, joinedVia: a.via, sourceRef: a.sourceRef }, 'cap', async (tx, made) => {
+    await writeAuditIn(tx, req, { ...agentCreatedEvent(made, a.via), actorId: approver.principalId, actorKind: 'human' });
+    await a.alongside?.(tx, made);
   });
-  return { ...view, api_key: r.apiKey, key_id: r.keyId, label: r.label, reused: false };
+  return { ...agentView(r), api_key: r.apiKey, key_id: r.keyId, label: r.label, reused: false };
 }

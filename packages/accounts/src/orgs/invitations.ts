@@ -4,7 +4,7 @@ import { hashSecret } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
-import { forbidden, HttpError, limitExceeded, notFound, rateLimited, writeAudit, type SqlClient } from '@floe/http';
+import { forbidden, HttpError, limitExceeded, notFound, rateLimited, writeAudit, type SqlClient, writeAuditIn } from '@floe/http';
 import type { Mailer, OutgoingMail } from '@floe/mail';
 import type { AccessContext } from '../access/context';
 import { countPendingInvitations, expirePendingTo, insertInvitation, invitationHashOf, invitationsOf, inviterOf, lockInvitation, lockInvitations, markAccepted, pendingInvitationFor, pendingInvitationTo, type InvitationRecord } from '../invitation-records';
@@ -114,12 +114,13 @@ export async function acceptInvitation(d: Pick<InvitationDeps, 'prisma' | 'db'>,
     // Two invitations of one address accepted at once: the membership's key lets one join.
     const joined = await joinOnce(tx, { orgId: inv.orgId, principalId: ctx.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
     await markAccepted(tx, inv.id, ctx.principalId);
+    // Accepted, joined and audited in one transaction.
+    if (joined) {
+      await writeAuditIn(tx, req, { action: 'org.invitation_accept', orgId: inv.orgId, targetType: 'invitation', targetId: inv.id, data: { email: inv.email } });
+      await writeAuditIn(tx, req, { action: 'org.member_join', orgId: inv.orgId, targetType: 'principal', targetId: ctx.principalId, data: { role: inv.role, via: 'invitation' } });
+    }
     return { inv, joined };
   });
-  if (outcome.joined) {
-    await writeAudit(d.db, req, { action: 'org.invitation_accept', orgId: outcome.inv.orgId, targetType: 'invitation', targetId: outcome.inv.id, data: { email: outcome.inv.email } });
-    await writeAudit(d.db, req, { action: 'org.member_join', orgId: outcome.inv.orgId, targetType: 'principal', targetId: ctx.principalId, data: { role: outcome.inv.role, via: 'invitation' } });
-  }
   return outcome;
 }
 

@@ -1,8 +1,8 @@
 import type { Express, Request } from 'express';
 import { z } from 'zod';
 import { requireRecentSignIn } from '../access/load';
-import { editAgent, revokeAgent, type AskedGrant, createAgent, getAgent, listAgents, roleOf, agentView } from '@floe/accounts';
-import { badRequest, parse, route, writeAudit } from '@floe/http';
+import { editAgent, revokeAgent, type AskedGrant, createAgent, getAgent, listAgents, roleOf, agentView, agentCreatedEvent } from '@floe/accounts';
+import { badRequest, parse, route, writeAudit, writeAuditIn } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 
 // Spec: Organisations and agents — token records (the rules are in
@@ -42,9 +42,10 @@ export function mountAgents(app: Express, d: ControlPlaneDeps): void {
     post: [...sensitive, async (req, res) => {
       const body = parse(CreateAgent, req.body);
       const { grants, deprecation } = grantsOfCreate(body);
-      const r = await createAgent(d, req.access!, String(req.params.org_id), { name: body.name, role: roleOf(body.role), grants, label: body.name, joinedVia: 'agent' });
+      // The agent and its audit event commit together.
+      const r = await createAgent(d, req.access!, String(req.params.org_id), { name: body.name, role: roleOf(body.role), grants, label: body.name, joinedVia: 'agent' },
+        'refuse', (tx, made) => writeAuditIn(tx, req, agentCreatedEvent(made)));
       const view = agentView(r);
-      await writeAudit(d.db, req, { action: 'agent.create', orgId: r.orgId, targetType: 'agent', targetId: r.agent.agentId, data: { name: r.agent.name, role: r.agent.role, grants: view.grants, key_id: r.keyId } });
       res.status(201).json({
         ...view, api_key: r.apiKey, key_id: r.keyId, label: r.label, ...(deprecation ? { deprecation } : {}),
         note: 'The API key is shown once; store it now. DELETE /v1/orgs/{org_id}/agents/{agent_id} revokes it.',
