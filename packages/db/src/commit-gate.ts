@@ -42,18 +42,23 @@ export function holdCommitGate<T>(pool: pg.Pool, t: TableIdentity, fn: () => Pro
 }
 
 /**
+ * One look at a gate, as an SQL expression over the gate's key (a parameter):
+ * true when nobody holds it (the shared lock taken and let go at once). The
+ * catalog folds its first look into its read of the table (one round trip).
+ */
+export const gateFreeSql = (keyParam: string) =>
+  `CASE WHEN pg_try_advisory_lock_shared(hashtextextended(${keyParam}, 0)) THEN pg_advisory_unlock_shared(hashtextextended(${keyParam}, 0)) ELSE false END`;
+
+/**
  * The catalog's side: resolves once nobody holds the table's gate, or after
- * GATE_WAIT_MS. One statement per look (the shared lock taken and let go
- * at once), so a waiting commit never keeps a connection of the pool.
+ * GATE_WAIT_MS. One statement per look, so a waiting commit never keeps a
+ * connection of the pool.
  */
 export async function passCommitGate(pool: Pick<pg.Pool, 'query'>, t: TableIdentity, maxWaitMs = GATE_WAIT_MS): Promise<void> {
   const key = commitGateKey(t);
   const until = Date.now() + maxWaitMs;
   for (;;) {
-    const { rows } = await pool.query<{ free: boolean }>(
-      'SELECT CASE WHEN pg_try_advisory_lock_shared(hashtextextended($1, 0)) THEN pg_advisory_unlock_shared(hashtextextended($1, 0)) ELSE false END AS free',
-      [key],
-    );
+    const { rows } = await pool.query<{ free: boolean }>(`SELECT ${gateFreeSql('$1')} AS free`, [key]);
     if (rows[0].free || Date.now() >= until) return;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { gateFreeSql } from '@floe/db/commit-gate';
 import type { SqlClient } from '@floe/http';
 import { joinNamespace, splitNamespace } from '@floe/iceberg';
 import { ancestors, toHolder, type LocationHolder, type RawHolder } from './locations';
@@ -48,6 +49,22 @@ export async function findTable(db: SqlClient, warehouseId: string, namespace: s
     values: [warehouseId, joinNamespace(namespace), name, kind],
   });
   return rows[0] ? toRow(rows[0]) : null;
+}
+
+/**
+ * The table, read in the same round trip as a first look at its commit gate
+ * (packages/db commit-gate.ts): `gateFree` false while a maintenance run holds it.
+ */
+export async function findTableAtGate(db: SqlClient, warehouseId: string, namespace: string[], name: string, gateKey: string): Promise<{ gateFree: boolean; row: TableRow | null }> {
+  const { rows } = await db.query<Raw & { gate_free: boolean }>({
+    name: 'catalog_find_table_at_gate',
+    text: `SELECT g.free AS gate_free, t.id, t.namespace, t.name, t.kind, t.metadata_location, t.location, t.version
+             FROM (SELECT ${gateFreeSql('$4')} AS free) g
+             LEFT JOIN catalog_tables t ON t.warehouse_id = $1 AND t.namespace = $2 AND t.name = $3 AND t.kind = 'table'`,
+    values: [warehouseId, joinNamespace(namespace), name, gateKey],
+  });
+  const r = rows[0];
+  return { gateFree: r.gate_free, row: r.id ? toRow(r) : null };
 }
 
 /** Any table or view of that name: they share one name space within a namespace. */
