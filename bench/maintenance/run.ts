@@ -131,7 +131,7 @@ try {
   const { accessOf } = await import('../../services/maintenance-worker/src/table-access');
   const { figuresOf } = await import('../../services/maintenance-worker/src/figures');
   const { readHeadFiles } = await import('../../services/maintenance-worker/src/runs/head');
-  const { compact } = await import('../../services/maintenance-worker/src/runs/compact');
+  const { compact, DOWNLOADS_AT_ONCE } = await import('../../services/maintenance-worker/src/runs/compact');
   const config = loadConfig();
   const store = adminStorage();
 
@@ -314,7 +314,7 @@ try {
       // the store's own share of a compaction: every input fetched (as many at once as the
       // worker fetches), and the COPY's output put back
       let t = performance.now();
-      await mapLimited(head.data, 32, (f) => access.read(f.file.file_path));
+      await mapLimited(head.data, DOWNLOADS_AT_ONCE, (f) => access.read(f.file.file_path));
       if (r > 0) getMs.push(performance.now() - t);
       const copied = join(engine.scratchDir, `floor-${n++}.parquet`);
       t = performance.now();
@@ -452,7 +452,7 @@ try {
   console.log(`  ${'floor: DuckDB COPY of the same local files (engine.query)'.padEnd(66)}${w(Math.round(floorRate).toLocaleString('en-US'), 12)} rows/s  (median of ${FLOOR_REPEATS}, ${pct(floorMs, 50).toFixed(0)} ms)`);
   const storeFloorMs = pct(getMs, 50) + pct(floorMs, 50) + pct(putMs, 50);
   const storeFloorRate = rows / (storeFloorMs / 1000);
-  console.log(`  ${'store floor: the inputs fetched (32 at once), the COPY, its output put'.padEnd(66)}${w(Math.round(storeFloorRate).toLocaleString('en-US'), 12)} rows/s  (medians ${pct(getMs, 50).toFixed(0)} + ${pct(floorMs, 50).toFixed(0)} + ${pct(putMs, 50).toFixed(0)} ms, one after another)`);
+  console.log(`  ${`store floor: the inputs fetched (${DOWNLOADS_AT_ONCE} at once), the COPY, its output put`.padEnd(66)}${w(Math.round(storeFloorRate).toLocaleString('en-US'), 12)} rows/s  (medians ${pct(getMs, 50).toFixed(0)} + ${pct(floorMs, 50).toFixed(0)} + ${pct(putMs, 50).toFixed(0)} ms, one after another)`);
   console.log(`  ${'engine.rewriteDataFiles on the same local files'.padEnd(66)}${w(Math.round(rewriteRate).toLocaleString('en-US'), 12)} rows/s  (median of ${FLOOR_REPEATS}, ${pct(rewriteMs, 50).toFixed(0)} ms)`);
   console.log(`  ${'compaction run: download, rewrite, upload, replace commit'.padEnd(66)}${w(Math.round(compactRate).toLocaleString('en-US'), 12)} rows/s  (${applyMs.toFixed(0)} ms; its plan ${planMs.toFixed(0)} ms more)`);
   console.log(`  the run's steps (calls, summed ms, first start to last end ms): ${[...steps].map(([k, v]) => `${k} ${v.n}× ${v.ms.toFixed(0)} ${(v.to - v.from).toFixed(0)}`).join(', ')}`);

@@ -130,27 +130,18 @@ export async function rewriteDataFiles(c: DuckDBConnection, scratchDir: string, 
     const written = { in: 0, out: 0 };
     let ratio = 1;
     let from = 0;
-    if (units.length > 1 && expectedFileCount(bytesOf(units), target) === 1 && expectedFileCount(2 * bytesOf(units), target) > 1) {
-      // Input that fits one file as it is (the planner's usual group, up to the target) most
-      // likely comes out as one: written whole, and only if it did not fit is it split, by
-      // the ratio it showed — not a probe rewritten on every such group.
-      const whole = join(staging, 'part-0.parquet');
-      await c.run(`COPY (${statement(units)}) TO ${literal(whole)} (${options})`);
-      ratio = dataBytes(whole) / bytesOf(units);
-      if (expectedFileCount(dataBytes(whole), target) === 1) {
-        staged.push(whole);
-        from = units.length;
-      } else rmSync(whole);
-    } else if (units.length > 1 && expectedFileCount(2 * bytesOf(units), target) > 1) {
-      // The output/input ratio decides the split here: measure it on a probe, kept if it turns out to be the whole output.
-      const end = probeEnd(units);
-      const probe = join(staging, 'part-0.parquet');
-      await c.run(`COPY (${statement(units.slice(0, end))}) TO ${literal(probe)} (${options})`);
-      ratio = dataBytes(probe) / bytesOf(units.slice(0, end));
-      if (end === units.length && expectedFileCount(dataBytes(probe), target) === 1) {
-        staged.push(probe);
+    if (units.length > 1 && expectedFileCount(2 * bytesOf(units), target) > 1) {
+      // The output/input ratio decides the split here: measure it on a first file, kept if it turns out to be
+      // the whole output. Input that fits one file as it is (the planner's usual group, up to the target) is
+      // that first file whole — most likely the output; otherwise a probe of one output row group's worth.
+      const end = expectedFileCount(bytesOf(units), target) === 1 ? units.length : probeEnd(units);
+      const first = join(staging, 'part-0.parquet');
+      await c.run(`COPY (${statement(units.slice(0, end))}) TO ${literal(first)} (${options})`);
+      ratio = dataBytes(first) / bytesOf(units.slice(0, end));
+      if (end === units.length && expectedFileCount(dataBytes(first), target) === 1) {
+        staged.push(first);
         from = end;
-      } else rmSync(probe);
+      } else rmSync(first);
     }
     while (from < units.length) {
       const end = nextGroupEnd(units, from, target, ratio);

@@ -26,7 +26,7 @@ import type { TableAccess } from '../table-access';
 
 
 /** Inputs fetched at once: a sink table's inputs are many small files, each a round trip. */
-const DOWNLOADS_AT_ONCE = 32;
+export const DOWNLOADS_AT_ONCE = 32;
 
 interface GroupWork {
   group: BinPackGroup;

@@ -1,5 +1,6 @@
 import { warehousesWithBuckets } from '@floe/catalogs';
 import type { Db } from '@floe/db';
+import { mapLimited } from '@floe/iceberg';
 import { isLifecycleStatement, StorageError, type LifecycleRuleView, type StorageProvider } from '@floe/storage';
 
 // GET /internal/lifecycle-audit: no table bucket may carry a lifecycle rule
@@ -37,20 +38,6 @@ export interface BlobBucketFinding {
 type AuditDeps = { prisma: Db; storage: Pick<StorageProvider, 'getLifecycle' | 'getBucketPolicy'> };
 type Row = Awaited<ReturnType<typeof warehousesWithBuckets>>[number];
 
-/** Runs `f` over `items`, LANES at a time, keeping their order. */
-async function inLanes<T, R>(items: T[], f: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await f(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(LANES, items.length) }, lane));
-  return out;
-}
-
 /** A read of one bucket: its answer, `absent` when the bucket is gone, or the store's failure kind. */
 async function read<T>(step: () => Promise<T>): Promise<{ value?: T; absent?: true; error?: string }> {
   try {
@@ -84,8 +71,8 @@ async function reportBlobBucket(d: AuditDeps, w: Row): Promise<BlobBucketFinding
 export async function auditLifecycle(d: AuditDeps, includeBlobs: boolean) {
   const started = Date.now();
   const warehouses = await warehousesWithBuckets(d.prisma);
-  const tables = await inLanes(warehouses, (w) => auditTableBucket(d, w));
-  const blobs = includeBlobs ? await inLanes(warehouses, (w) => reportBlobBucket(d, w)) : undefined;
+  const tables = await mapLimited(warehouses, LANES, (w) => auditTableBucket(d, w));
+  const blobs = includeBlobs ? await mapLimited(warehouses, LANES, (w) => reportBlobBucket(d, w)) : undefined;
   const flagged = tables.filter((t) => t.clean === false);
   const unread = tables.filter((t) => t.clean === null).length;
   return {
