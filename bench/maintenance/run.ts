@@ -57,6 +57,8 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { Agent, request, setGlobalDispatcher } from 'undici';
 import { CatalogClient, toLoadTableResult, vendedCredentials, type LoadTableResult } from '@floe/catalog-client';
+import { warehouseTokenSource } from '@floe/catalogs/catalog-tokens';
+import { prismaOver } from '@floe/db';
 import { openEngine, type DataFileInput } from '@floe/engine';
 import {
   MAIN_BRANCH, buildAppend, mapLimited, currentSchema, currentSnapshot, defaultSpec, lastSequenceNumber, newSnapshotId, parquetDataFile, parseJson,
@@ -334,7 +336,7 @@ try {
     await access.remove(storeCopies);
 
     // the worker's compaction runner, on the table in the store, committing through the catalog; its steps timed
-    const catalog = new CatalogClient(config);
+    const catalog = new CatalogClient(config, warehouseTokenSource(prismaOver(pool), config));
     const timedCatalog = Object.assign(catalog, { commitTable: timed('commit', catalog.commitTable.bind(catalog)), loadTable: timed('load', catalog.loadTable.bind(catalog)) });
     const timedEngine = { ...engine, rewriteDataFiles: timed('rewrite', engine.rewriteDataFiles) };
     const timedAccess = { ...access, download: timed('download', access.download), upload: timed('upload', access.upload), read: timed('read', access.read), put: timed('put', access.put) };

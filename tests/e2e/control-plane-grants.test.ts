@@ -1,5 +1,5 @@
 import { bearer, expectError, gateway, newMember, newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
-import { newPrincipal } from './helpers';
+import { newPrincipal, sql } from './helpers';
 
 // Spec: Grants, Authentication 5–6 and error rule 1, through the gateway.
 
@@ -79,4 +79,48 @@ test('the creator holds write via creator; an admin token sees every catalog', a
   expect(await levelOf(adminToken.api_key, w.warehouse_id)).toEqual({ level: 'write', via: 'admin' });
   expect(await levelOf(admin.api_key, w.warehouse_id)).toEqual({ level: 'write', via: 'admin' });
   expectError(await gateway().delete(`/v1/warehouses/${w.warehouse_id}/grants/${member.principal_id}`).set(bearer(admin.api_key)), 409, 'implicit_grant');
+}, 60_000);
+
+test('a grant and a revocation commit with their audit events: there as soon as the answer is, written by the same transaction', async () => {
+  const { org, admin } = await newOrgWithAdmin();
+  const member = await newMember(org);
+  const project = await newProject(admin.api_key);
+  const w = await newWarehouse(admin.api_key, project.project_id);
+  const grants = `/v1/warehouses/${w.warehouse_id}/grants`;
+  // xmin: the id of the transaction that wrote a row (the act's row and its event share it only when they commit together).
+  const grantRow = async () => (await sql(`SELECT xmin::text AS tx FROM warehouse_grants WHERE warehouse_id = $1 AND principal_id = $2`, [w.warehouse_id, member.principal_id]))[0];
+  const events = (action: string) => sql(
+    `SELECT xmin::text AS tx, actor_id, actor_kind, org_id, target_type, target_id, request_id, data FROM audit_events WHERE action = $1 AND target_id = $2 ORDER BY id`,
+    [action, w.warehouse_id],
+  );
+
+  // A refused grant writes neither the grant nor an event.
+  expectError(await gateway().put(`${grants}/${member.principal_id}`).set(bearer(member.api_key)).send({ level: 'write' }), 403, 'forbidden');
+  expect(await events('warehouse.grant')).toEqual([]);
+
+  // Read right after the answer, with no waiting.
+  const granted = await gateway().put(`${grants}/${member.principal_id}`).set(bearer(admin.api_key)).send({ level: 'write' });
+  expect(granted.status).toBe(200);
+  const [grant] = await events('warehouse.grant');
+  expect(grant).toEqual({
+    tx: (await grantRow()).tx, actor_id: admin.principal_id, actor_kind: 'human', org_id: org.org_id, target_type: 'warehouse', target_id: w.warehouse_id,
+    request_id: granted.headers['x-request-id'], data: { principal_id: member.principal_id, level: 'write', previous: { level: 'read', via: 'membership' } },
+  });
+
+  // Revoking the explicit grant and then the member's implicit read (recorded as `none`, the row the second revocation writes).
+  const back = await gateway().delete(`${grants}/${member.principal_id}`).set(bearer(admin.api_key));
+  expect(back.status).toBe(200);
+  const none = await gateway().delete(`${grants}/${member.principal_id}`).set(bearer(admin.api_key));
+  expect(none.status).toBe(200);
+  const revokes = await events('warehouse.grant_revoke');
+  expect(revokes).toHaveLength(2);
+  expect(revokes[0]).toMatchObject({
+    actor_id: admin.principal_id, org_id: org.org_id, request_id: back.headers['x-request-id'],
+    data: { principal_id: member.principal_id, revoked: { level: 'write', via: 'grant' }, level: 'read' },
+  });
+  expect(revokes[1]).toEqual({
+    tx: (await grantRow()).tx, actor_id: admin.principal_id, actor_kind: 'human', org_id: org.org_id, target_type: 'warehouse', target_id: w.warehouse_id,
+    request_id: none.headers['x-request-id'], data: { principal_id: member.principal_id, revoked: { level: 'read', via: 'membership' }, level: 'none' },
+  });
+  expect(revokes[0].tx).not.toBe(revokes[1].tx);
 }, 60_000);

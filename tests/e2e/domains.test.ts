@@ -85,3 +85,41 @@ test('20 claims of one domain at once: across organisations one owner (the rest 
   expect(within.every((r) => r.body.domain === own && r.body.org_id === owner.org.org_id)).toBe(true);
   expect(await sql(`SELECT count(*)::int AS n FROM audit_events WHERE action IN ('org.domain_claim') AND target_id IN ($1, $2)`, [domain, own])).toEqual([{ n: 2 }]);
 }, 60_000);
+
+test('a claim, a join by domain and a removal commit with their audit events (the act\'s row and its event written by one transaction)', async () => {
+  const domain = `atomic-${uniq()}.test`;
+  const admin = await signUpVerified(`boss@${domain}`);
+  // xmin: the id of the transaction that wrote a row version.
+  const eventOf = async (action: string, targetId: string) => {
+    const rows = await sql(`SELECT xmin::text AS tx, actor_id, actor_kind, org_id, target_type, target_id, request_id, data FROM audit_events WHERE action = $1 AND org_id = $2 AND target_id = $3`, [action, admin.orgId, targetId]);
+    expect(rows).toHaveLength(1);
+    return rows[0];
+  };
+  // Sign-up made the organisation: its creator's membership and `org.create` together.
+  const [creator] = await sql(`SELECT xmin::text AS tx FROM memberships WHERE org_id = $1 AND principal_id = $2`, [admin.orgId, admin.principalId]);
+  expect(await eventOf('org.create', admin.orgId)).toMatchObject({ tx: creator.tx, actor_id: admin.principalId, actor_kind: 'human', target_type: 'org', data: { name: expect.any(String), handle: expect.any(String) } });
+
+  const claim = await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(admin.key)).send({ domain });
+  expect(claim.status).toBe(201);
+  const [claimed] = await sql(`SELECT xmin::text AS tx FROM org_domains WHERE domain = $1`, [domain]);
+  expect(await eventOf('org.domain_claim', domain)).toEqual({
+    tx: claimed.tx, actor_id: admin.principalId, actor_kind: 'human', org_id: admin.orgId, target_type: 'domain', target_id: domain,
+    request_id: claim.headers['x-request-id'], data: { proof: 'verified_address' },
+  });
+
+  expect((await gateway().patch(`/v1/orgs/${admin.orgId}`).set(bearer(admin.key)).send({ domain_join: true })).status).toBe(200);
+  const joiner = await signUpVerified(`new@${domain}`);
+  expect(joiner.verify.organization).toMatchObject({ org_id: admin.orgId, joined_via: 'domain' });
+  const [joined] = await sql(`SELECT xmin::text AS tx FROM memberships WHERE org_id = $1 AND principal_id = $2`, [admin.orgId, joiner.principalId]);
+  expect(await eventOf('org.member_join', joiner.principalId)).toMatchObject({ tx: joined.tx, actor_id: joiner.principalId, target_type: 'principal', data: { role: 'member', via: 'domain' } });
+
+  // The last domain's removal switches domain join off in the same transaction as its event.
+  const removed = await gateway().delete(`/v1/orgs/${admin.orgId}/domains/${domain}`).set(bearer(admin.key));
+  expect(removed.status).toBe(200);
+  const [org] = await sql(`SELECT xmin::text AS tx, domain_join FROM organizations WHERE id = $1`, [admin.orgId]);
+  expect(org.domain_join).toBe(false);
+  expect(await eventOf('org.update', domain)).toEqual({
+    tx: org.tx, actor_id: admin.principalId, actor_kind: 'human', org_id: admin.orgId, target_type: 'domain', target_id: domain,
+    request_id: removed.headers['x-request-id'], data: { changes: { domain_removed: domain, domain_join: false } },
+  });
+}, 60_000);

@@ -174,6 +174,27 @@ describe('POST /v1/signup/start and /verify', () => {
     }
   }, 90_000);
 
+  test('a verify that stopped after the person was made (before onboarding and the key) is finished by the next, with the same person', async () => {
+    const email = newEmail();
+    const s = await start({ email, workspace: `ws-${uniq()}`.slice(0, 40), full_name: 'Grace' });
+    expect(s.status).toBe(202);
+    const code = codeIn(await newestMailTo(email));
+    // What the first step commits, as a verify killed right after it would leave it: the person, with no key, organisation or catalog.
+    const [pending] = await sql(`SELECT details->>'principal_id' AS id FROM email_codes WHERE email = $1 AND purpose = 'signup'`, [email]);
+    await sql(`INSERT INTO principals (id, kind, email, display_name, email_verified_at) VALUES ($1, 'human', $2, 'Grace', now())`, [pending.id, email]);
+    expect(await sql(`SELECT count(*)::int AS n FROM api_keys WHERE principal_id = $1`, [pending.id])).toEqual([{ n: 0 }]);
+
+    const v = await verify({ email, code });
+    expect(v.status).toBe(201);
+    expect(v.body).toMatchObject({ principal_id: pending.id, api_key: expect.stringMatching(/^al_live_/), organization: { role: 'admin', joined_via: 'creator' } });
+    expect(await sql(`SELECT count(*)::int AS n FROM principals WHERE email = $1`, [email])).toEqual([{ n: 1 }]);
+    const lakes = await gateway().get('/v1/warehouses').set(bearer(v.body.api_key));
+    expect(lakes.status).toBe(200);
+    expect(JSON.stringify(lakes.body)).toContain(v.body.warehouse_id);
+    // The code is spent with the key: a second verify finds nothing waiting.
+    expectError(await verify({ email, code }), 404, 'no_pending_signup');
+  });
+
   test('the development look-up of a pending code needs the bootstrap secret', async () => {
     const email = newEmail();
     expect((await start({ email })).status).toBe(202);

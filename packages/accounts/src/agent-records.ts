@@ -39,7 +39,7 @@ const toRecord = (r: AgentRow): AgentRecord => ({
  * the record with that id or those with that name.
  */
 export async function agentsOf(db: Db, orgId: string, o: { idOrName?: string; includeRevoked?: boolean } = {}): Promise<AgentRecord[]> {
-  // Raw: joins principals twice and the last-used key (LATERAL); the schema declares no relations.
+  // Raw: the last-used key of each (LATERAL, which the client cannot say), with the creator's label, in one statement.
   const rows = await db.$queryRaw<AgentRow[]>`
     SELECT m.principal_id, p.kind::text AS kind, p.display_name AS name, p.status::text AS status, m.role, m.confined, m.joined_via,
            m.created_at, m.created_by, c.kind::text AS creator_kind, COALESCE(c.email, c.display_name) AS creator_display,

@@ -15,20 +15,18 @@ export interface MemberRecord {
   joinedAt: Date;
 }
 
-type MemberRow = { principal_id: string; kind: MemberRecord['kind']; email: string | null; display_name: string | null; role: MemberRecord['role']; joined_via: string; joined_at: Date };
-const toRecord = (r: MemberRow): MemberRecord => ({
-  principalId: r.principal_id, kind: r.kind, email: r.email, displayName: r.display_name, role: r.role, joinedVia: r.joined_via, joinedAt: r.joined_at,
-});
-
 /** The organisation's members, oldest first; or only `principalId`. */
 export async function membersOf(db: Db, orgId: string, principalId?: string): Promise<MemberRecord[]> {
-  // Raw: joins principals (no relation declared).
-  const rows = await db.$queryRaw<MemberRow[]>`
-    SELECT m.principal_id, p.kind::text AS kind, p.email, p.display_name, m.role, m.joined_via, m.created_at AS joined_at
-      FROM memberships m JOIN principals p ON p.id = m.principal_id
-     WHERE m.org_id = ${orgId} AND p.status <> 'deleted' ${principalId ? Prisma.sql`AND m.principal_id = ${principalId}` : Prisma.empty}
-     ORDER BY m.created_at, m.principal_id`;
-  return rows.map(toRecord);
+  const rows = await db.membership.findMany({
+    relationLoadStrategy: 'join',
+    where: { orgId, ...(principalId ? { principalId } : {}), principal: { status: { not: 'deleted' } } },
+    orderBy: [{ createdAt: 'asc' }, { principalId: 'asc' }],
+    select: { principalId: true, role: true, joinedVia: true, createdAt: true, principal: { select: { kind: true, email: true, displayName: true } } },
+  });
+  return rows.map((r) => ({
+    principalId: r.principalId, kind: r.principal.kind, email: r.principal.email, displayName: r.principal.displayName,
+    role: r.role as MemberRecord['role'], joinedVia: r.joinedVia, joinedAt: r.createdAt,
+  }));
 }
 
 /** Runs `work` holding the organisation row's lock (membership changes of one organisation, one at a time). */
@@ -41,12 +39,8 @@ export function underOrganizationLock<T>(prisma: PrismaClient, orgId: string, wo
 }
 
 /** Human admins of the organisation other than `except` (tokens never count for last-admin protection). */
-export async function otherHumanAdmins(db: Db, orgId: string, except: string): Promise<number> {
-  // Raw: joins principals (no relation declared).
-  const rows = await db.$queryRaw<Array<{ n: number }>>`
-    SELECT count(*)::int AS n FROM memberships m JOIN principals p ON p.id = m.principal_id
-     WHERE m.org_id = ${orgId} AND m.role = 'admin' AND m.principal_id <> ${except} AND p.kind = 'human' AND p.status = 'active'`;
-  return rows[0].n;
+export function otherHumanAdmins(db: Db, orgId: string, except: string): Promise<number> {
+  return db.membership.count({ where: { orgId, role: 'admin', principalId: { not: except }, principal: { kind: 'human', status: 'active' } } });
 }
 
 export async function setRole(db: Db, orgId: string, principalId: string, role: 'admin' | 'member'): Promise<void> {

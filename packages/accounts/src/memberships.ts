@@ -1,4 +1,4 @@
-import type { Db } from '@floe/db';
+import type { Db, Prisma } from '@floe/db';
 
 // Memberships and the people who hold them, as the access layer reads them:
 // a caller's organisations on every request, and who can grant on a warehouse.
@@ -14,12 +14,13 @@ export interface MembershipRecord {
 
 /** The active organisations a principal belongs to, with its role in each, oldest membership first. */
 export async function membershipsOf(db: Db, principalId: string): Promise<MembershipRecord[]> {
-  // Raw: joins organisations (the schema declares no relation), on every caller request.
-  const rows = await db.$queryRaw<Array<{ org_id: string; name: string; handle: string; role: 'admin' | 'member'; confined: boolean; joined_via: string }>>`
-    SELECT m.org_id, o.name, o.handle, m.role, m.confined, m.joined_via
-      FROM memberships m JOIN organizations o ON o.id = m.org_id
-     WHERE m.principal_id = ${principalId} AND o.status = 'active' ORDER BY m.created_at, m.org_id`;
-  return rows.map((r) => ({ orgId: r.org_id, name: r.name, handle: r.handle, role: r.role, confined: r.confined, joinedVia: r.joined_via }));
+  const rows = await db.membership.findMany({
+    relationLoadStrategy: 'join',
+    where: { principalId, organization: { status: 'active' } },
+    orderBy: [{ createdAt: 'asc' }, { orgId: 'asc' }],
+    select: { orgId: true, role: true, confined: true, joinedVia: true, organization: { select: { name: true, handle: true } } },
+  });
+  return rows.map((r) => ({ orgId: r.orgId, name: r.organization.name, handle: r.organization.handle, role: r.role as 'admin' | 'member', confined: r.confined, joinedVia: r.joinedVia }));
 }
 
 /** A principal that is active: its kind and address. */
@@ -42,12 +43,16 @@ export async function principalLabel(db: Db, id: string): Promise<PrincipalLabel
 
 /** The active admins of an organisation, people first, at most 20. */
 export async function adminsOf(db: Db, orgId: string): Promise<PrincipalLabel[]> {
-  // Raw: joins principals (no relation declared) and orders people first.
-  return db.$queryRaw<PrincipalLabel[]>`
-    SELECT p.id, p.kind::text AS kind, COALESCE(p.email, p.display_name) AS display
-      FROM memberships m JOIN principals p ON p.id = m.principal_id
-     WHERE m.org_id = ${orgId} AND m.role = 'admin' AND p.status = 'active'
-     ORDER BY (p.kind = 'human') DESC, m.created_at LIMIT 20`;
+  const admins = (kind: Prisma.EnumPrincipalKindFilter, take: number) => db.membership.findMany({
+    relationLoadStrategy: 'join',
+    where: { orgId, role: 'admin', principal: { status: 'active', kind } },
+    orderBy: [{ createdAt: 'asc' }, { principalId: 'asc' }],
+    take,
+    select: { principal: { select: { id: true, kind: true, email: true, displayName: true } } },
+  });
+  const people = await admins({ equals: 'human' }, 20);
+  const tokens = people.length < 20 ? await admins({ not: 'human' }, 20 - people.length) : [];
+  return [...people, ...tokens].map(({ principal: p }) => ({ id: p.id, kind: p.kind, display: p.email ?? p.displayName }));
 }
 
 /** Whether a live principal holds this email. */

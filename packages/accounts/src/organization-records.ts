@@ -3,13 +3,20 @@ import type { Db, Prisma, PrismaClient } from '@floe/db';
 // Organisations, and what onboarding looks up in one: its first project and
 // its live catalog of a given name.
 
-/** Inserts an active organisation with its creator as admin; false (nothing written) when the handle is taken. */
-export async function insertOrganizationWithAdmin(prisma: PrismaClient, o: { id: string; name: string; handle: string; createdBy: string }): Promise<boolean> {
+/**
+ * Inserts an active organisation with its creator as admin; false (nothing
+ * written) when the handle is taken. `alongside` runs in the same transaction
+ * once the organisation is made (its audit event).
+ */
+export async function insertOrganizationWithAdmin(
+  prisma: PrismaClient, o: { id: string; name: string; handle: string; createdBy: string }, alongside?: (tx: Prisma.TransactionClient) => Promise<void>,
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     // ON CONFLICT DO NOTHING: a taken handle is an answer, not an error.
     const { count } = await tx.organization.createMany({ data: [{ ...o, status: 'active' }], skipDuplicates: true });
     if (count === 0) return false;
     await tx.membership.create({ data: { orgId: o.id, principalId: o.createdBy, role: 'admin', joinedVia: 'creator', createdBy: o.createdBy } });
+    await alongside?.(tx);
     return true;
   });
 }
@@ -60,12 +67,19 @@ export async function deletePendingOrganization(db: Db, orgId: string, principal
   return count === 1;
 }
 
-/** Makes the pending organisation reserved by `principalId` active with them as its admin; false when there is no such reservation. */
-export async function activatePendingOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
+/**
+ * Makes the pending organisation reserved by `principalId` active with them as
+ * its admin; false when there is no such reservation. `alongside` runs in the
+ * same transaction once it is active (its audit event).
+ */
+export async function activatePendingOrganization(
+  prisma: PrismaClient, orgId: string, principalId: string, alongside?: (tx: Prisma.TransactionClient) => Promise<void>,
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     const { count } = await tx.organization.updateMany({ where: { id: orgId, status: 'pending', createdBy: principalId }, data: { status: 'active' } });
     if (count === 0) return false;
     await tx.membership.create({ data: { orgId, principalId, role: 'admin', joinedVia: 'creator', createdBy: principalId } });
+    await alongside?.(tx);
     return true;
   });
 }
@@ -78,7 +92,7 @@ export async function takenHandles(db: Db, candidates: string[]): Promise<Set<st
 
 /** Per organisation the person belongs to: their role, and how many other members and other human admins (tokens never count) it has. */
 export async function standingIn(db: Db, principalId: string): Promise<Array<{ orgId: string; handle: string; role: string; otherMembers: number; otherAdmins: number }>> {
-  // Raw: counts per organisation over memberships joined to organisations (no relation declared).
+  // Raw: two correlated counts per organisation in one statement.
   const rows = await db.$queryRaw<Array<{ org_id: string; handle: string; role: string; other_members: number; other_admins: number }>>`
     SELECT m.org_id, o.handle, m.role,
            (SELECT count(*)::int FROM memberships x WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id) AS other_members,

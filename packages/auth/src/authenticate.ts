@@ -51,6 +51,8 @@ export interface AuthenticatorOptions {
    * audience, and the control plane accepts them too (Authentication 1).
    */
   oauthResource?: string;
+  /** Records an API key's use (packages/accounts recordKeyUse: the accounts aggregate writes api_keys). */
+  recordKeyUse: (keyId: string) => Promise<unknown>;
 }
 
 /**
@@ -311,8 +313,7 @@ export class Authenticator {
     const now = Date.now();
     if (now - (this.lastUseWritten.get(keyId) ?? 0) < 60_000) return;
     this.lastUseWritten.set(keyId, now);
-    // Raw over pg: packages/auth takes the pool every deployable has.
-    void this.opts.db.query(`UPDATE api_keys SET last_used_at = now() WHERE key_id = $1`, [keyId]).catch(() => undefined);
+    void this.opts.recordKeyUse(keyId).catch(() => undefined);
   }
 }
 

@@ -9,3 +9,4 @@ export * from './send-key';
 export * from './device-token';
 export * from './catalog-credential';
 export * from './attempt-limit';
+export * from './current-signer';

@@ -6,7 +6,6 @@ import { CatalogClient, CatalogFailure } from './client';
 // table-delete).
 
 const CATALOG = 'http://catalog.test';
-const IDENTITY = 'http://identity.test';
 
 interface Sent {
   method: string;
@@ -23,7 +22,6 @@ beforeEach(() => {
   answers = [];
   globalThis.fetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
     const url = String(input);
-    if (url.startsWith(IDENTITY)) return Response.json({ access_token: 'token', expires_in: 3600 });
     sent.push({ method: init.method ?? 'GET', path: url.slice(CATALOG.length), ...(init.body ? { body: JSON.parse(String(init.body)) } : {}) });
     return answers.shift() ?? new Response(null, { status: 204 });
   }) as typeof fetch;
@@ -33,7 +31,7 @@ afterAll(() => {
   globalThis.fetch = realFetch;
 });
 
-const client = () => new CatalogClient({ services: { catalog: CATALOG, identity: IDENTITY }, bootstrapSecret: 'secret' });
+const client = () => new CatalogClient({ services: { catalog: CATALOG } }, async () => ({ access_token: 'token', expires_in: 3600 }));
 const refusal = (status: number, type: string) => Response.json({ error: { message: `refused: ${type}`, type, code: status } }, { status });
 
 describe('namespaceExists', () => {

@@ -8,8 +8,9 @@ import { toCreateNamespaceResponse, toListNamespacesResponse, toListTablesRespon
 // maintenance worker) go through the Iceberg REST catalog as the warehouse's
 // own identity, never around it: the catalog stays the one writer of table
 // metadata. Every operation they use is a typed method here, its path built by
-// paths.ts. Tokens come from identity's internal route and are reused until
-// shortly before they expire (or a rotate makes them refused).
+// paths.ts. Tokens are minted in process by the deployable's token source
+// (packages/catalogs' warehouseCatalogToken) and reused until shortly before
+// they expire (or a rotate makes them refused).
 
 /** A refusal by the catalog (or its absence): the HTTP status and the Iceberg error type. */
 export class CatalogFailure extends Error {
@@ -18,11 +19,13 @@ export class CatalogFailure extends Error {
   }
 }
 
-/** Where the catalog and identity answer, and the secret identity's internal route asks for. */
+/** Where the catalog answers. */
 export interface CatalogClientConfig {
-  services: Pick<FloeConfig['services'], 'catalog' | 'identity'>;
-  bootstrapSecret: FloeConfig['bootstrapSecret'];
+  services: Pick<FloeConfig['services'], 'catalog'>;
 }
+
+/** A token to act as the warehouse itself (its current read/write credential); null when it has none (deleted, or never finished). */
+export type WarehouseTokenSource = (warehouseId: string) => Promise<{ access_token: string; expires_in: number } | null>;
 
 interface CachedToken {
   token: string;
@@ -38,7 +41,7 @@ const VENDED = { 'X-Iceberg-Access-Delegation': 'vended-credentials' };
 export class CatalogClient {
   private readonly tokens = new Map<string, CachedToken>();
 
-  constructor(private readonly config: CatalogClientConfig) {}
+  constructor(private readonly config: CatalogClientConfig, private readonly mint: WarehouseTokenSource) {}
 
   /** Whether a namespace exists: false for the catalog's 404, any other refusal thrown. */
   async namespaceExists(warehouseId: string, namespace: string[]): Promise<boolean> {
@@ -148,14 +151,10 @@ export class CatalogClient {
   private async token(warehouseId: string): Promise<string> {
     const hit = this.tokens.get(warehouseId);
     if (hit && hit.until > Date.now()) return hit.token;
-    const res = await fetch(`${this.config.services.identity}/internal/catalog-tokens/warehouse`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.config.bootstrapSecret}` },
-      body: JSON.stringify({ warehouse_id: warehouseId }),
-      signal: AbortSignal.timeout(10_000),
-    }).catch(() => null);
-    if (!res || !res.ok) throw new CatalogFailure(res?.status === 404 ? 404 : 503, 'NotAuthorizedException', 'no catalog token could be had for this warehouse');
-    const body = (await res.json()) as { access_token: string; expires_in: number };
+    const body = await this.mint(warehouseId).catch(() => {
+      throw new CatalogFailure(503, 'NotAuthorizedException', 'no catalog token could be had for this warehouse');
+    });
+    if (!body) throw new CatalogFailure(404, 'NotAuthorizedException', 'this warehouse has no live read/write credential');
     // Renewed a minute early, so a request never carries a token that expires on the way.
     this.tokens.set(warehouseId, { token: body.access_token, until: Date.now() + (body.expires_in - 60) * 1000 });
     return body.access_token;

@@ -12,6 +12,7 @@ export * from './create/storage-keys';
 export * from './create/storage-step';
 export * from './create/warehouse-create';
 export * from './credentials/catalog-credentials';
+export * from './credentials/catalog-tokens';
 export * from './credentials/credential-records';
 export * from './deletion/restore-records';
 export * from './deletion/teardown-records';

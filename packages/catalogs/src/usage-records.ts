@@ -97,11 +97,12 @@ export async function scopeProjects(db: Db, orgId: string | null, ownerId: strin
 
 /** The quota scope of a live warehouse (provisioning or ready); null when it is gone or being deleted. */
 export async function liveWarehouseScope(db: Db, warehouseId: string): Promise<{ orgId: string | null; ownerId: string } | null> {
-  // Raw: the owner comes from the project; the schema declares no relations.
-  const rows = await db.$queryRaw<Array<{ org_id: string | null; owner_id: string }>>`
-    SELECT w.org_id, p.owner_id FROM warehouses w JOIN projects p ON p.id = w.project_id
-     WHERE w.id = ${warehouseId} AND w.status IN ('provisioning', 'ready')`;
-  return rows[0] ? { orgId: rows[0].org_id, ownerId: rows[0].owner_id } : null;
+  const w = await db.warehouse.findFirst({
+    relationLoadStrategy: 'join',
+    where: { id: warehouseId, status: { in: ['provisioning', 'ready'] }, project: { isNot: null } },
+    select: { orgId: true, project: { select: { ownerId: true } } },
+  });
+  return w?.project ? { orgId: w.orgId, ownerId: w.project.ownerId } : null;
 }
 
 /**

@@ -56,7 +56,7 @@ interface WarehouseSqlRow {
 }
 
 // Raw: one round trip joins the project, organisation, the caller's grant and
-// the latest usage sample (LATERAL); the schema declares no relations.
+// the latest usage sample (LATERAL, which the client cannot say).
 const select = (principalId: string) => Prisma.sql`
   SELECT w.id, w.name, w.project_id, p.name AS project_name, p.owner_id AS project_owner, w.org_id, o.handle,
          w.table_bucket, w.blob_bucket, w.default_format_version, w.status, w.storage_uid, w.storage_ro_uid,
@@ -150,20 +150,24 @@ export interface TombstoneRecord {
 export async function tombstonesFor(db: Db, ctx: AccessContext, idOrName: string, byName = false): Promise<TombstoneRecord[]> {
   // A confined token sees only the catalogs it is granted, and a deleted catalog's grants are gone: it sees no tombstone (and restores nothing).
   const orgIds = ctx.memberships.filter((m) => !isConfinedToken(ctx, m.orgId)).map((m) => m.orgId);
-  // Raw: the owner test reaches through the project (no relation declared).
-  const rows = await db.$queryRaw<Array<{
-    id: string; name: string; status: 'deleting' | 'deleted'; project_id: string | null; org_id: string | null; owner_id: string | null;
-    deleted_at: Date | null; teardown_after: Date | null; teardown_step: TeardownStep | null; tombstone: unknown;
-  }>>`
-    SELECT w.id, w.name, w.status, w.project_id, w.org_id, p.owner_id, w.deleted_at, w.teardown_after, w.teardown_step, w.tombstone
-      FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
-     WHERE (w.id = ${idOrName} ${byName ? Prisma.sql`OR (w.name = ${idOrName} AND w.status = 'deleting')` : Prisma.empty})
-       AND w.status IN ('deleting', 'deleted')
-       AND (w.org_id = ANY(${orgIds}::text[]) OR (w.org_id IS NULL AND p.owner_id = ${ctx.principalId}))
-     ORDER BY (w.id = ${idOrName}) DESC, w.deleted_at DESC`;
+  const rows = await db.warehouse.findMany({
+    relationLoadStrategy: 'join',
+    where: {
+      OR: [{ id: idOrName }, ...(byName ? [{ name: idOrName, status: 'deleting' }] : [])],
+      status: { in: ['deleting', 'deleted'] },
+      AND: { OR: [{ orgId: { in: orgIds } }, { orgId: null, project: { ownerId: ctx.principalId } }] },
+    },
+    orderBy: { deletedAt: { sort: 'desc', nulls: 'last' } },
+    select: {
+      id: true, name: true, status: true, projectId: true, orgId: true, deletedAt: true, teardownAfter: true, teardownStep: true, tombstone: true,
+      project: { select: { ownerId: true } },
+    },
+  });
+  // The one named by id first, then the newest deletion.
+  rows.sort((a, b) => Number(b.id === idOrName) - Number(a.id === idOrName));
   return rows.map((r) => ({
-    id: r.id, name: r.name, status: r.status, projectId: r.project_id, orgId: r.org_id, projectOwner: r.owner_id,
-    requestedAt: r.deleted_at, teardownAfter: r.teardown_after, teardownStep: r.teardown_step, tombstone: tombstoneOf(r.tombstone),
+    id: r.id, name: r.name, status: r.status as TombstoneRecord['status'], projectId: r.projectId, orgId: r.orgId, projectOwner: r.project?.ownerId ?? null,
+    requestedAt: r.deletedAt, teardownAfter: r.teardownAfter, teardownStep: r.teardownStep as TeardownStep | null, tombstone: tombstoneOf(r.tombstone),
   }));
 }
 

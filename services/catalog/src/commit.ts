@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { movePointers, OutcomeUnknown, type PointerMove, type TableRow } from '@floe/catalog-store';
 import type { Logger } from '@floe/http';
 import { parseS3Location, type ObjectClient, type StorageProvider, type StoreCredentials } from '@floe/storage';
 import {
@@ -9,8 +10,6 @@ import {
 import { badRequest, IcebergError } from './errors';
 import { checkedLocation, checkWritePaths, isWithin, locationTaken, overlaps, WRITE_PATH_PROPERTIES } from './locations';
 import { MetadataFiles } from './metadata-files';
-import { OutcomeUnknown } from './store/outcome';
-import { movePointers, type PointerMove, type TableRow } from './store/tables';
 
 // One table commit: check the requirements against the current metadata,
 // apply the updates, check any new location, write the new metadata file,

@@ -1,3 +1,6 @@
+import { CurrentSigner, WrongSecretLimiter } from '@floe/auth';
+import type { CatalogTokenDeps } from '@floe/catalogs/catalog-tokens';
+import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type RedisDeps } from '@floe/http';
 import { MaintenanceOnCommit, queueDeps, type Producers } from '@floe/queues';
@@ -15,6 +18,10 @@ export interface CatalogDeps extends RedisDeps {
   /** Queues a table's maintenance run when a commit makes it cross a rule (packages/queues maintenance-trigger.ts). */
   maintenance: MaintenanceOnCommit;
   producers: Producers;
+  /** What POST /v1/oauth/tokens mints with: the credentials' store, the current signing key, the issuer and audience. */
+  tokens: CatalogTokenDeps & { prisma: PrismaClient };
+  /** The wrong-secret limit of the token route, per client and per address. */
+  wrongSecrets: WrongSecretLimiter;
 }
 
 export const catalog = deployable<CatalogDeps>({
@@ -25,7 +32,14 @@ export const catalog = deployable<CatalogDeps>({
     const keyring = new Keyring(config.dataKeys);
     const auth = new CatalogAuth({ db, keyring, redis, baseUrl: config.baseUrl, catalogUrl: config.catalogUrl, redisPrefix: config.redisPrefix });
     const { producers } = queueDeps(config.redisUrl, config.redisPrefix);
-    return { auth, storage: deploymentStorage(config.s3), keyring, metadata: new MetadataFiles(config.catalogMetadataCacheBytes), producers, maintenance: new MaintenanceOnCommit({ producers, logger }) };
+    const prisma = prismaOver(db);
+    return {
+      auth, storage: deploymentStorage(config.s3), keyring, metadata: new MetadataFiles(config.catalogMetadataCacheBytes), producers,
+      maintenance: new MaintenanceOnCommit({ producers, logger }),
+      tokens: { prisma, signer: new CurrentSigner(prisma, keyring, config.signerCacheSeconds * 1000), config },
+      // Its own key prefix: a catalog credential's wrong secrets count apart from the API keys' and the passwords'.
+      wrongSecrets: new WrongSecretLimiter(redis, `${config.redisPrefix}catalog:`),
+    };
   },
-  close: (d) => [d.producers.close()],
+  close: (d) => [d.producers.close(), d.tokens.prisma.$disconnect()],
 });

@@ -15,7 +15,7 @@ import { badRequest } from './errors';
 //     derives;
 //   - no empty, `.` or `..` segments (clients normalise them differently);
 //   - never equal to, inside or enclosing another live table's or view's
-//     location (the database check: store/locations.ts).
+//     location (the database check: packages/catalog-store's locations.ts).
 //
 // Locations are compared without their trailing slash, on `/` boundaries:
 // `s3://b/a/ab` is neither inside nor around `s3://b/a/a`.

@@ -1,12 +1,11 @@
 import type { ConnectionOptions } from 'bullmq';
 import type { Pool } from 'pg';
+import { claimPurge, finishPurge, overlappingHolder, type PurgeJob } from '@floe/catalog-store';
 import type { Keyring } from '@floe/db/sealed';
 import { writeAudit, type Logger } from '@floe/http';
 import { CATALOG_PURGE_EVERY_MS, CATALOG_PURGE_SCHEDULER, catalogPurgeJobs, handle, schedule, startJobRunner, type JobRunner } from '@floe/queues';
 import type { StorageProvider } from '@floe/storage';
 import { checkedLocation, keyPrefixOf } from './locations';
-import { overlappingHolder } from './store/locations';
-import { claimPurge, finishPurge, type PurgeJob } from './store/purges';
 import { warehouseById } from './store/warehouses';
 
 // The files of a table dropped with purgeRequested are removed here, after

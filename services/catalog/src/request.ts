@@ -1,8 +1,8 @@
 import type { Request } from 'express';
+import { findTable, type TableRow } from '@floe/catalog-store';
 import type { SqlClient } from '@floe/http';
 import { splitNamespace } from '@floe/iceberg';
 import { badRequest, noSuchTable } from './errors';
-import { findTable, type TableRow } from './store/tables';
 import type { WarehouseRow } from './store/warehouses';
 
 // What a catalog request names, resolved: the namespace in its path, the

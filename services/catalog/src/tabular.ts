@@ -1,10 +1,9 @@
 import type { RequestHandler } from 'express';
+import { findTable, getNamespace, listTables, nameTaken, renameTable } from '@floe/catalog-store';
 import type { CatalogDeps } from './deps';
 import { alreadyExists, badRequest, noSuchNamespace, type IcebergError } from './errors';
 import { pageOf, pageParams } from './paging';
 import { namespaceOf } from './request';
-import { getNamespace } from './store/namespaces';
-import { findTable, listTables, nameTaken, renameTable } from './store/tables';
 
 // The handlers tables and views share ("tabular", as lakekeeper calls
 // either): listing the identifiers of one kind in a namespace, and renaming.

@@ -1,6 +1,7 @@
+import { recordKeyUse } from '@floe/accounts/api-keys';
 import type { RequestHandler } from 'express';
 import type { CatalogFinder } from '@floe/accounts';
-import { resolveWarehouse, CatalogSecrets } from '@floe/catalogs';
+import { resolveWarehouse, CatalogSecrets, warehouseTokenSource } from '@floe/catalogs';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
@@ -37,7 +38,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
   poolMax: 10,
   redis: { autoPipelining: true },
   particular: ({ config, db, redis, logger }) => {
-    const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl });
+    const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId) });
     const prisma = prismaOver(db);
     return {
       auth,
@@ -47,7 +48,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
       idempotency: new IdempotencyStore(db),
       secrets: new CatalogSecrets(config.credentialKey),
       keyring: new Keyring(config.dataKeys),
-      catalog: new CatalogClient(config),
+      catalog: new CatalogClient(config, warehouseTokenSource(prisma, config)),
       catalogs: { resolve: resolveWarehouse },
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       authed: [auth.requireCaller(), loadAccess(prisma, db)],

@@ -3,7 +3,6 @@ import { clientAddressFor, createApp } from '@floe/http';
 import type { IdentityDeps } from './deps';
 import { mountApiKeys } from './routes/api-keys';
 import { mountAuth } from './routes/auth';
-import { mountCatalogTokens } from './routes/catalog-tokens';
 import { mountDevice } from './routes/device';
 import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
@@ -25,7 +24,6 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountTokens(app, d);
       mountApiKeys(app, d);
       mountInternal(app, d);
-      mountCatalogTokens(app, d);
       mountSignup(app, d);
       mountAuth(app, d);
       mountDevice(app, d);

@@ -1,3 +1,4 @@
+import { recordKeyUse } from '@floe/accounts/api-keys';
 import type { CatalogFinder } from '@floe/accounts';
 import { AttemptLimit, Authenticator } from '@floe/auth';
 import { CatalogSecrets, resolveWarehouse } from '@floe/catalogs';
@@ -67,7 +68,7 @@ export const identity = deployable<IdentityDeps>({
     const { connection, prefix, producers } = queueDeps(config.redisUrl, config.redisPrefix);
     return {
       prisma,
-      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
+      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId) }),
       signingKeys: new SigningKeys({ prisma, db }, keyring, config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       catalogs: { resolve: resolveWarehouse },

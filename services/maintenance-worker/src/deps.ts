@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ConnectionOptions } from 'bullmq';
 import { openEngine, type Engine } from '@floe/engine';
 import { CatalogClient } from '@floe/catalog-client';
+import { warehouseTokenSource } from '@floe/catalogs/catalog-tokens';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { deployable, type ProcessDeps } from '@floe/http';
 import { queueDeps, type Producers } from '@floe/queues';
@@ -28,13 +29,16 @@ export interface MaintenanceDeps extends ProcessDeps {
 export const maintenanceWorker = deployable<MaintenanceDeps>({
   name: 'maintenance-worker',
   poolMax: 6,
-  particular: ({ config, db }) => ({
-    prisma: prismaOver(db),
-    storage: deploymentStorage(config.s3),
-    catalog: new CatalogClient(config),
-    ...queueDeps(config.redisUrl, config.redisPrefix),
-    engine: engineHandle({ ...config.engine, scratchDir: config.engine.scratchDir ?? join(tmpdir(), 'floe-engine', `maintenance-${process.pid}`) }),
-  }),
+  particular: ({ config, db }) => {
+    const prisma = prismaOver(db);
+    return {
+      prisma,
+      storage: deploymentStorage(config.s3),
+      catalog: new CatalogClient(config, warehouseTokenSource(prisma, config)),
+      ...queueDeps(config.redisUrl, config.redisPrefix),
+      engine: engineHandle({ ...config.engine, scratchDir: config.engine.scratchDir ?? join(tmpdir(), 'floe-engine', `maintenance-${process.pid}`) }),
+    };
+  },
   close: (d) => [d.producers.close(), d.prisma.$disconnect(), d.engine.close()],
 });
 

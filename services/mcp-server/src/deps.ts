@@ -1,3 +1,4 @@
+import { recordKeyUse } from '@floe/accounts/api-keys';
 import { Authenticator } from '@floe/auth';
 import { deployable, type RedisDeps } from '@floe/http';
 import { ControlPlaneClient } from './control-plane-client';
@@ -18,7 +19,7 @@ export const mcpServer = deployable<McpDeps>({
   // Auto-pipelining folds the per-request epoch read into one round trip.
   redis: { autoPipelining: true },
   particular: ({ config, db, redis }) => ({
-    auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl }),
+    auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId) }),
     cp: new ControlPlaneClient(config.services.controlPlane),
     ingest: new IngestClient(config.services.ingestInternal, config.bootstrapSecret),
   }),

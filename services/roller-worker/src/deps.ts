@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { CatalogClient } from '@floe/catalog-client';
+import { warehouseTokenSource } from '@floe/catalogs/catalog-tokens';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type ProcessDeps } from '@floe/http';
@@ -27,14 +28,17 @@ export interface RollerDeps extends ProcessDeps {
 export const rollerWorker = deployable<RollerDeps>({
   name: 'roller-worker',
   poolMax: 6,
-  particular: ({ config, db }) => ({
-    prisma: prismaOver(db),
-    storage: deploymentStorage(config.s3),
-    keyring: new Keyring(config.dataKeys),
-    catalog: new CatalogClient(config),
-    ...queueDeps(config.redisUrl, config.redisPrefix),
-    shares: new ShareThread(),
-  }),
+  particular: ({ config, db }) => {
+    const prisma = prismaOver(db);
+    return {
+      prisma,
+      storage: deploymentStorage(config.s3),
+      keyring: new Keyring(config.dataKeys),
+      catalog: new CatalogClient(config, warehouseTokenSource(prisma, config)),
+      ...queueDeps(config.redisUrl, config.redisPrefix),
+      shares: new ShareThread(),
+    };
+  },
   close: (d) => [d.shares.close(), d.producers.close(), d.prisma.$disconnect()],
 });
 

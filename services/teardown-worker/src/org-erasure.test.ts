@@ -12,7 +12,10 @@ async function org(status: string, opts: { member?: boolean; warehouse?: string 
   const id = `org_${randomBytes(6).toString('hex')}`;
   await db.pool().query(`INSERT INTO organizations (id, name, handle, status) VALUES ($1, $1, $1, $2)`, [id, status]);
   await db.pool().query(`INSERT INTO projects (id, name, provider, region, org_id, owner_id) VALUES ($1, 'p', 'ceph', 'local', $2, 'p_x')`, [`prj_${id}`, id]);
-  if (opts.member) await db.pool().query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, 'p_y', 'member', 'invitation')`, [id]);
+  if (opts.member) {
+    await db.pool().query(`INSERT INTO principals (id, kind) VALUES ('p_y', 'human') ON CONFLICT DO NOTHING`);
+    await db.pool().query(`INSERT INTO memberships (org_id, principal_id, role, joined_via) VALUES ($1, 'p_y', 'member', 'invitation')`, [id]);
+  }
   if (opts.warehouse) {
     await db.pool().query(
       `INSERT INTO warehouses (id, name, project_id, org_id, table_bucket, blob_bucket, status, storage_uid, storage_access_key, storage_secret_key,

@@ -131,7 +131,7 @@ export async function acceptInvitation(d: Pick<InvitationDeps, 'prisma' | 'db'>,
  * invitation is spent), and provisions nothing of their own. Null when no
  * invitation waits for the address.
  */
-export async function joinByInvitation(d: Pick<InvitationDeps, 'prisma' | 'db'>, req: Request, p: { principalId: string; email: string }): Promise<InvitationRecord | null> {
+export async function joinByInvitation(d: Pick<InvitationDeps, 'prisma'>, req: Request, p: { principalId: string; email: string }): Promise<InvitationRecord | null> {
   const joined = await d.prisma.$transaction(async (tx) => {
     const pending = await pendingInvitationFor(tx, p.email);
     if (!pending) return null;
@@ -139,11 +139,9 @@ export async function joinByInvitation(d: Pick<InvitationDeps, 'prisma' | 'db'>,
     if (!inv || inv.acceptedAt) return null;
     await joinOnce(tx, { orgId: inv.orgId, principalId: p.principalId, role: inv.role, joinedVia: 'invitation', createdBy: inv.invitedBy });
     await markAccepted(tx, inv.id, p.principalId);
+    await writeAuditIn(tx, req, { action: 'org.invitation_accept', orgId: inv.orgId, targetType: 'invitation', targetId: inv.id, data: { email: inv.email, via: 'signup' } });
+    await writeAuditIn(tx, req, { action: 'org.member_join', orgId: inv.orgId, targetType: 'principal', targetId: p.principalId, data: { role: inv.role, via: 'invitation' } });
     return inv;
   });
-  if (joined) {
-    await writeAudit(d.db, req, { action: 'org.invitation_accept', orgId: joined.orgId, targetType: 'invitation', targetId: joined.id, data: { email: joined.email, via: 'signup' } });
-    await writeAudit(d.db, req, { action: 'org.member_join', orgId: joined.orgId, targetType: 'principal', targetId: p.principalId, data: { role: joined.role, via: 'invitation' } });
-  }
   return joined;
 }

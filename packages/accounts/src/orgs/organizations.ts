@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import type { Db, PrismaClient } from '@floe/db';
-import { badRequest, conflict, limitExceeded, writeAudit, type SqlClient } from '@floe/http';
+import type { Db, Prisma, PrismaClient } from '@floe/db';
+import { badRequest, conflict, limitExceeded, writeAuditIn } from '@floe/http';
 import { activatePendingOrganization, deletePendingOrganization, extendReservation, insertPendingOrganization, liveReservationsFrom, lockReservationsFrom, organizationByHandle, removeLapsedReservation, removePerson, standingIn, takenHandles } from '../organization-records';
 import { handleCandidates, handleFrom, handleProblem } from './handles';
 
 // Organisations as sign-up makes them: a handle looked up, a pending
 // organisation reserving its handle for the person signing up (`org.reserve`),
 // and its activation once the person proves the address (`org.activate`).
+// Each event is written in the transaction of its act: a reservation or an
+// activation stands with its event or not at all.
 //
 // A reservation is held as long as the code or link that completes it lives
 // (identity says how long), then lapses: its handle is free for the next
@@ -75,9 +77,12 @@ export interface ReservationAsk {
  * longer. 400 `invalid_value` (with `reason` and `suggestion`) for a handle
  * the grammar refuses, 409 `limit_exceeded` when the caller's address holds
  * `perCaller` unlapsed reservations already, 409 `handle_taken` (with
- * `suggestion`) for one somebody holds.
+ * `suggestion`) for one somebody holds. `made` runs in the reservation's
+ * transaction when it made a new one (its audit event).
  */
-export async function reserveOrganization(prisma: PrismaClient, r: ReservationAsk, perCaller: number): Promise<ReservedOrganization> {
+export async function reserveOrganization(
+  prisma: PrismaClient, r: ReservationAsk, perCaller: number, made?: (tx: Prisma.TransactionClient, org: ReservedOrganization) => Promise<void>,
+): Promise<ReservedOrganization> {
   const handle = r.handle ?? handleFrom(r.name);
   const problem = handleProblem(handle);
   if (problem) {
@@ -107,7 +112,9 @@ export async function reserveOrganization(prisma: PrismaClient, r: ReservationAs
     if (!(await insertPendingOrganization(tx, { id, name: r.name, handle, createdBy: r.principalId, reservedFrom: r.clientAddress, reservedUntil: until }))) {
       return { taken: true };
     }
-    return { org: { org_id: id, name: r.name, handle, status: 'pending', created: true, reclaimed } };
+    const org: ReservedOrganization = { org_id: id, name: r.name, handle, status: 'pending', created: true, reclaimed };
+    await made?.(tx, org);
+    return { org };
   }, { maxWait: 10_000, timeout: 15_000 });
   if ('org' in outcome) return outcome.org;
   if ('limit' in outcome) {
@@ -118,16 +125,12 @@ export async function reserveOrganization(prisma: PrismaClient, r: ReservationAs
   throw conflict('handle_taken', `the handle ${handle} is taken`, { field: 'handle', suggestion: await freeHandle(prisma, handle) });
 }
 
-/** A sign-up start's reservation (identity's sign-ups), audited `org.reserve` when it made one. */
-export async function reserveForSignup(d: { prisma: PrismaClient; db: SqlClient; config: { pendingHandlesPerCaller: number } }, req: Request, r: ReservationAsk): Promise<ReservedOrganization> {
-  const org = await reserveOrganization(d.prisma, r, d.config.pendingHandlesPerCaller);
-  if (org.created) {
-    await writeAudit(d.db, req, {
-      action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id,
-      data: { name: org.name, handle: org.handle, via: 'signup', client_address: r.clientAddress, ...(org.reclaimed ? { reclaimed_from: org.reclaimed } : {}) },
-    });
-  }
-  return org;
+/** A sign-up start's reservation (identity's sign-ups), audited `org.reserve` in its transaction when it made one. */
+export function reserveForSignup(d: { prisma: PrismaClient; config: { pendingHandlesPerCaller: number } }, req: Request, r: ReservationAsk): Promise<ReservedOrganization> {
+  return reserveOrganization(d.prisma, r, d.config.pendingHandlesPerCaller, (tx, org) => writeAuditIn(tx, req, {
+    action: 'org.reserve', actorId: null, actorKind: null, orgId: org.org_id, targetType: 'org', targetId: org.org_id,
+    data: { name: org.name, handle: org.handle, via: 'signup', client_address: r.clientAddress, ...(org.reclaimed ? { reclaimed_from: org.reclaimed } : {}) },
+  }));
 }
 
 /** Gives a reservation back: the pending organisation the person reserved goes, and its handle is free again. */
@@ -135,9 +138,11 @@ export function releaseOrganization(prisma: PrismaClient, orgId: string, princip
   return deletePendingOrganization(prisma, orgId, principalId);
 }
 
-/** Activates the person's pending organisation with them as admin; false when it is not theirs or not pending. */
-export function activateOrganization(prisma: PrismaClient, orgId: string, principalId: string): Promise<boolean> {
-  return activatePendingOrganization(prisma, orgId, principalId);
+/** Activates the person's pending organisation with them as admin, audited `org.activate` in the same transaction; false when it is not theirs or not pending. */
+export function activateOrganization(d: { prisma: PrismaClient }, req: Request | null, orgId: string, principalId: string): Promise<boolean> {
+  return activatePendingOrganization(d.prisma, orgId, principalId, (tx) => writeAuditIn(tx, req, {
+    action: 'org.activate', orgId, targetType: 'org', targetId: orgId, data: {},
+  }));
 }
 
 /**

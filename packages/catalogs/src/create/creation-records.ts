@@ -31,7 +31,7 @@ export async function nameHolder(
   tx: Tx,
   w: { name: string; orgId: string | null; ownerId: string; tableBucket: string },
 ): Promise<NameHolder | null> {
-  // Raw: the scope reaches through the project (no relation declared) and the lease is tested on the database's clock.
+  // Raw: the lease is tested on the database's clock.
   const rows = await tx.$queryRaw<Array<{ id: string; status: WarehouseStatus; table_bucket: string; blob_bucket: string; claim_held: boolean }>>`
     SELECT w.id, w.status, w.table_bucket, w.blob_bucket,
            (w.creation_claim IS NOT NULL AND w.creation_lease_until > now()) AS claim_held

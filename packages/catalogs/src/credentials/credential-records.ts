@@ -63,3 +63,35 @@ export function currentCredential(db: Db, warehouseId: string, access: 'read' | 
     where: { warehouseId, access, revokedAt: null }, orderBy: { createdAt: 'desc' }, select: { clientId: true, secretNonce: true },
   });
 }
+
+/** A credential as the token exchange reads it, with whether its warehouse is still live. */
+export interface ExchangeCredential {
+  secretHash: string;
+  access: string;
+  warehouseId: string;
+  revoked: boolean;
+  /** The warehouse is neither deleted nor being deleted. */
+  live: boolean;
+}
+
+export async function credentialForExchange(db: Db, clientId: string): Promise<ExchangeCredential | null> {
+  const c = await db.catalogCredential.findUnique({
+    relationLoadStrategy: 'join',
+    where: { clientId },
+    select: { secretHash: true, access: true, warehouseId: true, revokedAt: true, warehouse: { select: { deletedAt: true, status: true } } },
+  });
+  return c && {
+    secretHash: c.secretHash, access: c.access, warehouseId: c.warehouseId, revoked: c.revokedAt !== null,
+    live: c.warehouse.deletedAt === null && c.warehouse.status !== 'deleting',
+  };
+}
+
+/** The live warehouse's newest unrevoked read/write client id. */
+export async function currentWriteClientId(db: Db, warehouseId: string): Promise<string | null> {
+  const c = await db.catalogCredential.findFirst({
+    where: { warehouseId, access: 'write', revokedAt: null, warehouse: { deletedAt: null, status: { not: 'deleting' } } },
+    orderBy: { createdAt: 'desc' },
+    select: { clientId: true },
+  });
+  return c?.clientId ?? null;
+}

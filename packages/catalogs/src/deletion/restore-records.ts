@@ -51,13 +51,14 @@ export async function handBackRestore(db: Db, warehouseId: string, claim: string
 
 /** A live catalog that took the name meanwhile, in the same scope (organisation, or an owner's projects outside any). */
 export async function liveNamesake(tx: Tx, w: { id: string; name: string; orgId: string | null; ownerId: string | null }): Promise<{ id: string } | null> {
-  // Raw: the owner scope reaches through the project (no relation declared).
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT w.id FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
-     WHERE w.name = ${w.name} AND w.id <> ${w.id} AND w.status IN ('creating', 'provisioning', 'ready')
-       AND ${w.orgId ? Prisma.sql`w.org_id = ${w.orgId}` : Prisma.sql`w.org_id IS NULL AND p.owner_id = ${w.ownerId}`}
-     LIMIT 1`;
-  return rows[0] ?? null;
+  const scope = w.orgId ? { orgId: w.orgId } : w.ownerId ? { orgId: null, project: { ownerId: w.ownerId } } : null;
+  if (!scope) return null;
+  return tx.warehouse.findFirst({
+    where: {
+      name: w.name, id: { not: w.id }, status: { in: ['creating', 'provisioning', 'ready'] }, ...scope,
+    },
+    select: { id: true },
+  });
 }
 
 /** Status as before the deletion, every deletion field and the claim cleared — only while `claim` still holds it; whether it did. */

@@ -1,4 +1,5 @@
 import { dropHeldGrants } from '@floe/accounts';
+import { dropWarehouseRows } from '@floe/catalog-store/teardown';
 import { endSinksOfWarehouse } from '@floe/ingest/sink-store';
 import { Prisma, type PrismaClient } from '@floe/db';
 import { tombstoneOf, type TeardownError, type TeardownStep, type Tombstone } from './warehouse-deletion';
@@ -6,9 +7,10 @@ import { tombstoneOf, type TeardownError, type TeardownStep, type Tombstone } fr
 // The rows a catalog's teardown changes, each step committed with the step it
 // reached (`teardown_step`, and the tombstone's counts), so a worker that dies
 // mid-job resumes where the last one stopped. The catalog's own rows
-// (`catalog_tables`, `catalog_namespaces`) are removed here because the
-// catalog refuses every credential of a deleted catalog: nothing can act
-// through it any more, and its buckets go next.
+// (`catalog_tables`, `catalog_namespaces`) are removed by their one writer,
+// packages/catalog-store, inside this step's transaction: the catalog refuses
+// every credential of a deleted catalog, so nothing can act through it any
+// more, and its buckets go next.
 
 export interface TeardownView {
   id: string;
@@ -57,22 +59,14 @@ export async function beginTeardown(prisma: PrismaClient, id: string, from: 'que
 }
 
 /**
- * Drops every table, view and namespace of the catalog from its store, and
- * records how many (a table whose location is not inside the catalog's own
- * table bucket is counted as refused: teardown removes only that bucket, so
- * files elsewhere, had there been any, were never the catalog's to purge).
+ * Drops every table, view and namespace of the catalog from its store
+ * (packages/catalog-store's dropWarehouseRows, which counts them: a table
+ * outside the catalog's table bucket is counted as refused) and records the
+ * counts in the tombstone, in one transaction.
  */
 export async function dropCatalogTables(prisma: PrismaClient, id: string, tableBucket: string): Promise<{ tables: number; views: number; refused: number }> {
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.catalogTable.findMany({ where: { warehouseId: id }, select: { kind: true, location: true } });
-    const inBucket = (loc: string | null) => loc === null || loc.startsWith(`s3://${tableBucket}/`);
-    const counts = {
-      tables: rows.filter((r) => r.kind === 'table').length,
-      views: rows.filter((r) => r.kind !== 'table').length,
-      refused: rows.filter((r) => r.kind === 'table' && !inBucket(r.location)).length,
-    };
-    await tx.catalogTable.deleteMany({ where: { warehouseId: id } });
-    await tx.catalogNamespace.deleteMany({ where: { warehouseId: id } });
+    const counts = await dropWarehouseRows(tx, id, tableBucket);
     await patchTombstone(tx, id, { tables_dropped: counts.tables, tables_refused: counts.refused, views_dropped: counts.views }, 'storage');
     return counts;
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { type AccessContext, requireUnconfined, membershipsOf, insertOrganizationWithAdmin, handleCandidates, handleFrom, activateOrganization, freeHandle } from '@floe/accounts';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
-import { conflict, HttpError, notFound, writeAudit } from '@floe/http';
+import { conflict, HttpError, notFound, writeAudit, writeAuditIn } from '@floe/http';
 import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from '../create/warehouse-create';
 import { firstProjectOf, liveWarehouseNamed, projectById } from '../org-catalogs';
 import type { ProjectRow } from '../project-records';
@@ -11,7 +11,10 @@ import { createProject, type ProjectDeps } from './projects';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
 // named `lake`, creating only what is missing (so it is idempotent). Shared by
-// the one-call sign-up and POST /v1/onboard.
+// the one-call sign-up and POST /v1/onboard. An organisation's activation or
+// creation is one transaction with its audit event; a project's and a
+// catalog's events follow their acts (a catalog's creation provisions storage
+// between its writes, so it is not one transaction).
 
 export const FIRST_CATALOG = 'lake';
 
@@ -65,16 +68,14 @@ async function onboardHeld(d: OnboardDeps, req: Request, ctx: AccessContext, inp
   }
   // A confined token makes nothing (an organisation is only ever made for a person: a token has no organisation to act for).
   requireUnconfined(ctx, membership?.orgId ?? null, 'onboarding (it makes the organisation, project and catalog that are missing)');
-  if (!membership && input.pendingOrgId && (await activateOrganization(d.prisma, input.pendingOrgId, ctx.principalId))) {
-    await writeAudit(d.db, req, { action: 'org.activate', orgId: input.pendingOrgId, targetType: 'org', targetId: input.pendingOrgId, data: {} });
+  if (!membership && input.pendingOrgId && (await activateOrganization(d, req, input.pendingOrgId, ctx.principalId))) {
     created.organization = true;
     ctx = { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) };
     membership = ctx.memberships.find((m) => m.orgId === input.pendingOrgId);
   }
   if (!membership) {
     const name = input.organizationName ?? input.projectName ?? (ctx.email ? ctx.email.split('@')[0] : 'My team');
-    const org = await createOrganization(d, ctx.principalId, name, input.handle);
-    await writeAudit(d.db, req, { action: 'org.create', orgId: org.id, targetType: 'org', targetId: org.id, data: { name: org.name, handle: org.handle } });
+    const org = await createOrganization(d, req, ctx.principalId, name, input.handle);
     created.organization = true;
     ctx = { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) };
     membership = ctx.memberships.find((m) => m.orgId === org.id)!;
@@ -108,8 +109,7 @@ export async function firstOrNewProject(
 ): Promise<{ project: ProjectRow; created: boolean }> {
   const project = await firstProjectOf(d.prisma, orgId);
   if (project) return { project, created: false };
-  const made = await createProject(d, ctx, { name: name.slice(0, 63), orgId });
-  await writeAudit(d.db, req, { action: 'project.create', orgId, targetType: 'project', targetId: made.id, data: { name: made.name } });
+  const made = await createProject(d, req, ctx, { name: name.slice(0, 63), orgId });
   return { project: made, created: true };
 }
 
@@ -123,12 +123,21 @@ export async function createCatalogAudited(d: OnboardDeps, req: Request, ctx: Ac
   return made;
 }
 
-/** A new active organisation with the person as its admin; the handle is the asked one (409 handle_taken) or derived and made unique. */
-export async function createOrganization(d: Pick<OnboardDeps, 'prisma'>, principalId: string, name: string, asked?: string): Promise<{ id: string; name: string; handle: string }> {
+/**
+ * A new active organisation with the person as its admin, audited `org.create`
+ * in the same transaction; the handle is the asked one (409 handle_taken) or
+ * derived and made unique.
+ */
+export async function createOrganization(
+  d: Pick<OnboardDeps, 'prisma'>, req: Request | null, principalId: string, name: string, asked?: string,
+): Promise<{ id: string; name: string; handle: string }> {
   const id = `org_${randomBytes(12).toString('hex')}`;
   const candidates = asked ? [asked] : handleCandidates(handleFrom(name));
   for (const handle of candidates) {
-    if (await insertOrganizationWithAdmin(d.prisma, { id, name, handle, createdBy: principalId })) return { id, name, handle };
+    const made = await insertOrganizationWithAdmin(d.prisma, { id, name, handle, createdBy: principalId }, (tx) => writeAuditIn(tx, req, {
+      action: 'org.create', orgId: id, targetType: 'org', targetId: id, data: { name, handle },
+    }));
+    if (made) return { id, name, handle };
   }
   const base = asked ?? handleFrom(name);
   throw conflict('handle_taken', `the handle ${base} is taken`, { field: 'handle', suggestion: await freeHandle(d.prisma, base) });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type AccessContext, type OrgMembership, requireUnconfined } from '@floe/accounts';
-import { conflict, HttpError, limitExceeded, notFound } from '@floe/http';
+import type { Request } from 'express';
+import { conflict, HttpError, limitExceeded, notFound, writeAuditIn } from '@floe/http';
 import type { PrismaClient } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { type ProjectRow, insertProject, lockProjectScope, projectsInScope, reachableProjects } from '../project-records';
@@ -42,8 +43,9 @@ export interface ProjectDeps {
 /**
  * Inserts a project unless the organisation (or owner) already has one of that name: 409 `already_exists`; or holds the plan's number: 409 `limit_exceeded`.
  * A confined token (a member agent, any OAuth token, a token outside an organisation) makes none: 403 `forbidden`.
+ * Audited `project.create` in the same transaction.
  */
-export async function createProject(d: ProjectDeps, ctx: AccessContext, p: { name: string; orgId: string | null }): Promise<ProjectRow> {
+export async function createProject(d: ProjectDeps, req: Request | null, ctx: AccessContext, p: { name: string; orgId: string | null }): Promise<ProjectRow> {
   requireUnconfined(ctx, p.orgId, 'creating a project');
   return d.prisma.$transaction(async (tx) => {
     // One creator at a time per organisation (or owner), so the name check and the count hold.
@@ -55,9 +57,11 @@ export async function createProject(d: ProjectDeps, ctx: AccessContext, p: { nam
     if (existing.length >= limits.projects) {
       throw limitExceeded(`at most ${limits.projects} projects`, { limit: 'projects', limit_value: limits.projects, current: existing.length });
     }
-    return insertProject(tx, {
+    const made = await insertProject(tx, {
       id: `prj_${randomBytes(12).toString('hex')}`, name: p.name, provider: d.config.provider, region: d.config.region, orgId: p.orgId, ownerId: ctx.principalId,
     });
+    await writeAuditIn(tx, req, { action: 'project.create', orgId: p.orgId, targetType: 'project', targetId: made.id, data: { name: made.name } });
+    return made;
   }, { maxWait: 10_000, timeout: 15_000 });
 }
 

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, joinByDomain, acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord, joinByInvitation } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
-import { badRequest, conflict, writeAudit } from '@floe/http';
+import { badRequest, conflict, writeAudit, writeAuditIn } from '@floe/http';
 import { connectionFor, type ConnectionDeps } from '../connection/connection';
 import type { Engine } from '../connection/recipes';
 import { firstProjectOf, liveWarehouseNamed } from '../org-catalogs';
@@ -25,11 +25,18 @@ export async function signUpOneCall(d: SignupDeps, req: Request, email: string, 
   if (await emailTaken(d.prisma, email)) {
     throw conflict('already_exists', `an account for ${email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
-  const { principal, key } = await createPrincipalWithKey(d.prisma, { kind: 'human', email, displayName: null, label: 'signup', termsVersion: TERMS.version });
+  // The person, their first key and its audit event (the new person as its actor) in one transaction.
+  const { principal, key } = await d.prisma.$transaction(async (tx) => {
+    const made = await createPrincipalWithKey(tx, { kind: 'human', email, displayName: null, label: 'signup', termsVersion: TERMS.version });
+    await writeAuditIn(tx, req, {
+      action: 'api_key.create', actorId: made.principal.principalId, actorKind: 'human', targetType: 'api_key', targetId: made.key.keyId,
+      data: { label: made.key.label, principal_id: made.principal.principalId, via: 'signup' },
+    });
+    return made;
+  });
   const ctx: AccessContext = { principalId: principal.principalId, kind: 'human', email, token: false, memberships: await membershipsOf(d.prisma, principal.principalId) };
   // The audit of what onboarding makes names the new person as its actor.
   req.caller = { principalId: principal.principalId, kind: 'human', email, via: 'api_key', keyId: key.keyId, sessionId: null };
-  await writeAudit(d.db, req, { action: 'api_key.create', targetType: 'api_key', targetId: key.keyId, data: { label: key.label, principal_id: principal.principalId, via: 'signup' } });
   const done = await onboard(d, req, ctx, { organizationName: workspace, projectName: workspace });
   await writeAudit(d.db, req, { action: 'signup.complete', orgId: done.org.org_id, targetType: 'principal', targetId: principal.principalId, data: { email, via: 'one_call' } });
   return { principal, key, done };

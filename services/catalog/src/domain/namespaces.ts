@@ -1,11 +1,11 @@
 import type { Pool } from 'pg';
+import {
+  changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, listNamespaces, namespaceContents, type PropertyChange,
+} from '@floe/catalog-store';
 import type { SqlClient } from '@floe/http';
 import { joinNamespace } from '@floe/iceberg';
 import { alreadyExists, badRequest, IcebergError, noSuchNamespace } from '../errors';
 import { pageOf } from '../paging';
-import {
-  changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, listNamespaces, namespaceContents, type PropertyChange,
-} from '../store/namespaces';
 
 // Namespaces of one warehouse: the namespace routes' operations, and the
 // check every create, register and commit of a table or view makes first

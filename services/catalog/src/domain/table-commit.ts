@@ -1,11 +1,10 @@
+import { findTable, findTableAtGate, getNamespace } from '@floe/catalog-store';
 import { commitGateKey, passCommitGate } from '@floe/db/commit-gate';
 import type { Logger } from '@floe/http';
 import type { TableRequirement, TableUpdate } from '@floe/iceberg';
 import type { MaintenanceOnCommit } from '@floe/queues';
 import { commitFailed, stageCommit, type CommitDeps, type StagedCommit } from '../commit';
 import { noSuchNamespace, noSuchTable } from '../errors';
-import { getNamespace } from '../store/namespaces';
-import { findTable, findTableAtGate } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
 
 // POST …/tables/{table} and POST …/transactions/commit: each table's commit

@@ -1,8 +1,7 @@
 import type { Pool } from 'pg';
+import { deleteTable, dropWithPurge, type TableRow } from '@floe/catalog-store';
 import { noSuchTable } from '../errors';
 import type { MetadataReadDeps } from '../metadata-files';
-import { dropWithPurge } from '../store/purges';
-import { deleteTable, type TableRow } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
 import { metadataTableLocation } from './table-load';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { findTable } from '@floe/catalog-store';
 import { MetadataParseError, parseTableMetadata, type TableMetadata } from '@floe/iceberg';
 import { placePointer } from '../commit';
 import { alreadyExists, badRequest } from '../errors';
 import { checkedLocation, checkWritePaths } from '../locations';
-import { findTable } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
 import { requireWithin } from './tabular-steps';
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { nameTaken, overlappingHolder, type PointerMove } from '@floe/catalog-store';
 import type { SqlClient } from '@floe/http';
 import { writeAndPlace, type CommitDeps } from '../commit';
 import { alreadyExists, badRequest } from '../errors';
 import { checkedLocation, derivedLocation, isWithin, locationTaken } from '../locations';
-import { overlappingHolder } from '../store/locations';
-import { nameTaken, type PointerMove } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
 
 // The steps a table's and a view's create and register share ("tabular", as

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { deleteTable, findTable, type TableRow } from '@floe/catalog-store';
 import type { SqlClient } from '@floe/http';
 import {
   applyViewUpdates, checkViewRequirements, InvalidUpdateError, MetadataParseError, metadataFileName, newViewMetadata, nextMetadataVersion,
@@ -9,7 +10,6 @@ import { commitFailed, placePointer, writeAndPlace, type CommitDeps } from '../c
 import { badRequest, IcebergError } from '../errors';
 import { checkedLocation } from '../locations';
 import { readMetadata, type MetadataReadDeps } from '../metadata-files';
-import { deleteTable, findTable, type TableRow } from '../store/tables';
 import type { WarehouseRow } from '../store/warehouses';
 import { requireNamespace } from './namespaces';
 import { newLocation, newPointer, requireLocationFree, requireNameFree, requireWithin, writeFirstVersion } from './tabular-steps';

@@ -1,18 +1,20 @@
-import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
 import { couldBeCatalogCredential } from '@floe/auth';
-import { route, toHttpError } from '@floe/http';
+import { exchangeCatalogCredential } from '@floe/catalogs/catalog-tokens';
+import { HttpError, route, toHttpError } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 
 // POST /v1/oauth/tokens: client_credentials with a catalog credential, sent
 // form-encoded (PyIceberg, Spark) or as JSON, with the client in the body or
-// in HTTP Basic auth. Identity checks the secret and signs the token.
+// in HTTP Basic auth. The secret is checked and the token signed here, in
+// process (packages/catalogs catalog-tokens.ts), under the wrong-secret limit.
 //
 // Every answer of this path is in the OAuth flat form {error, error_description}
 // (RFC 6749 5.2), the form OAuth clients parse — refusals of the shared
 // middleware (a body too large, bad JSON, a NUL in the query) included:
 // malformed requests are 400 invalid_request, a client id or secret no
 // credential can have is 401 invalid_client like any unknown client. 503
-// temporarily_unavailable is kept for identity not answering, because
+// temporarily_unavailable is kept for the database not answering, because
 // engines retry it.
 
 /** Client credentials are short: a form body past this is not a token request. */
@@ -67,51 +69,21 @@ export function mountOAuth(app: Express, d: CatalogDeps): void {
       if (!couldBeCatalogCredential(clientId, clientSecret)) return oauthError(res, 401, 'invalid_client', 'unknown client or wrong secret');
 
       // act
-      const upstream = await exchange(d, req, clientId, clientSecret);
-      if (!upstream) return oauthError(res, 503, 'temporarily_unavailable', 'the token service is not answering; retry shortly');
+      const minted = await exchangeCatalogCredential(d.tokens, d.wrongSecrets, { clientId, clientSecret, ip: req.ip ?? 'unknown' }).catch((err: unknown) => {
+        if (err instanceof HttpError && err.status === 429) {
+          res.set(err.headers);
+          throw new OAuthRefusal(429, 'invalid_client', 'too many wrong secrets for this client from this address; try again later');
+        }
+        if (err instanceof HttpError && err.status === 401) throw new OAuthRefusal(401, 'invalid_client', 'unknown client or wrong secret');
+        d.logger.error('catalog token exchange failed', { request_id: req.requestId, err });
+        throw new OAuthRefusal(503, 'temporarily_unavailable', 'the token service is not answering; retry shortly');
+      });
 
       // answer
-      const { status, answer, retryAfter } = upstream;
-      if (status === 200) {
-        return void res.json({
-          access_token: answer.access_token,
-          token_type: 'bearer',
-          expires_in: answer.expires_in,
-          issued_token_type: answer.issued_token_type,
-        });
-      }
-      if (status === 429) {
-        res.set('Retry-After', retryAfter ?? '60');
-        return oauthError(res, 429, 'invalid_client', 'too many wrong secrets for this client from this address; try again later');
-      }
-      if (status === 401) return oauthError(res, 401, 'invalid_client', 'unknown client or wrong secret');
-      if (status === 400) return oauthError(res, 400, 'invalid_request', 'the client credentials are malformed');
-      d.logger.error('catalog token exchange failed', { request_id: req.requestId, status, answer });
-      return oauthError(res, 503, 'temporarily_unavailable', 'the token service is not answering; retry shortly');
+      res.json({ access_token: minted.access_token, token_type: 'bearer', expires_in: minted.expires_in, issued_token_type: minted.issued_token_type });
     }],
   });
   app.use('/v1/oauth/tokens', flatErrors(d));
-}
-
-/** Identity's answer to the exchange; null when it cannot be reached or answers nonsense. */
-async function exchange(d: CatalogDeps, req: Request, clientId: string, clientSecret: string) {
-  try {
-    const upstream = await fetch(`${d.config.services.identity}/internal/catalog-tokens`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${d.config.bootstrapSecret ?? ''}`,
-        'X-Request-Id': req.requestId,
-      },
-      body: JSON.stringify({ client_id: clientId, client_secret: clientSecret, ip: req.ip ?? 'unknown' }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const answer = (await upstream.json()) as Record<string, any>;
-    return { status: upstream.status, answer, retryAfter: upstream.headers.get('retry-after') };
-  } catch (err) {
-    d.logger.error('catalog token exchange failed', { request_id: req.requestId, err });
-    return null;
-  }
 }
 
 /** Any failure on this path, in the flat form: known refusals keep their status as invalid_request; the rest is logged, 500. */

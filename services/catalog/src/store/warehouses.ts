@@ -8,7 +8,8 @@ import type { StoreCredentials } from '@floe/storage';
 // load and commit paths run named prepared statements (bench/catalog holds
 // loads under a millisecond and commits near the storage floor), and a
 // commit's transaction must tell a refused statement from one whose outcome
-// is unknown by pg's own error classes (outcome.ts), which Prisma's errors hide.
+// is unknown by pg's own error classes (@floe/catalog-store's outcome.ts),
+// which Prisma's errors hide.
 
 export interface WarehouseRow {
   id: string;

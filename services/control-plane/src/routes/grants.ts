@@ -1,11 +1,11 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import { resolveWarehouse } from '@floe/catalogs';
-import { parse, route, writeAudit } from '@floe/http';
+import { parse, route } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { listGrants, putGrant, revokeGrant } from '../domain/warehouses/grants';
 
-// Spec: Grants (the rules are in domain/grants.ts).
+// Spec: Grants (the rules, and the audit events written with each change, are in domain/warehouses/grants.ts).
 
 const PutGrant = z.object({ level: z.enum(['read', 'write']) });
 
@@ -22,21 +22,13 @@ export function mountGrants(app: Express, d: ControlPlaneDeps): void {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.prisma, ctx, String(req.params.warehouse_id));
       const body = parse(PutGrant, req.body);
-      const { target, before } = await putGrant(d.prisma, ctx, w, String(req.params.principal_id), body.level);
-      await writeAudit(d.db, req, {
-        action: 'warehouse.grant', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
-        data: { principal_id: target.principalId, level: body.level, previous: { level: before.level, via: before.via } },
-      });
+      const { target } = await putGrant(d, req, ctx, w, String(req.params.principal_id), body.level);
       res.json({ warehouse_id: w.id, principal_id: target.principalId, kind: target.kind, display: target.display, level: body.level, via: 'grant', granted_by: ctx.principalId });
     }],
     delete: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const w = await resolveWarehouse(d.prisma, ctx, String(req.params.warehouse_id));
-      const { target, before, after } = await revokeGrant(d.prisma, ctx, w, String(req.params.principal_id));
-      await writeAudit(d.db, req, {
-        action: 'warehouse.grant_revoke', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
-        data: { principal_id: target.principalId, revoked: { level: before.level, via: before.via }, level: after.level },
-      });
+      const { target, before, after } = await revokeGrant(d, req, ctx, w, String(req.params.principal_id));
       res.json({
         warehouse_id: w.id, principal_id: target.principalId, kind: target.kind, display: target.display,
         revoked: { level: before.level, via: before.via }, level: after.level, via: after.via,

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
+import { badRequest, idempotent, parse, route } from '@floe/http';
 import { createProject, listProjects, orgForCreate } from '@floe/catalogs';
 import type { ControlPlaneDeps } from '../deps';
 import { projectListRow, projectView } from '../responses';
@@ -24,8 +24,7 @@ export function mountProjects(app: Express, d: ControlPlaneDeps): void {
         throw badRequest('unsupported_placement', `only ${d.config.provider}/${d.config.region} is offered on this deployment`, { available });
       }
       const orgId = orgForCreate(ctx, body.org_id);
-      const project = await createProject(d, ctx, { name: body.name, orgId });
-      await writeAudit(d.db, req, { action: 'project.create', orgId, targetType: 'project', targetId: project.id, data: { name: project.name } });
+      const project = await createProject(d, req, ctx, { name: body.name, orgId });
       res.status(201).json(projectView(project));
     }],
     get: [...d.authed, async (req, res) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { accountByEmail, insertPersonWithPassword, newPrincipalId, releaseOrganization, reserveForSignup } from '@floe/accounts';
+import { accountByEmail, insertPersonWithPassword, newPrincipalId, releaseOrganization, reserveForSignup, setPasswordHash } from '@floe/accounts';
 import { onboardAccount } from '@floe/catalogs';
 import { withSessionLock } from '@floe/db/session-lock';
 import { TERMS } from '@floe/config';
@@ -84,22 +84,33 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
 /** POST /v1/auth/password/set: the welcome link spent, the account made and its organisation active, a session. */
 export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: { token: string; password: string; userAgent: string | null; ip: string | null }) {
   // One use of a link at a time, waiting without a pooled connection: the one at work needs several (onboarding makes the catalog).
-  const made = await withSessionLock(d.db, `welcome:${createHash('sha256').update(s.token).digest('hex')}`, () => d.prisma.$transaction(async (tx) => {
-    const link = await usableLink(tx, s.token, ['welcome']);
-    const details = link.details as unknown as WelcomeDetails;
-    // A password the rules refuse leaves the link unspent.
+  const made = await withSessionLock(d.db, `welcome:${createHash('sha256').update(s.token).digest('hex')}`, async () => {
+    // The person is committed before onboarding, whose memberships reference
+    // them; one made by a use of this link that failed after this step is
+    // taken up again, with the password typed now.
+    const { principal, details, tokenHash, email } = await d.prisma.$transaction(async (tx) => {
+      const link = await usableLink(tx, s.token, ['welcome']);
+      const details = link.details as unknown as WelcomeDetails;
+      // A password the rules refuse leaves the link unspent.
+      const orgName = details.organization?.name ?? details.join?.name ?? null;
+      checkPassword(s.password, { email: link.email, orgName });
+      const passwordHash = await hashPassword(s.password);
+      const existing = await accountByEmail(tx, link.email);
+      if (existing && existing.principalId !== details.principal_id) throw conflict('already_exists', `an account for ${link.email} exists; log in, or reset its password`, { field: 'email' });
+      if (existing) await setPasswordHash(tx, existing.principalId, passwordHash);
+      const principal = existing ?? await insertPersonWithPassword(tx, {
+        id: details.principal_id, email: link.email, displayName: details.full_name, passwordHash, termsVersion: TERMS.version,
+      });
+      return { principal, details, tokenHash: link.tokenHash, email: link.email };
+    });
     const orgName = details.organization?.name ?? details.join?.name ?? null;
-    checkPassword(s.password, { email: link.email, orgName });
-    if (await accountByEmail(tx, link.email)) throw conflict('already_exists', `an account for ${link.email} exists; log in, or reset its password`, { field: 'email' });
-    const principal = await insertPersonWithPassword(tx, {
-      id: details.principal_id, email: link.email, displayName: details.full_name, passwordHash: await hashPassword(s.password), termsVersion: TERMS.version,
-    });
     const account = await onboardAccount(d, req, {
-      principalId: principal.principalId, email: link.email, workspace: orgName ?? link.email.split('@')[0], pendingOrgId: details.organization?.org_id ?? null, engine: 'duckdb',
+      principalId: principal.principalId, email, workspace: orgName ?? email.split('@')[0], pendingOrgId: details.organization?.org_id ?? null, engine: 'duckdb',
     });
-    await spendLoginToken(tx, link.tokenHash);
+    // The link is spent only when all of it is made.
+    await spendLoginToken(d.prisma, tokenHash);
     return { principal, account, returnTo: details.return_to };
-  }, { maxWait: 60_000, timeout: 90_000 }), { waitMs: 120_000 });
+  }, { waitMs: 120_000 });
   req.caller = { principalId: made.principal.principalId, kind: 'human', email: made.principal.email, via: 'token', keyId: null, sessionId: null };
   await writeAudit(d.db, req, { action: 'signup.complete', orgId: made.account.organization.org_id, targetType: 'principal', targetId: made.principal.principalId, data: { email: made.principal.email, via: 'password', terms_version: TERMS.version } });
   const session = await openSession(d, made.principal.principalId, { userAgent: s.userAgent, ip: s.ip });

@@ -14,11 +14,11 @@ import { joinFor } from './joins';
 // Spec: POST /v1/signup/start and POST /v1/signup/verify. The start mails a
 // code and keeps only its hash (with the form, a pending organisation holds
 // the handle); the verify makes the account, its first API key, and — through
-// the control plane — its organisation, a project named after the workspace
-// and the catalog `lake`. Verifies of one address run one at a time under the
-// code row's lock, and the code is spent only when all of it is made, so a
-// verify that failed part-way is finished by the next; twenty at once make
-// one account.
+// packages/catalogs' onboarding — its organisation, a project named after the
+// workspace and the catalog `lake`. Verifies of one address run one at a time
+// (a session lock on the address), and the code is spent only when all of it
+// is made, with the key, so a verify that failed part-way is finished by the
+// next; twenty at once make one account.
 
 export interface SignupDeps extends MailBudgets, Omit<OnboardingDeps & ConnectionDeps, 'config'> {
   prisma: PrismaClient;
@@ -99,22 +99,34 @@ export interface SignupVerify {
 export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify) {
   if (v.acceptTerms !== true) throw badRequest('terms_required', 'accept_terms must be exactly true', { field: 'accept_terms', terms: TERMS });
   // One verify of an address at a time, waiting without a pooled connection: the one at work needs several (onboarding makes the catalog).
-  const outcome = await withSessionLock(d.db, `signup-verify:${v.email}`, () => d.prisma.$transaction(async (tx) => {
-    const check = await checkCode(tx, v.email, 'signup', v.code, () => notFound('no_pending_signup', `no sign-up is waiting for ${v.email}; start with POST /v1/signup/start`));
-    if (!check.ok) return check;
-    if (await accountByEmail(tx, v.email)) {
-      await deleteCode(tx, v.email, 'signup');
-      return { ok: false as const, error: conflict('already_exists', `an account for ${v.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' }) };
-    }
-    const details = check.code.details as unknown as SignupDetails;
-    const principal = await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name, termsVersion: TERMS.version, emailVerified: true });
-    const key = await issueApiKey(tx, principal.principalId, 'sign-up');
+  const outcome = await withSessionLock(d.db, `signup-verify:${v.email}`, async () => {
+    // The person is committed before onboarding, whose memberships reference
+    // them; one made by a verify that failed after this step is taken up again.
+    const checked = await d.prisma.$transaction(async (tx) => {
+      const check = await checkCode(tx, v.email, 'signup', v.code, () => notFound('no_pending_signup', `no sign-up is waiting for ${v.email}; start with POST /v1/signup/start`));
+      if (!check.ok) return check;
+      const details = check.code.details as unknown as SignupDetails;
+      const existing = await accountByEmail(tx, v.email);
+      if (existing && existing.principalId !== details.principal_id) {
+        await deleteCode(tx, v.email, 'signup');
+        return { ok: false as const, error: conflict('already_exists', `an account for ${v.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' }) };
+      }
+      const principal = existing ?? await insertPrincipal(tx, { id: details.principal_id, kind: 'human', email: v.email, displayName: details.full_name, termsVersion: TERMS.version, emailVerified: true });
+      return { ok: true as const, principal, details };
+    });
+    if (!checked.ok) return checked;
+    const { principal, details } = checked;
     const account = await onboardAccount(d, req, {
       principalId: principal.principalId, email: v.email, workspace: details.workspace, pendingOrgId: details.organization?.org_id ?? null, engine: v.engine,
     });
-    await deleteCode(tx, v.email, 'signup');
+    // The key is issued as the code is spent: a verify that fails before here leaves no key nobody was shown.
+    const key = await d.prisma.$transaction(async (tx) => {
+      const issued = await issueApiKey(tx, principal.principalId, 'sign-up');
+      await deleteCode(tx, v.email, 'signup');
+      return issued;
+    });
     return { ok: true as const, principal, key, account };
-  }, { maxWait: 60_000, timeout: 90_000 }), { waitMs: 120_000 });
+  }, { waitMs: 120_000 });
   if (!outcome.ok) throw outcome.error;
   const { principal, key, account } = outcome;
   req.caller = { principalId: principal.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: key.keyId, sessionId: null };

@@ -1,6 +1,6 @@
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { SqlClient } from '@floe/http';
-import { loadPublishedKeys } from '@floe/auth';
+import { CurrentSigner, loadPublishedKeys, type Signer } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
 import { insertSigningKey, retireAllBut, signingKey, underSigningKeyLock } from '../store/signing-keys';
@@ -11,12 +11,8 @@ import { insertSigningKey, retireAllBut, signingKey, underSigningKeyLock } from 
 // published for the overlap (longest token life plus slack), so tokens it
 // signed keep verifying: two keys are published during that window. The
 // private half is sealed with the deployment's data key before it is stored:
-// the database alone cannot sign a token.
-
-export interface Signer {
-  kid: string;
-  key: CryptoKey | Uint8Array;
-}
+// the database alone cannot sign a token. The current key is read through
+// packages/auth's CurrentSigner, as every other minter reads it.
 
 /** The clients the keys are read and written through: Prisma, and the pg pool the verifiers' published-keys query runs over. */
 export interface SigningKeyDb {
@@ -25,14 +21,16 @@ export interface SigningKeyDb {
 }
 
 export class SigningKeys {
-  private signer: { value: Signer; at: number } | null = null;
+  private readonly signer: CurrentSigner;
 
   constructor(
     private readonly d: SigningKeyDb,
     private readonly keyring: Keyring,
     private readonly overlapSeconds: number,
-    private readonly signerCacheMs = 30_000,
-  ) {}
+    signerCacheMs = 30_000,
+  ) {
+    this.signer = new CurrentSigner(d.prisma, keyring, signerCacheMs);
+  }
 
   /** Generates the first key when none signs yet (first start of a deployment; replicas starting together make one). */
   async ensure(): Promise<string> {
@@ -54,19 +52,13 @@ export class SigningKeys {
       await insertSigningKey(tx, made);
       return retireAllBut(tx, made.kid, this.overlapSeconds);
     });
-    this.signer = null;
+    this.signer.forget();
     const until = rows[0]?.publish_until ?? new Date();
     return { kid: made.kid, retired: rows.map((r) => r.kid), publishedUntil: new Date(until).toISOString() };
   }
 
-  async currentSigner(): Promise<Signer> {
-    if (this.signer && Date.now() - this.signer.at < this.signerCacheMs) return this.signer.value;
-    const row = await signingKey(this.d.prisma);
-    if (!row) throw new Error('no signing key: identity did not finish start-up');
-    const jwk = JSON.parse(this.keyring.open(row.privateJwk)) as JWK;
-    const value = { kid: row.kid, key: await importJWK(jwk, 'RS256') };
-    this.signer = { value, at: Date.now() };
-    return value;
+  currentSigner(): Promise<Signer> {
+    return this.signer.get();
   }
 
   async jwks(): Promise<{ keys: JWK[] }> {

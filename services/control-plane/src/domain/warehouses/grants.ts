@@ -1,12 +1,16 @@
 import { type AccessContext, accessOf, rank, type Access, type Level, forbiddenNamingGranters, isWarehouseAdmin, deleteGrant, orgPrincipals, upsertGrant, type OrgPrincipal } from '@floe/accounts';
+import type { Request } from 'express';
 import type { VisibleWarehouse, WarehouseRecord } from '@floe/catalogs';
-import type { Db } from '@floe/db';
-import { HttpError, conflict, notFound } from '@floe/http';
+import type { Db, PrismaClient } from '@floe/db';
+import { HttpError, conflict, notFound, writeAuditIn } from '@floe/http';
 
 // Spec: Grants. The grant rows of a warehouse as the spec lists them: every
 // principal of its organisation with the level it holds and why, implicit
 // grants included. Admins grant anything; a person holding write grants up to
 // their own level; implicit grants (admin, creator) cannot be set or revoked.
+// A grant or revocation is one transaction: what the target held is read, the
+// row written and the audit event (`warehouse.grant`, `warehouse.grant_revoke`)
+// appended together, so no grant stands without its event.
 
 export type { OrgPrincipal };
 
@@ -42,40 +46,57 @@ export async function listGrants(db: Db, w: VisibleWarehouse) {
     .map(({ p, a }) => grantRow(p, a));
 }
 
-/** PUT …/grants/{principal_id}: the target and the level it held before. */
-export async function putGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, principalId: string, level: 'read' | 'write'): Promise<{ target: OrgPrincipal; before: Access }> {
-  await requireGranter(db, ctx, w, level);
-  const target = await targetOf(db, w, principalId);
-  if (!target.active) throw conflict('principal_inactive', `${target.display ?? target.principalId} is suspended or revoked and takes no grant`, { principal_id: target.principalId });
-  const before = accessOfPrincipal(target, w);
-  if (before.via === 'admin' || (before.via === 'creator' && rank(level) <= rank(before.level))) {
-    throw implicitGrant(target, before.via);
-  }
-  await upsertGrant(db, { warehouseId: w.id, principalId: target.principalId, level, grantedBy: ctx.principalId });
-  return { target, before };
+/** PUT …/grants/{principal_id}: the target and the level it held before; audited `warehouse.grant` in the grant's transaction. */
+export async function putGrant(
+  d: { prisma: PrismaClient }, req: Request | null, ctx: AccessContext, w: VisibleWarehouse, principalId: string, level: 'read' | 'write',
+): Promise<{ target: OrgPrincipal; before: Access }> {
+  return d.prisma.$transaction(async (tx) => {
+    await requireGranter(tx, ctx, w, level);
+    const target = await targetOf(tx, w, principalId);
+    if (!target.active) throw conflict('principal_inactive', `${target.display ?? target.principalId} is suspended or revoked and takes no grant`, { principal_id: target.principalId });
+    const before = accessOfPrincipal(target, w);
+    if (before.via === 'admin' || (before.via === 'creator' && rank(level) <= rank(before.level))) {
+      throw implicitGrant(target, before.via);
+    }
+    await upsertGrant(tx, { warehouseId: w.id, principalId: target.principalId, level, grantedBy: ctx.principalId });
+    await writeAuditIn(tx, req, {
+      action: 'warehouse.grant', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
+      data: { principal_id: target.principalId, level, previous: { level: before.level, via: before.via } },
+    });
+    return { target, before };
+  });
 }
 
-/** DELETE …/grants/{principal_id}: an explicit grant goes; a member's implicit read is recorded as `none`. */
-export async function revokeGrant(db: Db, ctx: AccessContext, w: VisibleWarehouse, principalId: string): Promise<{ target: OrgPrincipal; before: Access; after: Access }> {
-  const target = await targetOf(db, w, principalId, 'grant_not_found');
-  const before = accessOfPrincipal(target, w);
-  const admin = isWarehouseAdmin(ctx, w);
-  const explicit = target.grant && target.grant.level !== 'none' ? target.grant : null;
-  if (explicit) {
-    if (!admin && explicit.grantedBy !== ctx.principalId) {
-      throw await forbiddenNamingGranters(db, w, 'only an admin or the person who made a grant can revoke it');
+/** DELETE …/grants/{principal_id}: an explicit grant goes; a member's implicit read is recorded as `none`; audited `warehouse.grant_revoke` in the same transaction. */
+export async function revokeGrant(
+  d: { prisma: PrismaClient }, req: Request | null, ctx: AccessContext, w: VisibleWarehouse, principalId: string,
+): Promise<{ target: OrgPrincipal; before: Access; after: Access }> {
+  return d.prisma.$transaction(async (tx) => {
+    const target = await targetOf(tx, w, principalId, 'grant_not_found');
+    const before = accessOfPrincipal(target, w);
+    const admin = isWarehouseAdmin(ctx, w);
+    const explicit = target.grant && target.grant.level !== 'none' ? target.grant : null;
+    if (explicit) {
+      if (!admin && explicit.grantedBy !== ctx.principalId) {
+        throw await forbiddenNamingGranters(tx, w, 'only an admin or the person who made a grant can revoke it');
+      }
+      await deleteGrant(tx, w.id, target.principalId);
+    } else if (before.via === 'admin' || before.via === 'creator' || before.via === 'agent') {
+      throw implicitGrant(target, before.via);
+    } else if (before.via === 'membership') {
+      if (!admin) throw await forbiddenNamingGranters(tx, w, 'only an admin can revoke a member\'s implicit read');
+      await upsertGrant(tx, { warehouseId: w.id, principalId: target.principalId, level: 'none', grantedBy: ctx.principalId });
+    } else {
+      throw notFound('grant_not_found', `${target.principalId} holds no grant on ${w.name}`);
     }
-    await deleteGrant(db, w.id, target.principalId);
-  } else if (before.via === 'admin' || before.via === 'creator' || before.via === 'agent') {
-    throw implicitGrant(target, before.via);
-  } else if (before.via === 'membership') {
-    if (!admin) throw await forbiddenNamingGranters(db, w, 'only an admin can revoke a member\'s implicit read');
-    await upsertGrant(db, { warehouseId: w.id, principalId: target.principalId, level: 'none', grantedBy: ctx.principalId });
-  } else {
-    throw notFound('grant_not_found', `${target.principalId} holds no grant on ${w.name}`);
-  }
-  const [fresh] = await orgPrincipals(db, w, target.principalId);
-  return { target, before, after: accessOfPrincipal(fresh, w) };
+    const [fresh] = await orgPrincipals(tx, w, target.principalId);
+    const after = accessOfPrincipal(fresh, w);
+    await writeAuditIn(tx, req, {
+      action: 'warehouse.grant_revoke', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
+      data: { principal_id: target.principalId, revoked: { level: before.level, via: before.via }, level: after.level },
+    });
+    return { target, before, after };
+  });
 }
 
 /** Grant: an admin, or a person holding write, granting at most their own level (Authentication 6). */

@@ -5,6 +5,9 @@ import { joinNamespace, splitNamespace } from '@floe/iceberg';
 import { ancestors, toHolder, type LocationHolder, type RawHolder } from './locations';
 import { confirmed, transactionWithKnownOutcome } from './outcome';
 
+// The catalog's tables and views (catalog_tables). This package is the one
+// home of the catalog's rows: nothing else writes them (index.ts).
+//
 // Each table's current metadata location lives here and moves only by a
 // compare-and-set on `version`: a commit that lost a race changes nothing.
 // The table's own location moves with it, and a new or moved location is

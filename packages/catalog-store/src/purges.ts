@@ -2,6 +2,9 @@ import type { Pool } from 'pg';
 import type { SqlClient } from '@floe/http';
 import { withTransaction } from '@floe/http';
 
+// The catalog's purge records (catalog_purges). This package is the one
+// home of the catalog's rows: nothing else writes them (index.ts).
+//
 // DELETE …/tables/{table}?purgeRequested=true removes the table's row and
 // records its location in one transaction; the purge loop then claims the
 // record (SKIP LOCKED, so replicas share the work; a claim older than five

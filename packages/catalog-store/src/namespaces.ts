@@ -3,6 +3,9 @@ import type { SqlClient } from '@floe/http';
 import { withTransaction } from '@floe/http';
 import { NAMESPACE_SEPARATOR, joinNamespace, splitNamespace } from '@floe/iceberg';
 
+// The catalog's namespaces (catalog_namespaces). This package is the one
+// home of the catalog's rows: nothing else writes them (index.ts).
+//
 // Data access here is raw SQL over pg, not the Prisma client: the catalog's
 // load and commit paths run named prepared statements (bench/catalog holds
 // loads under a millisecond and commits near the storage floor), and a

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { secretMatches, type WrongSecretLimiter } from '@floe/auth';
+import { CurrentSigner } from '@floe/auth';
+import type { FloeConfig } from '@floe/config';
 import type { Db } from '@floe/db';
+import { Keyring } from '@floe/db/sealed';
 import { HttpError, rateLimited } from '@floe/http';
-import type { SigningKeys } from '../signing/signing-keys';
-import { credentialForExchange, currentWriteClientId, type ExchangeCredential } from '../store/catalog-credentials';
+import { credentialForExchange, currentWriteClientId, type ExchangeCredential } from './credential-records';
 
-// Catalog tokens: the catalog's POST /v1/oauth/tokens forwards the client
-// credentials here, because identity alone signs tokens. The audience is the
-// catalog_url, so the control plane refuses these tokens, and the catalog
-// refuses control-plane ones.
+// Catalog tokens, minted in the process that needs one with the current
+// signing key (packages/auth's CurrentSigner): the catalog's POST
+// /v1/oauth/tokens exchanges a credential's secret for one; the control
+// plane's table routes, the roller and the maintenance worker act as the
+// warehouse itself. The audience is the catalog_url, so the control plane
+// refuses these tokens, and the catalog refuses control-plane ones.
 
 export const CATALOG_TOKEN_LIFETIME_SECONDS = 3600;
 
 export interface CatalogTokenDeps {
   prisma: Db;
-  signingKeys: SigningKeys;
+  signer: CurrentSigner;
   config: { baseUrl: string; catalogUrl: string };
 }
 
@@ -40,16 +44,16 @@ export async function exchangeCatalogCredential(
 /**
  * The control plane's table routes act through the catalog as the
  * warehouse's own identity: a token for its current read/write credential,
- * minted without the secret (which only the credential's holders have).
+ * minted without the secret (which only the credential's holders have);
+ * null when the warehouse has none (deleted, being deleted, or unfinished).
  */
 export async function warehouseCatalogToken(d: CatalogTokenDeps, warehouseId: string) {
   const clientId = await currentWriteClientId(d.prisma, warehouseId);
-  if (!clientId) throw new HttpError(404, 'warehouse_not_found', `warehouse ${warehouseId} has no live read/write credential`);
-  return mint(d, clientId, warehouseId, 'write');
+  return clientId ? mint(d, clientId, warehouseId, 'write') : null;
 }
 
 async function mint(d: CatalogTokenDeps, clientId: string, warehouseId: string, access: string) {
-  const signer = await d.signingKeys.currentSigner();
+  const signer = await d.signer.get();
   const token = await new SignJWT({ kind: 'catalog', warehouse_id: warehouseId, access })
     .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
     .setIssuer(d.config.baseUrl)
@@ -67,4 +71,14 @@ async function mint(d: CatalogTokenDeps, clientId: string, warehouseId: string, 
     warehouse_id: warehouseId,
     access,
   };
+}
+
+/**
+ * The warehouse token source a deployable's catalog client mints through
+ * (packages/catalog-client WarehouseTokenSource): the current signing key,
+ * opened with the deployment's data keys and reread as identity's signers do.
+ */
+export function warehouseTokenSource(prisma: Db, config: Pick<FloeConfig, 'baseUrl' | 'catalogUrl' | 'dataKeys' | 'signerCacheSeconds'>) {
+  const d: CatalogTokenDeps = { prisma, signer: new CurrentSigner(prisma, new Keyring(config.dataKeys), config.signerCacheSeconds * 1000), config };
+  return (warehouseId: string) => warehouseCatalogToken(d, warehouseId);
 }
