@@ -88,6 +88,9 @@ export function joinPrivateStackEnv(state: StackState): NodeJS.ProcessEnv {
     FLOE_REDIS_PREFIX: state.redis_prefix,
     FLOE_BOOTSTRAP_SECRET: state.bootstrap_secret,
     FLOE_DATA_KEYS: state.data_keys,
+    // A joining worker mints catalog tokens itself: their issuer and audience are the stack's.
+    FLOE_BASE_URL: state.base_url,
+    FLOE_CATALOG_URL: state.catalog_url,
     FLOE_CONTROL_PLANE_URL: state.services['control-plane'].url,
     FLOE_IDENTITY_URL: state.services.identity.url,
     FLOE_CATALOG_INTERNAL_URL: state.catalog_url,

@@ -141,7 +141,7 @@ test('a swap that committed but whose answer was lost: 500 CommitStateUnknownExc
   // A second catalog of the same stack, reaching Postgres through the proxy; tokens are for the stack's catalog_url, as its own.
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/catalog/src/main.ts'], {
     cwd: ROOT, stdio: 'ignore',
-    env: { ...process.env, ...joinPrivateStackEnv(state), DATABASE_URL: url.toString(), FLOE_BASE_URL: state.base_url, FLOE_CATALOG_URL: state.catalog_url, FLOE_CATALOG_PORT: String(port), FLOE_LOG_LEVEL: 'error' },
+    env: { ...process.env, ...joinPrivateStackEnv(state), DATABASE_URL: url.toString(), FLOE_CATALOG_PORT: String(port), FLOE_LOG_LEVEL: 'error' },
   });
   const viaProxy = `http://127.0.0.1:${port}`;
   try {

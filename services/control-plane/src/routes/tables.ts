@@ -17,8 +17,8 @@ import { formatInfo } from '../domain/warehouses/formats';
 // /v1/table and DELETE /v1/namespace are in the error index only; their
 // shapes (warehouse_id, namespace, name in the body or the query) are in docs/api.md.
 
-type Json = Record<string, any>;
-
+/** A request's fields before they are parsed: the body or the query, whatever the client sent. */
+type Fields = Record<string, unknown>;
 
 // The schema as far as this route reads it (the v3 and geometry checks walk
 // its fields); what the types mean is the catalog's to judge, and an unknown
@@ -50,15 +50,15 @@ const TableRef = z.object({
 const NamespaceRef = z.object({ warehouse_id: z.string().min(1), namespace: z.string().min(1) });
 
 /** A DELETE's reference: from the body, or the query (clients that send no body on DELETE). */
-const deleteRef = (req: Request): Json => {
-  const src = { ...(req.query as Json), ...((req.body && typeof req.body === 'object' && !Array.isArray(req.body)) ? req.body as Json : {}) };
+const deleteRef = (req: Request): Fields => {
+  const src: Fields = { ...req.query, ...((req.body && typeof req.body === 'object' && !Array.isArray(req.body)) ? req.body as Fields : {}) };
   return { ...src, warehouse_id: str(src.warehouse_id) ?? str(src.warehouse) ?? src.warehouse_id };
 };
 
 
 export function mountTables(app: Express, d: ControlPlaneDeps): void {
   /** A warehouse from `warehouse_id` or its alias `warehouse` (query or body). */
-  const warehouseOf = (req: Request, source: Json): Promise<VisibleWarehouse> => tableWarehouse(d.prisma, req.access!, source);
+  const warehouseOf = (req: Request, source: Fields): Promise<VisibleWarehouse> => tableWarehouse(d.prisma, req.access!, source);
 
   route(app, '/v1/namespaces', {
     get: [...d.authed, async (req, res) => {
@@ -75,7 +75,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       res.json({ warehouse: w.name, warehouse_id: w.id, namespaces_searched: searched, tables });
     }],
     post: [...d.authed, idempotent(d.idempotency, 'POST /v1/tables'), async (req, res) => {
-      const raw = (req.body ?? {}) as Json;
+      const raw = (req.body ?? {}) as Fields;
       const body = parse(CreateTable, { ...raw, warehouse_id: str(raw.warehouse_id) ?? str(raw.warehouse) ?? raw.warehouse_id });
       const w = await warehouseOf(req, body);
       await requireLevel(d.prisma, w, 'write', 'creating a table');
@@ -125,7 +125,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       });
     }],
     patch: [...d.authed, async (req, res) => {
-      const body = (req.body ?? {}) as Json;
+      const body = (req.body ?? {}) as Fields;
       const ref = parse(TableRef, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
       const set = propertiesToSet(body.properties);
       const remove = keysToRemove(body.remove);
@@ -167,7 +167,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
 
   route(app, '/v1/credentials', {
     post: [...d.authed, async (req, res) => {
-      const body = (req.body ?? {}) as Json;
+      const body = (req.body ?? {}) as Fields;
       const ref = parse(TableRef, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
       const w = await warehouseOf(req, ref);
       if (w.access.level !== 'write') {

@@ -3,8 +3,6 @@ import { badRequest } from '@floe/http';
 // PATCH /v1/table's body: properties to set and keys to remove, each key
 // 1-128 characters of letters, digits, . _ -; `format-version` is reserved.
 
-type Json = Record<string, any>;
-
 const PROPERTY_KEY = /^[A-Za-z0-9._-]{1,128}$/;
 const RESERVED_PROPERTIES = ['format-version'];
 
@@ -12,7 +10,7 @@ export function propertiesToSet(raw: unknown): Record<string, string> {
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('invalid_value', 'properties must be an object of key: value', { field: 'properties' });
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw as Json)) {
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
     checkKey(k, `properties.${k}`);
     if (v !== null && typeof v === 'object') throw badRequest('invalid_value', `properties.${k}: nested values are refused; send a string`, { field: `properties.${k}` });
     const s = String(v);

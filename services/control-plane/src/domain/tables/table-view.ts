@@ -1,10 +1,12 @@
-import { countRows, type ReadFile } from '@floe/iceberg';
+import { countRows, type ReadFile, type Schema, type TableMetadata } from '@floe/iceberg';
+import type { LoadTableResult } from '../../catalog-client';
 
 // The Table resource of the spec, from the catalog's LoadTableResult.
 
-type Json = Record<string, any>;
-
-const typeView = (t: unknown): unknown => (typeof t === 'string' ? t : t);
+/** A schema's columns as the v3 and geometry checks read them: a catalog's Schema, or a create's schema before the catalog judges its types. */
+export interface SchemaColumns {
+  fields: ReadonlyArray<{ name: string; type: unknown }>;
+}
 
 /** 64-bit ids travel as strings when they would not survive a JSON number (the table model holds every long as a bigint). */
 export const idView = (v: unknown): string | number | null =>
@@ -12,33 +14,33 @@ export const idView = (v: unknown): string | number | null =>
 
 const isSafeLong = (v: bigint) => v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER);
 
-export function currentSchema(metadata: Json): Json {
-  return (metadata.schemas ?? []).find((s: Json) => s['schema-id'] === metadata['current-schema-id']) ?? metadata.schema ?? { fields: [] };
+export function currentSchema(metadata: TableMetadata): Schema {
+  return (metadata.schemas ?? []).find((s) => s['schema-id'] === metadata['current-schema-id']) ?? metadata.schema ?? { type: 'struct', fields: [] };
 }
 
 const GEO = /^(geometry|geography)/;
 
 /** Columns whose types only format version 3 has. */
-export function v3Columns(schema: Json): Array<{ name: string; type: string }> {
+export function v3Columns(schema: SchemaColumns): Array<{ name: string; type: string }> {
   const out: Array<{ name: string; type: string }> = [];
-  for (const f of schema.fields ?? []) {
+  for (const f of schema.fields) {
     const t = typeof f.type === 'string' ? f.type : null;
     if (t && (GEO.test(t) || t === 'variant' || t === 'unknown' || t.startsWith('timestamp_ns') || t.startsWith('timestamptz_ns'))) out.push({ name: f.name, type: t });
   }
   return out;
 }
 
-export function hasGeoColumn(schema: Json): boolean {
-  return (schema.fields ?? []).some((f: Json) => typeof f.type === 'string' && GEO.test(f.type));
+export function hasGeoColumn(schema: SchemaColumns): boolean {
+  return schema.fields.some((f) => typeof f.type === 'string' && GEO.test(f.type));
 }
 
-export async function tableView(namespace: string, name: string, loaded: Json, read: ReadFile) {
-  const m = loaded.metadata as Json;
+export async function tableView(namespace: string, name: string, loaded: LoadTableResult, read: ReadFile) {
+  const m = loaded.metadata;
   const schema = currentSchema(m);
   const currentId = m['current-snapshot-id'];
-  const current = (m.snapshots ?? []).find((s: Json) => String(s['snapshot-id']) === String(currentId)) ?? null;
+  const current = (m.snapshots ?? []).find((s) => String(s['snapshot-id']) === String(currentId)) ?? null;
   const counted = await countRows(current, read);
-  const spec = (m['partition-specs'] ?? []).find((s: Json) => s['spec-id'] === m['default-spec-id']) ?? { 'spec-id': 0, fields: [] };
+  const spec = (m['partition-specs'] ?? []).find((s) => s['spec-id'] === m['default-spec-id']) ?? { 'spec-id': 0, fields: [] };
   return {
     table: `${namespace}.${name}`,
     namespace,
@@ -47,9 +49,9 @@ export async function tableView(namespace: string, name: string, loaded: Json, r
     location: m.location,
     metadata_location: loaded['metadata-location'] ?? null,
     format_version: Number(m['format-version']),
-    schema: (schema.fields ?? []).map((f: Json) => ({ id: f.id, name: f.name, type: typeView(f.type), required: Boolean(f.required) })),
+    schema: schema.fields.map((f) => ({ id: f.id, name: f.name, type: f.type, required: Boolean(f.required) })),
     identifier_field_ids: schema['identifier-field-ids'] ?? [],
-    partition_spec: { spec_id: spec['spec-id'], fields: spec.fields ?? [] },
+    partition_spec: { spec_id: spec['spec-id'], fields: spec.fields },
     snapshots: (m.snapshots ?? []).length,
     current_snapshot_id: idView(currentId),
     rows: counted.rows,

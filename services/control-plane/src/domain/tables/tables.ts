@@ -17,7 +17,16 @@ import { currentSchema, hasGeoColumn, tableView, v3Columns } from './table-view'
 // only writer of table metadata). Level checks are the routes'; these take a
 // warehouse the caller may act on.
 
-type Json = Record<string, any>;
+/**
+ * A create's schema as far as the route reads it (a struct of fields with an
+ * id, name, required flag and a type); what the types mean is the catalog's
+ * to judge, so it is sent on as it came.
+ */
+export interface SchemaToCreate {
+  type: 'struct';
+  fields: Array<{ id: number; name: string; required: boolean; type: unknown; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
 
 export interface TableDeps {
   catalog: CatalogClient;
@@ -66,7 +75,7 @@ export function requestedFormatVersion(v: unknown): 2 | 3 | null {
  * (its namespace too, when missing), in the version asked or the catalog's
  * default; refused over the storage limit (audited against `req`).
  */
-export async function createTable(d: Pick<TableDeps, 'catalog' | 'prisma' | 'db'>, req: Request, w: VisibleWarehouse, t: { namespace: string; name: string; schema: Json; requested: 2 | 3 | null }) {
+export async function createTable(d: Pick<TableDeps, 'catalog' | 'prisma' | 'db'>, req: Request, w: VisibleWarehouse, t: { namespace: string; name: string; schema: SchemaToCreate; requested: 2 | 3 | null }) {
   const version = t.requested ?? w.defaultFormatVersion;
   if (version === 2 && hasGeoColumn(t.schema)) {
     throw badRequest('invalid_value', 'geometry and geography columns need format version 3', {
@@ -117,7 +126,7 @@ export function v3Warnings(): string[] {
   return ['Format version 3: check that every engine that reads this table supports v3 (see GET /v1/config/formats).', 'Version 3 tables are not compacted yet; snapshot expiry and orphan cleanup do run.'];
 }
 
-async function createThroughCatalog(catalog: CatalogClient, w: VisibleWarehouse, ns: string, name: string, schema: Json, version: 2 | 3): Promise<LoadTableResult> {
+async function createThroughCatalog(catalog: CatalogClient, w: VisibleWarehouse, ns: string, name: string, schema: SchemaToCreate, version: 2 | 3): Promise<LoadTableResult> {
   const levels = dottedLevels(ns);
   // The route checks the schema only as far as it reads it; the types are the catalog's to judge (a refusal is its catalog_error).
   const create = () => catalog.createTable(w.id, levels, { name, schema: schema as Schema, properties: { 'format-version': String(version) } });
