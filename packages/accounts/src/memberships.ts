@@ -14,13 +14,14 @@ export interface MembershipRecord {
 
 /** The active organisations a principal belongs to, with its role in each, oldest membership first. */
 export async function membershipsOf(db: Db, principalId: string): Promise<MembershipRecord[]> {
-  const rows = await db.membership.findMany({
-    relationLoadStrategy: 'join',
-    where: { principalId, organization: { status: 'active' } },
-    orderBy: [{ createdAt: 'asc' }, { orgId: 'asc' }],
-    select: { orgId: true, role: true, confined: true, joinedVia: true, organization: { select: { name: true, handle: true } } },
-  });
-  return rows.map((r) => ({ orgId: r.orgId, name: r.organization.name, handle: r.organization.handle, role: r.role as 'admin' | 'member', confined: r.confined, joinedVia: r.joinedVia }));
+  // Raw: this runs on every caller request, and the client's relation join
+  // costs 1.0 ms of the process's CPU where this statement costs 0.6 ms
+  // (measured with three memberships, 3,000 calls).
+  const rows = await db.$queryRaw<Array<{ org_id: string; name: string; handle: string; role: 'admin' | 'member'; confined: boolean; joined_via: string }>>`
+    SELECT m.org_id, o.name, o.handle, m.role, m.confined, m.joined_via
+      FROM memberships m JOIN organizations o ON o.id = m.org_id
+     WHERE m.principal_id = ${principalId} AND o.status = 'active' ORDER BY m.created_at, m.org_id`;
+  return rows.map((r) => ({ orgId: r.org_id, name: r.name, handle: r.handle, role: r.role, confined: r.confined, joinedVia: r.joined_via }));
 }
 
 /** A principal that is active: its kind and address. */
