@@ -27,6 +27,22 @@ test('batches roll into the table once; misfits are rejected with reasons; __ing
     return got.body.lag.batches_waiting === 0 && got.body.last_roll ? got.body : null;
   });
   expect(rolled).toMatchObject({ last_roll: { batches: 2, rows: 3, rejected_rows: 2 }, rejects: { rows: 2, files: 1 }, table_changes: { applied: true } });
+  // The sender sees why without reading reject files: the roll's reasons counted, its first misfits with their batch ids.
+  expect(rolled.rejects.recent).toEqual([{
+    at: rolled.last_roll.at, rows: 2, snapshot_id: rolled.last_roll.snapshot_id, file: expect.stringContaining(rolled.rejects.prefix),
+    reasons: expect.any(Object),
+    examples: [
+      { batch_id: 'a', line: 3, reason: 'required column id is missing', raw: '{"msg":"no id"}' },
+      { batch_id: 'b', line: 2, reason: expect.stringMatching(/^column id \(long\)/), raw: '{"id":"x"}' },
+    ],
+  }]);
+  const reasons = Object.entries(rolled.rejects.recent[0].reasons).sort(([a], [b]) => (a < b ? -1 : 1));
+  expect(reasons).toEqual([[expect.stringMatching(/^column id \(long\)/), 1], ['required column id is missing', 1]]);
+  expect(rolled.freshness).toEqual({
+    last_roll_at: rolled.last_roll.at, oldest_pending_age_seconds: 0, batches_committed_last_hour: 2, send_to_commit_p99_seconds_last_hour: expect.any(Number),
+  });
+  expect(rolled.freshness.send_to_commit_p99_seconds_last_hour).toBeGreaterThan(0);
+  expect(rolled.freshness.send_to_commit_p99_seconds_last_hour).toBeLessThan(60);
   const table = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
   expect(table.body).toMatchObject({ rows: 3, rows_source: 'snapshot_summary', data_files: 1, snapshots: 1 });
   expect(table.body.schema.map((f: { name: string }) => f.name)).toEqual(['id', 'msg', '__ingest_ts']);

@@ -1,5 +1,5 @@
-import type { PrismaClient } from '@floe/db';
-import type { RollRecorded, RollReport } from './roll-report';
+import type { Prisma, PrismaClient } from '@floe/db';
+import { withRecentRejects, type RollRecorded, type RollReport } from './roll-report';
 import { worklistEntry, type WaitingSink, type WorklistEntry } from './worklist';
 
 // The sink ledger's one owner: every read and write of a roll's side of the
@@ -118,10 +118,17 @@ export function recordRoll(prisma: PrismaClient, sinkId: string, r: RollReport):
     const lastRoll = r.batch_ids.length
       ? { at: now.toISOString(), batches: committed, rows: r.rows, rejected_rows: r.rejected_rows, snapshot_id: r.snapshot_id, seconds: r.seconds }
       : undefined;
+    // Read, then written: a sink's rolls are recorded one at a time (the roller's sink lock).
+    const recentRejects = r.reject_summary && r.rejected_rows > 0
+      ? withRecentRejects((await tx.sink.findUnique({ where: { id: sinkId }, select: { recentRejects: true } }))?.recentRejects, {
+        at: now.toISOString(), rows: r.rejected_rows, snapshot_id: r.snapshot_id, file: r.reject_file ?? null, ...r.reject_summary,
+      })
+      : undefined;
     let { state } = await tx.sink.update({
       where: { id: sinkId },
       data: {
         lastRoll, rejectedRows: { increment: r.rejected_rows }, rejectFiles: { increment: r.reject_file ? 1 : 0 },
+        ...(recentRejects ? { recentRejects: recentRejects as unknown as Prisma.InputJsonValue } : {}),
         ...(r.table_changes_applied ? { tableChangesApplied: true } : {}),
       },
       select: { state: true },

@@ -30,7 +30,13 @@ export function sinkResponse(urls: { ingestUrl: string; baseUrl: string }, s: Si
       ? { enabled: true, url: `${urls.ingestUrl}/d/<token shown once>`, token_created_at: iso(s.device.tokenAt), options: deviceOptionsView(s.device.options ?? DEFAULT_DEVICE_OPTIONS) }
       : { enabled: false },
     last_roll: s.lastRoll,
-    rejects: { rows: s.rejectedRows, files: s.rejectFiles, prefix: rejectsPrefix(s.id), bucket: w.blobBucket, age_out_days: 7 },
+    rejects: { rows: s.rejectedRows, files: s.rejectFiles, prefix: rejectsPrefix(s.id), bucket: w.blobBucket, age_out_days: 7, recent: s.recentRejects },
+    freshness: {
+      last_roll_at: typeof s.lastRoll?.at === 'string' ? s.lastRoll.at : null,
+      oldest_pending_age_seconds: behind,
+      batches_committed_last_hour: s.lastHour.committed,
+      send_to_commit_p99_seconds_last_hour: s.lastHour.p99Seconds === null ? null : Math.round(s.lastHour.p99Seconds * 10) / 10,
+    },
     disabled_reason: s.disabledReason,
     iam_writes: [],
     created_at: iso(s.createdAt),

@@ -58,7 +58,7 @@ export async function takeSendBatch(d: IngestDeps, req: Request, res: Response, 
     bytes: saved.bytes,
     received_at: saved.received_at.toISOString(),
     state: saved.state,
-    note: 'Stored; the roller appends it to the table at the next roll. Schema fit is decided then and shows in the sink\'s rejects.',
+    note: 'Stored; the roller appends it to the table at the next roll. Schema fit is decided then: rows that do not fit are counted with their reasons and example lines in GET /v1/sinks/{id} (rejects.recent), and kept in the reject files under rejects.prefix for 7 days.',
   });
 }
 

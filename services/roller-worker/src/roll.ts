@@ -1,5 +1,5 @@
 import { currentSchema, type WrittenParquet } from '@floe/iceberg';
-import { RollReport, currentSchemaFields, rejectsPrefix, type RollReportInput } from '@floe/ingest';
+import { RollReport, currentSchemaFields, rejectsPrefix, summarizeRejects, type RollReportInput } from '@floe/ingest';
 import { pendingBatches, recordRoll, sinkStorage, type PendingBatch } from '@floe/ingest/ledger-store';
 import type { SinkRollJob } from '@floe/queues';
 import type { StoreCredentials } from '@floe/storage';
@@ -76,7 +76,7 @@ async function rollLocked(d: RollerDeps, job: SinkRollJob): Promise<RollOutcome>
     const rejectFile = await writeRejects(objects, store.blobBucket, job.sink_id, snapshotId, idsOf(batches), mapped.rejects);
     await record({
       batch_ids: idsOf(batches), snapshot_id: snapshotId, rows: mapped.count, rejected_rows: mapped.rejects.length, seconds: 0,
-      ...(rejectFile ? { reject_file: rejectFile } : {}),
+      ...(rejectFile ? { reject_file: rejectFile, reject_summary: summarizeRejects(mapped.rejects) } : {}),
     });
   }
   const todo = takeForRoll(pending.filter((b) => !inTable.has(b.batchId)));
@@ -122,7 +122,7 @@ async function rollLocked(d: RollerDeps, job: SinkRollJob): Promise<RollOutcome>
     rows,
     rejected_rows: rejects.length,
     seconds: (Date.now() - started) / 1000,
-    ...(rejectFile ? { reject_file: rejectFile } : {}),
+    ...(rejectFile ? { reject_file: rejectFile, reject_summary: summarizeRejects(rejects) } : {}),
     ...(first.applied ? { table_changes_applied: true } : {}),
   });
   const phases = {

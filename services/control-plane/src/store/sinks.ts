@@ -1,11 +1,12 @@
 import type { Db, Prisma, PrismaClient } from '@floe/db';
-import { StoredDeviceOptions, type DeviceOptions } from '@floe/ingest';
+import { StoredDeviceOptions, type DeviceOptions, type RecentRejectRoll } from '@floe/ingest';
 
 // Sink rows with their batch counters, as the sink routes report them, and
 // the reads and the lock around a device token's grant. Reads only: every
 // write of a sink is packages/ingest's — made, deleted, device token in
 // `@floe/ingest/sink-store`, the roll's side of the row (last roll, rejects,
-// disabling) in the sink ledger (`@floe/ingest/ledger-store`). Through the Prisma client.
+// disabling, recent rejects) in the sink ledger (`@floe/ingest/ledger-store`).
+// Through the Prisma client.
 
 export type SinkState = 'active' | 'disabled' | 'deleted';
 
@@ -33,6 +34,10 @@ export interface SinkRecord {
   /** Intake since the sink was made, kept after the batch ledger is pruned. */
   received: { batches: number; deviceBatches: number; rows: number; rejected: number; ingestBytes: number; storedBytes: number };
   counts: { pendingBatches: number; pendingBytes: number; oldestPending: Date | null; rolls: number };
+  /** The latest rolls with rejects, newest first (packages/ingest RecentRejectRoll). */
+  recentRejects: RecentRejectRoll[];
+  /** Batches committed in the last hour and the 99th percentile of their send-to-commit seconds (null with none). */
+  lastHour: { committed: number; p99Seconds: number | null };
 }
 
 const STATES: readonly SinkState[] = ['active', 'disabled', 'deleted'];
@@ -60,7 +65,7 @@ export async function sinksOf(prisma: PrismaClient, f: SinkFilter): Promise<Sink
   });
   if (!rows.length) return [];
   const sinkId = { in: rows.map((r) => r.id) };
-  const [pending, rolled, intake] = await Promise.all([
+  const [pending, rolled, intake, lastHour] = await Promise.all([
     prisma.sinkBatch.groupBy({ by: ['sinkId'], where: { sinkId, state: 'pending' }, _count: { _all: true }, _sum: { bytes: true }, _min: { receivedAt: true } }),
     // A roll is a distinct snapshot among the sink's batches.
     prisma.sinkBatch.groupBy({ by: ['sinkId', 'snapshotId'], where: { sinkId, snapshotId: { not: null } } }),
@@ -68,7 +73,15 @@ export async function sinksOf(prisma: PrismaClient, f: SinkFilter): Promise<Sink
       by: ['sinkId'], where: { sinkId },
       _sum: { batches: true, deviceBatches: true, rows: true, rejected: true, ingestBytes: true, storedBytes: true },
     }),
+    // Raw: a percentile (which the client cannot say), over the last hour on the database's clock.
+    prisma.$queryRaw<Array<{ sink_id: string; committed: number; p99: number | null }>>`
+      SELECT sink_id, count(*)::int AS committed,
+             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM committed_at - received_at))::float8 AS p99
+        FROM sink_batches
+       WHERE sink_id = ANY(${rows.map((r) => r.id)}::text[]) AND state = 'committed' AND committed_at > now() - interval '1 hour'
+       GROUP BY sink_id`,
   ]);
+  const lastHourOf = new Map(lastHour.map((l) => [l.sink_id, l]));
   const pendingOf = new Map(pending.map((p) => [p.sinkId, p]));
   const intakeOf = new Map(intake.map((i) => [i.sinkId, i._sum]));
   const rollsOf = new Map<string, number>();
@@ -93,6 +106,8 @@ export async function sinksOf(prisma: PrismaClient, f: SinkFilter): Promise<Sink
         pendingBatches: p?._count._all ?? 0, pendingBytes: p?._sum.bytes ?? 0, oldestPending: p?._min.receivedAt ?? null,
         rolls: rollsOf.get(r.id) ?? 0,
       },
+      recentRejects: Array.isArray(r.recentRejects) ? (r.recentRejects as unknown as RecentRejectRoll[]) : [],
+      lastHour: { committed: lastHourOf.get(r.id)?.committed ?? 0, p99Seconds: lastHourOf.get(r.id)?.p99 ?? null },
     };
   });
 }
