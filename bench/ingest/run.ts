@@ -1,8 +1,10 @@
 // bench/ingest: the ingest path, in one run on one private stack, beside the
 // floor it stands on.
 //   - the send route of ONE ingest-gateway process (on {ingest_url} directly)
-//     driven by 8 concurrent producers: accepted MB/s and batches/s
-//     (target ≥ 50 MB/s, ten times a managed stream's 5 MiB/s per stream)
+//     driven by 8 concurrent producers: accepted MB/s and batches/s, beside a
+//     raw PUT of the same bodies by the same producers straight to the store
+//     (target ≥ 50 MB/s, ten times a managed stream's 5 MiB/s per stream; and
+//     ≥ 0.8 of the raw PUT, issue 30)
 //   - the raw JSON.parse rate of the same bodies on this machine, one thread
 //   - rows/s a warm roller appends (target ≥ 200,000 rows/s on 2 cores): the
 //     median of BENCH_ROLL_REPEATS rolls after a warm-up roll of the same size,
@@ -172,6 +174,25 @@ try {
     const machineCores = machine0 === null || machine1 === null ? null : (machine1 - machine0) / sendSeconds;
     const clientCores = (clientCpu.user + clientCpu.system) / 1e6 / sendSeconds;
 
+    // 2b. Beside it, the store's own floor: the same bodies PUT straight to the blob bucket by the same 8 producers, as the
+    // warehouse's identity, with the object client and options the gateway stores a batch with (no route, no ledger, no check).
+    const { sinkStorage } = await import('../../packages/ingest/src/ledger-store');
+    const where = await sinkStorage(deps.prisma, sendSink.sink_id);
+    const objects = deps.storage.objectsAs({ accessKeyId: where.accessKeyId, secretAccessKey: deps.keyring.open(where.sealedSecretKey) });
+    let rawBytes = 0;
+    let rawPuts = 0;
+    const r0 = process.hrtime.bigint();
+    const rawUntil = Date.now() + SECONDS * 1000;
+    await Promise.all(payloads.map(async (body, producer) => {
+      for (let n = 0; Date.now() < rawUntil; n++) {
+        await objects.put(where.blobBucket, `_bench/raw/${producer}/${n}.ndjson`, body, { contentType: 'application/x-ndjson', unsignedPayload: true });
+        rawBytes += body.length;
+        rawPuts++;
+      }
+    }));
+    const rawSeconds = Number(process.hrtime.bigint() - r0) / 1e9;
+    const rawMBs = rawBytes / MB / rawSeconds;
+
     // 3. The floor: JSON.parse of the same bodies, one thread; its rows/s are the roll's yardstick (the roller parses every row once).
     let parsedBytes = 0;
     let parsedRows = 0;
@@ -194,6 +215,7 @@ try {
     console.log(`    accepted        ${acceptedMBs.toFixed(1)} MB/s, ${(batches / sendSeconds).toFixed(1)} batches/s   target ≥ ${TARGET_MBS} MB/s: ${verdict(acceptedMBs >= TARGET_MBS)}`);
     console.log(`    CPU             ingest-gateway ${gatewayCores === null ? 'n/a' : `${gatewayCores.toFixed(2)} cores`}, the ${PRODUCERS} producers (this process) ${clientCores.toFixed(2)} cores; the whole machine ${machineCores === null ? 'n/a' : `${machineCores.toFixed(2)} cores busy`} (the store's share is the rest), of ${availableParallelism()}`);
     console.log(`    JSON.parse      ${parseMBs.toFixed(1)} MB/s of the same bodies, one thread; accepted : parse = ${(acceptedMBs / parseMBs).toFixed(2)}`);
+    console.log(`    raw PUT         ${rawMBs.toFixed(1)} MB/s, ${(rawPuts / rawSeconds).toFixed(1)} PUTs/s of the same bodies, ${PRODUCERS} producers, straight to the store as the warehouse; accepted : raw PUT = ${(acceptedMBs / rawMBs).toFixed(2)} (target ≥ 0.8): ${verdict(acceptedMBs / rawMBs >= 0.8)}`);
     console.log(`  roll: ${ROLL_REPEATS} rolls of ${roll.outcome.rows} rows in ${roll.outcome.batches} batches each, after a warm-up roll of the same size (verified: every row sent, none rejected)`);
     console.log(`    each (rows/s)   ${rolls.map((r) => Math.round(r.rowsPerSecond).toLocaleString('en-US')).join(', ')}`);
     console.log(`    phases (ms)     ${Object.entries(roll.outcome.phases ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')} (the median roll)`);
