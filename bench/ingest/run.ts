@@ -111,7 +111,7 @@ try {
   const { createLogger } = await import('@floe/http');
   const { closeDeps, createDeps } = await import('../../services/roller-worker/src/deps');
   const { rollSink } = await import('../../services/roller-worker/src/roll');
-  const { readWorklist } = await import('../../packages/ingest/src/ledger-store');
+  const { readWorklist, sinkStorage } = await import('../../packages/ingest/src/ledger-store');
   const config = loadConfig();
   const deps = createDeps(config, createLogger('bench-roller', 'warn'));
   try {
@@ -176,7 +176,6 @@ try {
 
     // 2b. Beside it, the store's own floor: the same bodies PUT straight to the blob bucket by the same 8 producers, as the
     // warehouse's identity, with the object client and options the gateway stores a batch with (no route, no ledger, no check).
-    const { sinkStorage } = await import('../../packages/ingest/src/ledger-store');
     const where = await sinkStorage(deps.prisma, sendSink.sink_id);
     const objects = deps.storage.objectsAs({ accessKeyId: where.accessKeyId, secretAccessKey: deps.keyring.open(where.sealedSecretKey) });
     let rawBytes = 0;

@@ -44,16 +44,16 @@ export async function apiKeysOf(pool: SqlClient, principalId: string): Promise<A
   return rows;
 }
 
-/**
- * Revokes a key. `ownerId` confines it to that principal's keys (null: any key,
- * for internal routes). Returns null when no such key; revoking twice keeps the
- * first revocation time.
- */
 /** Records a key's use (authentication calls it at most once a minute per key per process); over pg, as the request's own statements run. */
 export async function recordKeyUse(pool: SqlClient, keyId: string): Promise<void> {
   await pool.query(`UPDATE api_keys SET last_used_at = now() WHERE key_id = $1`, [keyId]);
 }
 
+/**
+ * Revokes a key. `ownerId` confines it to that principal's keys (null: any key,
+ * for internal routes). Returns null when no such key; revoking twice keeps the
+ * first revocation time.
+ */
 export async function revokeApiKey(db: Db, keyId: string, ownerId: string | null): Promise<{ row: ApiKeyRecord; alreadyRevoked: boolean } | null> {
   // Raw: one statement keeps the first revocation time and reports whether there was one (the row locked between).
   const rows = await db.$queryRaw<Array<ApiKeyRecord & { wasRevoked: boolean }>>`

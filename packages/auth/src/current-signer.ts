@@ -15,6 +15,11 @@ export interface Signer {
   key: CryptoKey | Uint8Array;
 }
 
+/** The newest signing key that is not retired: the one that signs (its private half still sealed); null before identity made one. */
+export function newestSigningKey(db: Db): Promise<{ kid: string; privateJwk: string } | null> {
+  return db.signingKey.findFirst({ where: { retiredAt: null }, orderBy: { createdAt: 'desc' }, select: { kid: true, privateJwk: true } });
+}
+
 export class CurrentSigner {
   private cached: { value: Signer; at: number } | null = null;
 
@@ -27,7 +32,7 @@ export class CurrentSigner {
 
   async get(): Promise<Signer> {
     if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.value;
-    const row = await this.prisma.signingKey.findFirst({ where: { retiredAt: null }, orderBy: { createdAt: 'desc' }, select: { kid: true, privateJwk: true } });
+    const row = await newestSigningKey(this.prisma);
     if (!row) throw new Error('no signing key: identity did not finish start-up');
     const jwk = JSON.parse(this.keyring.open(row.privateJwk)) as JWK;
     const value = { kid: row.kid, key: await importJWK(jwk, 'RS256') };

@@ -1,6 +1,5 @@
-import { recordKeyUse } from '@floe/accounts/api-keys';
 import type { RequestHandler } from 'express';
-import type { CatalogFinder } from '@floe/accounts';
+import { recordKeyUse, type CatalogFinder } from '@floe/accounts';
 import { resolveWarehouse, CatalogSecrets, warehouseTokenSource } from '@floe/catalogs';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';

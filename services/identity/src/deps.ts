@@ -1,5 +1,4 @@
-import { recordKeyUse } from '@floe/accounts/api-keys';
-import type { CatalogFinder } from '@floe/accounts';
+import { recordKeyUse, type CatalogFinder } from '@floe/accounts';
 import { AttemptLimit, Authenticator } from '@floe/auth';
 import { CatalogSecrets, resolveWarehouse } from '@floe/catalogs';
 import { prismaOver, type PrismaClient } from '@floe/db';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { secretMatches, type WrongSecretLimiter } from '@floe/auth';
-import { CurrentSigner } from '@floe/auth';
+import { CurrentSigner, secretMatches, type WrongSecretLimiter } from '@floe/auth';
 import type { FloeConfig } from '@floe/config';
 import type { Db } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';

@@ -88,7 +88,7 @@ export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: {
     // The person is committed before onboarding, whose memberships reference
     // them; one made by a use of this link that failed after this step is
     // taken up again, with the password typed now.
-    const { principal, details, tokenHash, email } = await d.prisma.$transaction(async (tx) => {
+    const { principal, details, orgName, tokenHash, email } = await d.prisma.$transaction(async (tx) => {
       const link = await usableLink(tx, s.token, ['welcome']);
       const details = link.details as unknown as WelcomeDetails;
       // A password the rules refuse leaves the link unspent.
@@ -101,9 +101,8 @@ export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: {
       const principal = existing ?? await insertPersonWithPassword(tx, {
         id: details.principal_id, email: link.email, displayName: details.full_name, passwordHash, termsVersion: TERMS.version,
       });
-      return { principal, details, tokenHash: link.tokenHash, email: link.email };
+      return { principal, details, orgName, tokenHash: link.tokenHash, email: link.email };
     });
-    const orgName = details.organization?.name ?? details.join?.name ?? null;
     const account = await onboardAccount(d, req, {
       principalId: principal.principalId, email, workspace: orgName ?? email.split('@')[0], pendingOrgId: details.organization?.org_id ?? null, engine: 'duckdb',
     });

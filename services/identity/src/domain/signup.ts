@@ -119,7 +119,7 @@ export async function verifySignup(d: SignupDeps, req: Request, v: SignupVerify)
     const account = await onboardAccount(d, req, {
       principalId: principal.principalId, email: v.email, workspace: details.workspace, pendingOrgId: details.organization?.org_id ?? null, engine: v.engine,
     });
-    // The key is issued as the code is spent: a verify that fails before here leaves no key nobody was shown.
+    // The key is issued as the code is spent: a verify that fails before here leaves no key that nobody was shown.
     const key = await d.prisma.$transaction(async (tx) => {
       const issued = await issueApiKey(tx, principal.principalId, 'sign-up');
       await deleteCode(tx, v.email, 'signup');

@@ -1,9 +1,9 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { SqlClient } from '@floe/http';
-import { CurrentSigner, loadPublishedKeys, type Signer } from '@floe/auth';
+import { CurrentSigner, loadPublishedKeys, newestSigningKey, type Signer } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
-import { insertSigningKey, retireAllBut, signingKey, underSigningKeyLock } from '../store/signing-keys';
+import { insertSigningKey, retireAllBut, underSigningKeyLock } from '../store/signing-keys';
 
 // RS256 signing keys live in Postgres so every identity replica signs with the
 // same key and every verifier can read the public halves. The newest key that
@@ -34,11 +34,11 @@ export class SigningKeys {
 
   /** Generates the first key when none signs yet (first start of a deployment; replicas starting together make one). */
   async ensure(): Promise<string> {
-    const current = await signingKey(this.d.prisma);
+    const current = await newestSigningKey(this.d.prisma);
     if (current) return current.kid;
     const made = await newKey(this.keyring);
     return underSigningKeyLock(this.d.prisma, async (tx) => {
-      const raced = await signingKey(tx);
+      const raced = await newestSigningKey(tx);
       if (raced) return raced.kid;
       await insertSigningKey(tx, made);
       return made.kid;

@@ -14,11 +14,6 @@ export function underSigningKeyLock<T>(prisma: PrismaClient, work: (tx: Prisma.T
   }, { maxWait: 10_000, timeout: 30_000 });
 }
 
-/** The newest key that is not retired: the one that signs. */
-export function signingKey(db: Db): Promise<{ kid: string; privateJwk: string } | null> {
-  return db.signingKey.findFirst({ where: { retiredAt: null }, orderBy: { createdAt: 'desc' }, select: { kid: true, privateJwk: true } });
-}
-
 /** `privateJwk` already sealed with the deployment's data key. */
 export async function insertSigningKey(db: Db, k: { kid: string; publicJwk: object; privateJwk: string }): Promise<void> {
   await db.signingKey.create({ data: { kid: k.kid, alg: 'RS256', publicJwk: k.publicJwk, privateJwk: k.privateJwk } });
