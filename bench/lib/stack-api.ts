@@ -5,7 +5,7 @@ import type { StackState } from '../../scripts/lib/stack';
 // What benches share: the local object store, and a control-plane API caller through a private stack's
 // gateway as one organisation's admin key, throwing on any answer ≥ 300.
 
-export type StackApi = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<any>;
+export type StackApi = (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => Promise<any>;
 
 export function stackApi(state: Pick<StackState, 'base_url'>, apiKey: string): StackApi {
   const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };

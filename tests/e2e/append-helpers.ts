@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { IcebergRestCatalog } from 'iceberg-js';
-import { buildAppend, parseJson, parquetDataFile, stringifyJson, writeParquetDataFile } from '@floe/iceberg';
+import { EntryStatus, buildAppend, parseJson, parquetDataFile, readManifest, readManifestList, stringifyJson, writeParquetDataFile, type DataFile } from '@floe/iceberg';
 import { validatingFetch } from '../support/openapi';
 import { catalog } from './catalog-helpers';
 import { bearer, stack } from './helpers';
@@ -104,4 +104,13 @@ async function losslessMetadata(t: TableRef): Promise<any> {
   const res = await catalog().get(`/v1/${t.warehouseId}/namespaces/${ns}/tables/${t.table}`).set(bearer(t.token));
   if (res.status !== 200) throw new Error(`loading ${t.namespace}.${t.table} failed: ${res.status}`);
   return (parseJson(res.text) as any).metadata;
+}
+
+/** The data files of the table's current snapshot, from its manifest list and manifests (live entries only). */
+export async function dataFilesOf(s3: S3Client, bucket: string, metadata: any): Promise<DataFile[]> {
+  const read = async (p: string) => new Uint8Array(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(bucket, p) }))).Body!.transformToByteArray());
+  const head = metadata.snapshots.find((s: any) => s['snapshot-id'] === metadata['current-snapshot-id']);
+  const manifests = readManifestList(await read(head['manifest-list'])).manifests;
+  const entries = (await Promise.all(manifests.map(async (m) => readManifest(await read(m.manifest_path), m).entries))).flat();
+  return entries.filter((e) => e.status !== EntryStatus.DELETED).map((e) => e.data_file);
 }

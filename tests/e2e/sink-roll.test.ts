@@ -1,7 +1,9 @@
 import request from 'supertest';
 import { bearer, gateway, uniq } from './control-plane-helpers';
 import { stack } from './helpers';
-import { appendRows } from './append-helpers';
+import { randomBytes } from 'node:crypto';
+import { appendRows, dataFilesOf, vendedS3 } from './append-helpers';
+import { readWithIcebird } from '../support/icebird';
 import { token } from './catalog-helpers';
 import { sinkSetup } from './sink-helpers';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -68,12 +70,17 @@ test('batches roll into the table once; misfits are rejected with reasons; __ing
   expect((await send(sink.sink_id, sink.send_key, 'b', '[{"id":5}]')).body).toMatchObject({ duplicate: true, state: 'committed' });
 }, 90_000);
 
-test('a large roll is shared between two threads: two data files, one append, every row once, the rejects of both shares', async () => {
+test('a roll larger than the table\'s target file size writes several files near it, in one append: every row once, every batch\'s misfit rejected', async () => {
   const s = await sinkSetup();
+  const conn = await gateway().get('/v1/connection').query({ warehouse: s.w.name }).set(bearer(s.admin.api_key));
+  const catalogToken = await token(conn.body.catalog_credential.client_id, conn.body.catalog_credential.client_secret);
+  const target = 512 * 1024;
+  await request(stack().catalog_url).post(`/v1/${s.w.warehouse_id}/namespaces/events/tables/clicks`).set(bearer(catalogToken))
+    .send({ requirements: [], updates: [{ action: 'set-properties', updates: { 'write.target-file-size-bytes': String(target) } }] }).expect(200);
   const sink = (await gateway().post('/v1/sinks').set(bearer(s.admin.api_key)).send({ name: `l${uniq()}`, table: 'events.clicks', warehouse: s.w.name, inactivity_seconds: 3 })).body;
-  // Five batches of about 1 MiB (a split needs 4 MiB), each with one misfit; sent at once so they roll together.
+  // Five batches of about 1 MiB of rows that do not compress (random text), each with one misfit; sent at once so they roll together.
   const batch = (b: number) => {
-    const rows = Array.from({ length: 10_000 }, (_, i) => `{"id":${b * 100_000 + i},"msg":"${'m'.repeat(80)} ${i}"}`);
+    const rows = Array.from({ length: 10_000 }, (_, i) => `{"id":${b * 100_000 + i},"msg":"${randomBytes(40).toString('base64')}"}`);
     rows.splice(500, 0, `{"id":"not a number ${b}"}`);
     return `[${rows.join(',')}]`;
   };
@@ -84,11 +91,23 @@ test('a large roll is shared between two threads: two data files, one append, ev
   }, 90);
   expect(rolled.last_roll).toMatchObject({ batches: 5, rows: 50_000, rejected_rows: 5 });
   const table = await gateway().get('/v1/table').query({ warehouse: s.w.name, namespace: 'events', name: 'clicks' }).set(bearer(s.admin.api_key));
-  expect(table.body).toMatchObject({ rows: 50_000, data_files: 2, snapshots: 1 });
-  const s3 = await blobReader(s.w.warehouse_id);
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: s.w.blob_bucket, Prefix: rolled.rejects.prefix }));
-  const text = await (await s3.send(new GetObjectCommand({ Bucket: s.w.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();
-  // Sent at once, the batches were received in no set order; each share's rejects are in its batches' order.
+  expect(table.body).toMatchObject({ rows: 50_000, snapshots: 1 });
+
+  // The append's data files, from its manifest: several, each near the target (a file ends after the row group that reaches it).
+  const { s3, metadata } = await vendedS3({ warehouseId: s.w.warehouse_id, bucket: s.w.bucket, token: catalogToken, namespace: 'events', table: 'clicks' });
+  const sizes = (await dataFilesOf(s3, s.w.bucket, metadata)).map((f) => Number(f.file_size_in_bytes));
+  expect(sizes.length).toBe(Number(table.body.data_files));
+  expect(sizes.length).toBeGreaterThanOrEqual(3);
+  for (const size of sizes.slice(0, -1)) {
+    expect(size).toBeGreaterThanOrEqual(target);
+    expect(size).toBeLessThan(1.5 * target);
+  }
+  const rows = await readWithIcebird(stack().s3_url, s.w.bucket, metadata);
+  expect(new Set(rows.map((r: any) => Number(r.id))).size).toBe(50_000);
+
+  const store = await blobReader(s.w.warehouse_id);
+  const listed = await store.send(new ListObjectsV2Command({ Bucket: s.w.blob_bucket, Prefix: rolled.rejects.prefix }));
+  const text = await (await store.send(new GetObjectCommand({ Bucket: s.w.blob_bucket, Key: listed.Contents![0].Key! }))).Body!.transformToString();
   expect(text.trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.batch_id, r.line]).sort()).toEqual([0, 1, 2, 3, 4].map((b) => [`big-${b}`, 501]));
 }, 120_000);
 

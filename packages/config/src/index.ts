@@ -131,7 +131,7 @@ const EnvSchema = z.object({
   FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: z.coerce.number().int().min(0).default(259_200),
   // A run's job lock (BullMQ lockDuration and stalledInterval): a replica that died leaves its job to another within about two of these. A fault test shortens it.
   FLOE_MAINTENANCE_JOB_LOCK_SECONDS: z.coerce.number().int().min(2).max(300).default(15),
-  // The data-plane engine (packages/engine) of a process that rewrites Parquet (the maintenance worker's compaction): the only directory it may touch (default: floe-engine under the OS temp directory), its memory limit (DuckDB size syntax) and threads.
+  // The data-plane engine (packages/engine) of a process that writes Parquet (the maintenance worker's compaction, the roller's rolls): the only directory it may touch (default: floe-engine under the OS temp directory), its memory limit (DuckDB size syntax) and threads.
   FLOE_ENGINE_SCRATCH_DIR: z.string().min(1).optional(),
   FLOE_ENGINE_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 2GB or 512MiB').default('1GB'),
   FLOE_ENGINE_THREADS: z.coerce.number().int().min(1).max(64).default(2),

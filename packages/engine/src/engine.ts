@@ -1,6 +1,6 @@
 // The data-plane engine: one in-memory DuckDB instance, locked down before
 // any caller's statement runs, that reads and writes Parquet at native speed
-// for compaction (and later the roller and the query route).
+// for compaction and the roller (and later the query route).
 //
 // Every setting and why (docs/engine.md repeats them):
 // - autoinstall_known_extensions=false, autoload_known_extensions=false,
@@ -25,6 +25,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { openNdjsonLoad, type NdjsonLoad, type NdjsonLoadRequest } from './ndjson-load.js';
 import { rewriteDataFiles, type RewriteRequest, type RewrittenFile } from './rewrite.js';
 import { toRows, type Row } from './rows.js';
 import { literal, pathList } from './sql.js';
@@ -42,6 +43,8 @@ export interface Engine {
   readonly scratchDir: string;
   /** Bin-packs data files into new files near a target size; see rewrite.ts. */
   rewriteDataFiles(request: RewriteRequest): Promise<RewrittenFile[]>;
+  /** NDJSON files into Parquet data files, on one connection for the duration of `act`; see ndjson-load.ts. */
+  loadNdjson<T>(request: NdjsonLoadRequest, act: (load: NdjsonLoad) => Promise<T>): Promise<T>;
   /** A Parquet file's rows as plain values (rows.ts), in file order. */
   readRows(localPath: string, limit?: number): Promise<Row[]>;
   /** Rows in Parquet files, from their footers. */
@@ -105,6 +108,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   return {
     scratchDir,
     rewriteDataFiles: (request) => withConnection((c) => rewriteDataFiles(c, scratchDir, request)),
+    loadNdjson: (request, act) => withConnection(async (c) => act(await openNdjsonLoad(c, scratchDir, request))),
     readRows: (localPath, limit) => withConnection(async (c) => {
       const bounded = limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(limit))}`;
       return toRows(await c.runAndReadAll(`SELECT * FROM read_parquet(${literal(localPath)})${bounded}`));

@@ -34,7 +34,7 @@ export function kindOf(v: unknown): ElementKind {
   return typeof v as ElementKind;
 }
 
-/** The send route's body: its object elements as NDJSON bytes, and what else it held. */
+/** The send route's body: its object elements as NDJSON bytes, and what else it held. The NDJSON may be `body` itself, rewritten. */
 export function readSendBatch(body: Buffer): SendBatch {
   if (!isUtf8(body)) return { ok: false, reason: 'the body is not valid JSON: it is not UTF-8', got: 'invalid json' };
   const found = arrayElements(body, () => body.toString('utf8'));
@@ -261,6 +261,17 @@ function elementText(b: Uint8Array, found: Elements, i: number): string {
  */
 function ndjsonOf(body: Buffer, found: Elements, chosen: number[]): Buffer {
   const { starts, ends, multiline } = found;
+  // The commonest body (JSON.stringify's: objects only, a bare comma between each two, `]` right after the last) is
+  // its own NDJSON, in place: each comma between elements becomes a line break, and so does the `]`. Nothing is copied.
+  const last = chosen.length - 1;
+  if (last >= 0 && chosen.length === starts.length && multiline.size === 0 && body[ends[last]] === CLOSE_SQ) {
+    let k = 0;
+    while (k < last && starts[k + 1] === ends[k] + 1) k++;
+    if (k === last) {
+      for (let j = 0; j <= last; j++) body[ends[j]] = LF;
+      return body.subarray(starts[0], ends[last] + 1);
+    }
+  }
   const rewritten = new Map<number, Buffer>();
   let size = 0;
   for (const i of chosen) {

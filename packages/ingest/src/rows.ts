@@ -9,7 +9,13 @@ import { conformValue, parseJson, requirePrimitive, toInternal, type IcebergType
 // Strings are read as the column's type where that is unambiguous ("42" for a
 // long, "21.5" for a double, "true" for a boolean, "" as null for any column
 // that is not a string): CSV and form posts from devices carry nothing else,
-// and the same rule holds for every route so a row means one thing.
+// and the same rule holds for every route so a row means one thing. A binary
+// column takes a base64 string.
+//
+// This file is the contract. The roller reads the common forms of each type
+// in SQL on the data-plane engine (packages/engine ndjson-read.ts), which
+// leaves every batch holding anything else to this file; a test holds the
+// two readings equal (services/roller-worker/src/engine-reading.test.ts).
 //
 // Rows are kept column by column, ready for the Parquet writer: a roll maps
 // hundreds of thousands of lines, and an object per row was a fifth of its
@@ -179,8 +185,15 @@ function withColumn(f: SchemaField, read: (v: unknown) => unknown): ReadValue {
   };
 }
 
-/** A string for a float, double or boolean column read as that type; every other value as it is. */
+/** Padded base64, the standard alphabet: a binary column's JSON form. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A string for a float, double, boolean or binary column read as that type; every other value as it is. */
 function fromText(p: ParsedPrimitive, v: unknown): unknown {
+  if (p.kind === 'binary') {
+    if (typeof v !== 'string' || !BASE64.test(v)) throw new TypeError(`expected a base64 string, got ${typeof v === 'string' ? `"${v.slice(0, 40)}"` : typeof v}`);
+    return new Uint8Array(Buffer.from(v, 'base64'));
+  }
   if (typeof v !== 'string') return v;
   if (p.kind === 'float' || p.kind === 'double') {
     const n = v.trim() === '' ? NaN : Number(v);

@@ -49,9 +49,13 @@ export class ObjectClient {
   }
 
   async getText(bucket: string, key: string): Promise<string> {
+    return (await this.getBytes(bucket, key)).toString('utf8');
+  }
+
+  async getBytes(bucket: string, key: string): Promise<Buffer> {
     const { status, body } = await this.send('GET', bucket, key, undefined, {}, 'get object');
     if (status !== 200) throw failure('get object', status, body);
-    return body.toString('utf8');
+    return body;
   }
 
   async put(bucket: string, key: string, body: string | Uint8Array, o: PutOptions = {}): Promise<void> {

@@ -1,7 +1,5 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ConnectionOptions } from 'bullmq';
-import { openEngine, type Engine } from '@floe/engine';
+import { engineHandle, type EngineHandle } from '@floe/engine';
 import { CatalogClient } from '@floe/catalog-client';
 import { warehouseTokenSource } from '@floe/catalogs/catalog-tokens';
 import { prismaOver, type PrismaClient } from '@floe/db';
@@ -36,24 +34,8 @@ export const maintenanceWorker = deployable<MaintenanceDeps>({
       storage: deploymentStorage(config.s3),
       catalog: new CatalogClient(config, warehouseTokenSource(prisma, config)),
       ...queueDeps(config.redisUrl, config.redisPrefix),
-      engine: engineHandle({ ...config.engine, scratchDir: config.engine.scratchDir ?? join(tmpdir(), 'floe-engine', `maintenance-${process.pid}`) }),
+      engine: engineHandle(config.engine, 'maintenance'),
     };
   },
   close: (d) => [d.producers.close(), d.prisma.$disconnect(), d.engine.close()],
 });
-
-export interface EngineHandle {
-  get(): Promise<Engine>;
-  close(): Promise<void>;
-}
-
-function engineHandle(options: { scratchDir: string; memoryLimit: string; threads: number }): EngineHandle {
-  let opened: Promise<Engine> | null = null;
-  return {
-    get: () => (opened ??= openEngine(options)),
-    async close() {
-      const e = await opened?.catch(() => null);
-      e?.close();
-    },
-  };
-}

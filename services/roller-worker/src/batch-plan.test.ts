@@ -1,4 +1,4 @@
-import { splitShares, takeForRoll } from './batch-plan';
+import { takeForRoll } from './batch-plan';
 
 const batches = (...sizes: number[]) => sizes.map((bytes, i) => ({ batch_id: `b${i}`, bytes }));
 const ids = (bs: Array<{ batch_id: string }>) => bs.map((b) => b.batch_id);
@@ -8,12 +8,4 @@ test('a roll takes the oldest batches up to its byte bound, and always at least 
   expect(ids(takeForRoll(batches(40, 60, 1), 100))).toEqual(['b0', 'b1']);
   expect(ids(takeForRoll(batches(150, 10), 100))).toEqual(['b0']);
   expect(takeForRoll([], 100)).toEqual([]);
-});
-
-test('a large roll splits in two by bytes, in order; a small one does not', () => {
-  expect(splitShares(batches(1, 1, 1), 4).map(ids)).toEqual([['b0', 'b1', 'b2'], []]);
-  expect(splitShares(batches(3), 2).map(ids)).toEqual([['b0'], []]);
-  expect(splitShares(batches(2, 2, 2, 2), 4).map(ids)).toEqual([['b0', 'b1'], ['b2', 'b3']]);
-  expect(splitShares(batches(1, 1, 1, 1, 1), 4).map(ids)).toEqual([['b0', 'b1'], ['b2', 'b3', 'b4']]);
-  expect(splitShares(batches(10, 1), 4).map(ids)).toEqual([['b0'], ['b1']]);
 });

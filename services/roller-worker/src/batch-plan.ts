@@ -1,5 +1,4 @@
-// Which waiting batches one roll takes, and how it splits them between its
-// two threads. Plain functions of the ledger's rows.
+// Which waiting batches one roll takes. A plain function of the ledger's rows.
 
 export interface PlannedBatch {
   /** The ledger's size of the batch (its request bytes). */
@@ -16,23 +15,10 @@ export interface PlannedBatch {
  */
 export const ROLL_MAX_BYTES = 128 * 1024 * 1024;
 
-/** A roll of at least this many bytes of batches is split in two, one share on the share thread (share-thread.ts). */
-export const SHARE_MIN_BYTES = 4 * 1024 * 1024;
-
 /** The oldest batches, in order, up to ROLL_MAX_BYTES. */
 export function takeForRoll<B extends PlannedBatch>(batches: B[], maxBytes = ROLL_MAX_BYTES): B[] {
   let bytes = 0;
   let n = 0;
   while (n < batches.length && (n === 0 || bytes + batches[n].bytes <= maxBytes)) bytes += batches[n++].bytes;
   return batches.slice(0, n);
-}
-
-/** The batches as the roll's own share and the share thread's: split by bytes, in order, once there are enough to be worth a second thread. */
-export function splitShares<B extends PlannedBatch>(batches: B[], minBytes = SHARE_MIN_BYTES): [B[], B[]] {
-  const total = batches.reduce((sum, b) => sum + b.bytes, 0);
-  if (batches.length < 2 || total < minBytes) return [batches, []];
-  let bytes = 0;
-  let cut = 0;
-  while (cut < batches.length - 1 && bytes + batches[cut].bytes <= total / 2) bytes += batches[cut++].bytes;
-  return [batches.slice(0, Math.max(cut, 1)), batches.slice(Math.max(cut, 1))];
 }

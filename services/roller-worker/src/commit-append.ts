@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { CatalogFailure, vendedCredentials, type CatalogClient, type LoadTableResult } from '@floe/catalog-client';
 import {
   MAIN_BRANCH, buildAppend, currentSchema, currentSnapshot, defaultSpec, lastSequenceNumber, newSnapshotId, parquetDataFile,
-  type TableMetadata, type WrittenParquet,
+  type TableMetadata,
 } from '@floe/iceberg';
 import type { SinkRollJob } from '@floe/queues';
 import { parseS3Location, type StorageProvider } from '@floe/storage';
 import { maybeCrash, type CrashStage } from './crash';
 import { loadSinkTable, tableOf } from './table';
 import { batchesInTable, sinkSummary } from './table-batches';
+import type { RollFile } from './write-roll';
 
 // A roll's one append: its data files uploaded once under the table's
 // location (with the storage session the catalog vended), then the manifest
@@ -27,7 +30,7 @@ export interface AppendDeps {
 }
 
 /** Uploads the data files once, then builds and commits the append, rebuilding it on the new head after each lost race; the snapshot id that holds the batches. */
-export async function commitAppend(d: AppendDeps, job: SinkRollJob, loaded: LoadTableResult, written: WrittenParquet[], batchIds: string[]): Promise<string> {
+export async function commitAppend(d: AppendDeps, job: SinkRollJob, loaded: LoadTableResult, written: RollFile[], batchIds: string[]): Promise<string> {
   let m: TableMetadata = loaded.metadata;
   const creds = vendedCredentials(loaded);
   const s3 = d.storage.s3As(creds);
@@ -41,9 +44,14 @@ export async function commitAppend(d: AppendDeps, job: SinkRollJob, loaded: Load
     const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
+  // A data file streams from the roll's directory: a 64 MiB roll is never held in memory twice.
+  const upload = async (localPath: string, path: string) => {
+    const { bucket, key } = parseS3Location(path, 'put data file');
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentLength: (await stat(localPath)).size }));
+  };
   const dataPaths = written.map(() => `${m.location}/data/sink-${job.sink_id}-${randomUUID()}.parquet`);
   // The data files upload while the first append is built; nothing is committed before all are done.
-  const dataUpload = Promise.all(written.map((w, i) => put(dataPaths[i], w.bytes)));
+  const dataUpload = Promise.all(written.map((w, i) => upload(w.localPath, dataPaths[i])));
   dataUpload.catch(() => undefined);
   const files = written.map((w, i) => parquetDataFile(dataPaths[i], w.stats));
 

@@ -1,12 +1,12 @@
 import type { ConnectionOptions } from 'bullmq';
 import { CatalogClient } from '@floe/catalog-client';
+import { engineHandle, type EngineHandle } from '@floe/engine';
 import { warehouseTokenSource } from '@floe/catalogs/catalog-tokens';
 import { prismaOver, type PrismaClient } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
 import { deployable, type ProcessDeps } from '@floe/http';
 import { queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
-import { ShareThread } from './share-thread';
 
 /** Everything a roll touches outside the process: config, logger and pool (packages/http's deployable; no Redis client of its own), and these. */
 export interface RollerDeps extends ProcessDeps {
@@ -21,8 +21,8 @@ export interface RollerDeps extends ProcessDeps {
   prefix: string;
   /** The tick queues each due sink's roll. */
   producers: Producers;
-  /** The second thread large rolls split their work with. */
-  shares: ShareThread;
+  /** The data-plane engine a roll reads its batches and writes its data files with: opened on first use, one per process. */
+  engine: EngineHandle;
 }
 
 export const rollerWorker = deployable<RollerDeps>({
@@ -36,10 +36,10 @@ export const rollerWorker = deployable<RollerDeps>({
       keyring: new Keyring(config.dataKeys),
       catalog: new CatalogClient(config, warehouseTokenSource(prisma, config)),
       ...queueDeps(config.redisUrl, config.redisPrefix),
-      shares: new ShareThread(),
+      engine: engineHandle(config.engine, 'roller'),
     };
   },
-  close: (d) => [d.shares.close(), d.producers.close(), d.prisma.$disconnect()],
+  close: (d) => [d.engine.close(), d.producers.close(), d.prisma.$disconnect()],
 });
 
 /** A roller's deps outside its main (bench/ingest runs rolls in its own process). */

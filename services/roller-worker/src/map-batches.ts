@@ -1,9 +1,10 @@
 import { batchKey, mapLines, mappedRows, type MappedRows, type SchemaField } from '@floe/ingest';
 import type { ObjectClient } from '@floe/storage';
 
-// Waiting batches read from the blob bucket and mapped onto a table's
-// fields: the roll's main thread does this for its share, and so does the
-// share thread for the other (share-thread.ts).
+// Batches read from the blob bucket and mapped onto a table's fields the
+// JavaScript way (packages/ingest rows.ts): what a roll that finds its
+// batches already in the table (roll.ts's reconcile) does to write their
+// rejects again. A roll's own read is write-roll.ts's.
 
 export interface BatchRef {
   batchId: string;

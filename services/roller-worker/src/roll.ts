@@ -1,27 +1,31 @@
-import { currentSchema, type WrittenParquet } from '@floe/iceberg';
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { currentSchema } from '@floe/iceberg';
 import { RollReport, currentSchemaFields, rejectsPrefix, summarizeRejects, type RollReportInput } from '@floe/ingest';
 import { pendingBatches, recordRoll, sinkStorage, type PendingBatch } from '@floe/ingest/ledger-store';
-import type { SinkRollJob } from '@floe/queues';
+import { targetFileBytes, type SinkRollJob } from '@floe/queues';
 import type { StoreCredentials } from '@floe/storage';
-import { splitShares, takeForRoll } from './batch-plan';
+import { takeForRoll } from './batch-plan';
 import { commitAppend } from './commit-append';
 import { maybeCrash } from './crash';
 import type { RollerDeps } from './deps';
 import { mapBatches, type BatchRef } from './map-batches';
 import { ageOutRejects } from './reject-ageing';
 import { writeRejects } from './rejects';
-import { runShare, type ShareTask } from './share-task';
 import { withSinkLock } from './sink-lock';
 import { applyFirstRollChanges, loadSinkTable } from './table';
 import { batchesInTable, groupBySnapshot } from './table-batches';
+import { writeRoll } from './write-roll';
 
-// One roll of one sink, step by step: waiting batches → one Parquet data
-// file (two for a large roll, one per thread) → one append committed through
-// the catalog → the roll recorded in the sink ledger (batches committed).
-// The steps live beside this file: the roll lock (sink-lock.ts), the table
-// and its first-roll changes (table.ts), exactly-once through the snapshot
-// summary (table-batches.ts), the commit loop (commit-append.ts), reject
-// files (rejects.ts), the fault-test hook (crash.ts); the ledger is
+// One roll of one sink, step by step: waiting batches → Parquet data files
+// near the table's target size, written by the data-plane engine → one
+// append committed through the catalog → the roll recorded in the sink
+// ledger (batches committed). The steps live beside this file: the roll lock
+// (sink-lock.ts), the table and its first-roll changes (table.ts), the read
+// and write (write-roll.ts), exactly-once through the snapshot summary
+// (table-batches.ts), the commit loop (commit-append.ts), reject files
+// (rejects.ts), the fault-test hook (crash.ts); the ledger is
 // packages/ingest's ledger-store.ts, which the roller records through directly.
 
 export interface RollOutcome {
@@ -30,13 +34,17 @@ export interface RollOutcome {
   rows: number;
   rejected: number;
   snapshotId?: string;
+  /** Data files appended. */
+  files?: number;
+  /** Batches the engine left to the JavaScript reading (write-roll.ts). */
+  batchesReadInJs?: number;
   /**
    * Milliseconds of each part of a roll that appended: where the time goes
-   * (logged, and printed by bench/ingest). read_and_map and write_parquet
-   * are the roll's own thread's share; share_thread the other share's, run
-   * alongside (0 for a roll not split).
+   * (logged, and printed by bench/ingest). fetch_and_read is the batches
+   * fetched and read into the engine (overlapped), of which fetch_wait the
+   * waits for a batch still on its way; write_parquet the files.
    */
-  phases?: Record<'load' | 'read_and_map' | 'write_parquet' | 'share_thread' | 'upload_and_commit' | 'finish', number>;
+  phases?: Record<'load' | 'fetch_and_read' | 'fetch_wait' | 'write_parquet' | 'upload_and_commit' | 'finish', number>;
 }
 
 const none = (status: RollOutcome['status']): RollOutcome => ({ status, batches: 0, rows: 0, rejected: 0 });
@@ -86,49 +94,56 @@ async function rollLocked(d: RollerDeps, job: SinkRollJob): Promise<RollOutcome>
   const first = await applyFirstRollChanges(d.catalog, job, loaded);
   loaded = first.loaded;
 
-  // read, map and write the data files, on two threads for a large roll
+  // read and write the data files on the engine, in the roll's own scratch directory
   const tLoaded = Date.now();
   // Housekeeping, alongside the roll's own work (it is mostly waiting on the store); a failure never fails the roll.
   const ageing = ageOutRejects(d.storage.s3As(credentials), store.blobBucket, rejectsPrefix(job.sink_id))
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: job.sink_id, err: (err as Error).message }));
-  const fields = currentSchemaFields(loaded.metadata);
-  const schema = currentSchema(loaded.metadata);
-  const share = (batches: PendingBatch[]): ShareTask => ({
-    store: { endpoint: d.config.s3.endpoint, region: d.config.s3.region }, credentials, bucket: store.blobBucket,
-    sinkId: job.sink_id, fields, schema, batches: batches.map(batchRef),
-  });
-  const [mine, theirs] = splitShares(todo);
-  const [own, other] = await Promise.all([runShare(share(mine), objects), theirs.length ? d.shares.run(share(theirs)) : undefined]);
-  const tWritten = Date.now();
-  const rows = own.count + (other?.count ?? 0);
-  const rejects = other ? [...own.rejects, ...other.rejects] : own.rejects;
-  const files = [own.written, other?.written].filter((w): w is WrittenParquet => w !== undefined);
+  const engine = await d.engine.get();
+  const dir = join(engine.scratchDir, `roll-${job.sink_id}-${randomUUID()}`);
+  try {
+    const written = await writeRoll({
+      engine, objects, bucket: store.blobBucket, sinkId: job.sink_id, schema: currentSchema(loaded.metadata),
+      fields: currentSchemaFields(loaded.metadata), targetFileSizeBytes: targetFileBytes(loaded.metadata), dir,
+    }, todo.map(batchRef));
+    const tWritten = Date.now();
+    const { rejects } = written;
 
-  // append
-  let snapshotId: string | null = null;
-  if (files.length) {
-    snapshotId = await commitAppend({ catalog: d.catalog, storage: d.storage, crashAt: d.config.roller.crashAt }, job, loaded, files, idsOf(todo));
-    maybeCrash(d.config.roller.crashAt, 'after_commit');
+    // append
+    let snapshotId: string | null = null;
+    if (written.files.length) {
+      snapshotId = await commitAppend({ catalog: d.catalog, storage: d.storage, crashAt: d.config.roller.crashAt }, job, loaded, written.files, idsOf(todo));
+      maybeCrash(d.config.roller.crashAt, 'after_commit');
+    }
+    const tCommitted = Date.now();
+
+    // rejects, then the ledger
+    const rejectFile = await writeRejects(objects, store.blobBucket, job.sink_id, snapshotId, idsOf(todo), rejects);
+    await ageing;
+    maybeCrash(d.config.roller.crashAt, 'before_mark');
+    await record({
+      batch_ids: idsOf(todo),
+      snapshot_id: snapshotId,
+      rows: written.count,
+      rejected_rows: rejects.length,
+      seconds: (Date.now() - started) / 1000,
+      ...(rejectFile ? { reject_file: rejectFile, reject_summary: summarizeRejects(rejects) } : {}),
+      ...(first.applied ? { table_changes_applied: true } : {}),
+    });
+    const phases = {
+      load: tLoaded - started, fetch_and_read: Math.round(written.readMs), fetch_wait: Math.round(written.fetchWaitMs), write_parquet: Math.round(written.writeMs),
+      upload_and_commit: tCommitted - tWritten, finish: Date.now() - tCommitted,
+    };
+    const files = written.files.length;
+    d.logger.info('rolled', {
+      sink_id: job.sink_id, batches: todo.length, rows: written.count, rejected: rejects.length, snapshot_id: snapshotId, files,
+      batches_read_in_js: written.readInJs, phases_ms: phases, ...(written.readerErrors.length ? { reader_errors: written.readerErrors } : {}),
+    });
+    return {
+      status: 'rolled', batches: todo.length, rows: written.count, rejected: rejects.length, ...(snapshotId ? { snapshotId } : {}),
+      files, batchesReadInJs: written.readInJs, phases,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  const tCommitted = Date.now();
-
-  // rejects, then the ledger
-  const rejectFile = await writeRejects(objects, store.blobBucket, job.sink_id, snapshotId, idsOf(todo), rejects);
-  await ageing;
-  maybeCrash(d.config.roller.crashAt, 'before_mark');
-  await record({
-    batch_ids: idsOf(todo),
-    snapshot_id: snapshotId,
-    rows,
-    rejected_rows: rejects.length,
-    seconds: (Date.now() - started) / 1000,
-    ...(rejectFile ? { reject_file: rejectFile, reject_summary: summarizeRejects(rejects) } : {}),
-    ...(first.applied ? { table_changes_applied: true } : {}),
-  });
-  const phases = {
-    load: tLoaded - started, read_and_map: Math.round(own.mapMs), write_parquet: Math.round(own.writeMs),
-    share_thread: Math.round(other ? other.mapMs + other.writeMs : 0), upload_and_commit: tCommitted - tWritten, finish: Date.now() - tCommitted,
-  };
-  d.logger.info('rolled', { sink_id: job.sink_id, batches: todo.length, rows, rejected: rejects.length, snapshot_id: snapshotId, phases_ms: phases });
-  return { status: 'rolled', batches: todo.length, rows, rejected: rejects.length, ...(snapshotId ? { snapshotId } : {}), phases };
 }

@@ -12,6 +12,7 @@ import { requirePrimitive } from './types.js';
 export type IcebergValue = boolean | number | bigint | string | Uint8Array;
 
 const DAY_MS = 86_400_000;
+const DAY_MICROS = 86_400_000_000n;
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
@@ -31,13 +32,20 @@ export function toInternal(type: string | ParsedPrimitive, v: unknown): IcebergV
       return toInt32(v);
     case 'date':
       if (v instanceof Date) return Math.floor(v.getTime() / DAY_MS);
-      if (typeof v === 'string') return Math.floor(Date.parse(`${v.slice(0, 10)}T00:00:00Z`) / DAY_MS);
+      if (typeof v === 'string') {
+        const days = Math.floor(Date.parse(`${v.slice(0, 10)}T00:00:00Z`) / DAY_MS);
+        if (Number.isNaN(days)) throw new TypeError(`invalid date ${v}`);
+        return days;
+      }
       return toInt32(v);
     case 'long':
       return toInt64(v);
-    case 'time':
-      if (typeof v === 'string') return parseTimeMicros(v);
-      return toInt64(v);
+    case 'time': {
+      const micros = typeof v === 'string' ? parseTimeMicros(v) : toInt64(v);
+      // A time of day: 00:00 up to the end of the day, nothing a reader's time type cannot hold.
+      if (micros < 0n || micros > DAY_MICROS) throw new RangeError(`time ${String(v)} is not within a day`);
+      return micros;
+    }
     case 'timestamp': case 'timestamptz':
       if (v instanceof Date) return BigInt(v.getTime()) * 1000n;
       if (typeof v === 'string') return parseTimestamp(v, p.kind === 'timestamptz', 6);
@@ -49,8 +57,11 @@ export function toInternal(type: string | ParsedPrimitive, v: unknown): IcebergV
     case 'float': case 'double':
       if (typeof v !== 'number') throw new TypeError(`expected number, got ${typeof v}`);
       return v;
-    case 'decimal':
-      return toUnscaled(v, p.scale!);
+    case 'decimal': {
+      const unscaled = toUnscaled(v, p.scale!);
+      if ((unscaled < 0n ? -unscaled : unscaled) >= 10n ** BigInt(p.precision!)) throw new RangeError(`decimal ${String(v)} exceeds precision ${p.precision}`);
+      return unscaled;
+    }
     case 'string':
       if (typeof v !== 'string') throw new TypeError(`expected string, got ${typeof v}`);
       return v;
@@ -107,7 +118,7 @@ function toUnscaled(v: unknown, scale: number): bigint {
 
 function parseTimeMicros(s: string): bigint {
   const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(s);
-  if (!m) throw new TypeError(`invalid time ${s}`);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new TypeError(`invalid time ${s}`);
   const secs = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
   return BigInt(secs) * 1_000_000n + BigInt((m[4] ?? '').padEnd(6, '0'));
 }

@@ -1,0 +1,134 @@
+// NDJSON in, Parquet data files near a target size out: the roller's write.
+//
+// A load holds one connection and a temporary table of the table's written
+// columns. `addFiles` reads local NDJSON files into it with ndjson-read.ts's
+// strict reading, all in one statement; when that statement fails (a value
+// left to the JavaScript reading, or a line DuckDB's JSON reader refuses),
+// each file is read on its own, and the files that still fail are handed
+// back: the caller reads them the JavaScript way and adds their rows with
+// `appendRows`. Each statement is all or nothing, so a file's rows are in the
+// table once or not at all. `writeParquet` then writes the table as files
+// near the target size (DuckDB's FILE_SIZE_BYTES: a file ends after the row
+// group that reaches it), with Iceberg field ids, zstd and each file's
+// metrics from its footer, named `<prefix>-<n>.parquet` in order.
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { stringifyJson, type Schema } from '@floe/iceberg';
+import { duckType, fieldIdsOption, leavesOf, writtenFields } from './columns.js';
+import { duckValue } from './duck-values.js';
+import { footerStats } from './footer-stats.js';
+import { UNREAD, ndjsonSelect, unreadableFields, type NdjsonFile } from './ndjson-read.js';
+import type { RewrittenFile } from './rewrite.js';
+import { ident, literal } from './sql.js';
+
+export type { NdjsonFile } from './ndjson-read.js';
+
+export interface NdjsonLoadRequest {
+  /** The table's current schema: the written columns, in this order. */
+  schema: Schema;
+  /** A timestamptz column filled with each file's stamp (the sink's `__ingest_ts`), not read from the lines. */
+  stamped?: string;
+}
+
+export interface NdjsonLoad {
+  /** Why no file can be read in SQL for this schema (every file is the caller's), or undefined. */
+  readonly unreadable: string | undefined;
+  /** Reads the files in; those left to the caller, by index into `files`, each with why (UNREAD, or the reader's own error). */
+  addFiles(files: readonly NdjsonFile[]): Promise<Array<{ index: number; reason: string }>>;
+  /** Rows the caller read, column by column in @floe/iceberg's value representation, by field name. */
+  appendRows(columns: Record<string, readonly unknown[]>, count: number): Promise<void>;
+  /** Rows in the table so far. */
+  count(): Promise<number>;
+  writeParquet(out: { outputDir: string; prefix: string; targetFileSizeBytes: number; rowGroupSize?: number }): Promise<RewrittenFile[]>;
+}
+
+const TABLE = 'ndjson_rows';
+const PREFIX = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, request: NdjsonLoadRequest): Promise<NdjsonLoad> {
+  const inScratch = (p: string, what: string): string => {
+    const abs = resolve(p);
+    if (!abs.startsWith(scratchDir + sep)) throw new RangeError(`${what} ${p} is outside the scratch directory`);
+    return abs;
+  };
+  const fields = writtenFields(request.schema);
+  const unreadable = unreadableFields(fields, request.stamped);
+  await c.run(`CREATE TEMP TABLE ${TABLE} (${fields.map((f) => `${ident(f.name)} ${duckType(f.type)}`).join(', ')})`);
+  const count = async (): Promise<number> => Number((await c.runAndReadAll(`SELECT count(*)::BIGINT FROM ${TABLE}`)).getRows()[0][0]);
+  const insert = (files: readonly NdjsonFile[]) => c.run(`INSERT INTO ${TABLE} ${ndjsonSelect(fields, files, request.stamped)}`);
+
+  return {
+    unreadable,
+    async addFiles(files) {
+      if (!files.length) return [];
+      files = files.map((f) => ({ ...f, localPath: inScratch(f.localPath, 'NDJSON file') }));
+      if (unreadable) return files.map((_, index) => ({ index, reason: unreadable }));
+      try {
+        await insert(files);
+        return [];
+      } catch {
+        // Some file holds what SQL leaves to the JavaScript reading: find which, one at a time.
+      }
+      const left: Array<{ index: number; reason: string }> = [];
+      for (let index = 0; index < files.length; index++) {
+        try {
+          await insert([files[index]]);
+        } catch (err) {
+          const message = (err as Error).message;
+          left.push({ index, reason: message.includes(UNREAD) ? UNREAD : message });
+        }
+      }
+      return left;
+    },
+    async appendRows(columns, count) {
+      if (!count) return;
+      const appender = await c.createAppender(TABLE, 'main', 'temp');
+      try {
+        const types = fields.map((_, k) => appender.columnType(k));
+        const arrays = fields.map((f) => columns[f.name]);
+        for (let r = 0; r < count; r++) {
+          for (let k = 0; k < fields.length; k++) {
+            const v = arrays[k]?.[r];
+            if (v === null || v === undefined) appender.appendNull();
+            else appender.appendValue(duckValue(fields[k].type, v), types[k]);
+          }
+          appender.endRow();
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    },
+    count,
+    async writeParquet(out) {
+      if (!PREFIX.test(out.prefix)) throw new RangeError(`prefix ${out.prefix} must be letters, digits, '.', '_' or '-'`);
+      if (!(out.targetFileSizeBytes > 0)) throw new RangeError('targetFileSizeBytes must be positive');
+      const outputDir = inScratch(out.outputDir, 'output directory');
+      if ((await count()) === 0) return [];
+      mkdirSync(outputDir, { recursive: true });
+      const staging = join(outputDir, `.${out.prefix}.${randomUUID()}`);
+      try {
+        await c.run(`COPY ${TABLE} TO ${literal(staging)} (FORMAT parquet, COMPRESSION zstd,
+          FIELD_IDS ${fieldIdsOption(fields)}, KV_METADATA {'iceberg.schema': ${literal(stringifyJson(request.schema))}},
+          FILE_SIZE_BYTES ${Math.floor(out.targetFileSizeBytes)}${out.rowGroupSize ? `, ROW_GROUP_SIZE ${out.rowGroupSize}` : ''})`);
+        // DuckDB names them data_<n>.parquet, in the order written.
+        const staged = readdirSync(staging).map((n) => ({ n, k: Number(/^data_(\d+)\.parquet$/.exec(n)?.[1] ?? NaN) }))
+          .filter((s) => Number.isInteger(s.k)).sort((a, b) => a.k - b.k);
+        const leaves = leavesOf(fields);
+        const results: RewrittenFile[] = [];
+        for (const { n } of staged) {
+          const stats = await footerStats(c, join(staging, n), leaves, 16);
+          if (stats.record_count === 0n) continue;
+          const localPath = join(outputDir, `${out.prefix}-${results.length}.parquet`);
+          renameSync(join(staging, n), localPath);
+          results.push({ localPath, stats });
+        }
+        return results;
+      } finally {
+        rmSync(staging, { recursive: true, force: true });
+      }
+    },
+  };
+}
