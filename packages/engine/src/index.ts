@@ -7,7 +7,7 @@ export { engineHandle, type EngineHandle } from './engine-handle.js';
 export type { DataFileInput, RewriteRequest, RewrittenFile } from './rewrite.js';
 export type { EqualityDeleteInput, PositionDeleteInput } from './deletes.js';
 export type { Row } from './rows.js';
-export type { NdjsonFile, NdjsonLoad, NdjsonLoadRequest } from './ndjson-load.js';
+export type { NdjsonFile, NdjsonLoad, NdjsonLoadRequest, ParquetOut } from './ndjson-load.js';
 export { UNREAD } from './ndjson-read.js';
 export { UnsupportedSchemaError } from './columns.js';
 export { LAST_UPDATED_SEQUENCE_NUMBER_FIELD_ID, ROW_ID_FIELD_ID } from './lineage.js';

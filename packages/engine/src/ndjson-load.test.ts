@@ -3,7 +3,7 @@
 // (nested values too), metrics from the footer; what it refuses. (That its
 // SQL reading equals packages/ingest's is services/roller-worker's
 // engine-reading.test.ts.)
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Schema } from '@floe/iceberg';
 import { UNREAD } from './ndjson-read.js';
@@ -77,5 +77,20 @@ test('a schema SQL cannot read here leaves every file to the caller; paths outsi
   await s.engine.loadNdjson({ schema }, async (load) => {
     await expect(load.addFiles([{ localPath: '/etc/hostname', stampMicros: 0n }])).rejects.toThrow(/outside the scratch directory/);
     await expect(load.writeParquet({ outputDir: '/tmp/elsewhere', prefix: 'p', targetFileSizeBytes: 1 << 20 })).rejects.toThrow(/outside the scratch directory/);
+  });
+});
+
+test('the one-statement shortcut: files that read wholly in SQL become Parquet without the table; one that does not makes it write nothing', async () => {
+  const good = [1, 2].map((f) => ({ localPath: ndjson(`short-${f}.ndjson`, [`{"id":${f}1,"msg":"a"}`, `{"id":${f}2,"tags":null}`]), stampMicros: 0n }));
+  const left = { localPath: ndjson('short-left.ndjson', ['{"id":3,"tags":["x"]}']), stampMicros: 0n };
+  await s.engine.loadNdjson({ schema }, async (load) => {
+    const outputDir = join(s.engine.scratchDir, 'short');
+    const out = await load.copyFiles(good, { outputDir, prefix: 'one', targetFileSizeBytes: 1 << 20 });
+    expect(out).toHaveLength(1);
+    expect(out![0].stats.record_count).toBe(4n);
+    expect((await s.engine.readRows(out![0].localPath)).map((r) => r.id)).toEqual([11n, 12n, 21n, 22n]);
+    expect(await load.copyFiles([...good, left], { outputDir, prefix: 'two', targetFileSizeBytes: 1 << 20 })).toBeNull();
+    expect(readdirSync(outputDir)).toEqual(['one-0.parquet']);
+    expect(await load.count()).toBe(0);
   });
 });

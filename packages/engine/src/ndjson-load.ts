@@ -11,6 +11,8 @@
 // near the target size (DuckDB's FILE_SIZE_BYTES: a file ends after the row
 // group that reaches it), with Iceberg field ids, zstd and each file's
 // metrics from its footer, named `<prefix>-<n>.parquet` in order.
+// `copyFiles` is the shortcut when every file reads in SQL: one COPY
+// straight from the files, no table (it reads the data once, not twice).
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -41,7 +43,23 @@ export interface NdjsonLoad {
   appendRows(columns: Record<string, readonly unknown[]>, count: number): Promise<void>;
   /** Rows in the table so far. */
   count(): Promise<number>;
-  writeParquet(out: { outputDir: string; prefix: string; targetFileSizeBytes: number; rowGroupSize?: number }): Promise<RewrittenFile[]>;
+  /** The table as Parquet files near the target size. */
+  writeParquet(out: ParquetOut): Promise<RewrittenFile[]>;
+  /**
+   * The shortcut for files that need nothing else: read in SQL and written
+   * as Parquet in one statement, without the table; null (nothing written,
+   * the table untouched) when any value or line is not read in SQL.
+   */
+  copyFiles(files: readonly NdjsonFile[], out: ParquetOut): Promise<RewrittenFile[] | null>;
+}
+
+export interface ParquetOut {
+  outputDir: string;
+  /** Files are `<prefix>-<n>.parquet`, n from 0, in the order written. */
+  prefix: string;
+  targetFileSizeBytes: number;
+  /** Rows per row group (DuckDB's default otherwise): a file ends after the row group that reaches the target. */
+  rowGroupSize?: number;
 }
 
 const TABLE = 'ndjson_rows';
@@ -103,32 +121,54 @@ export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, re
     },
     count,
     async writeParquet(out) {
-      if (!PREFIX.test(out.prefix)) throw new RangeError(`prefix ${out.prefix} must be letters, digits, '.', '_' or '-'`);
-      if (!(out.targetFileSizeBytes > 0)) throw new RangeError('targetFileSizeBytes must be positive');
-      const outputDir = inScratch(out.outputDir, 'output directory');
-      if ((await count()) === 0) return [];
-      mkdirSync(outputDir, { recursive: true });
-      const staging = join(outputDir, `.${out.prefix}.${randomUUID()}`);
-      try {
-        await c.run(`COPY ${TABLE} TO ${literal(staging)} (FORMAT parquet, COMPRESSION zstd,
-          FIELD_IDS ${fieldIdsOption(fields)}, KV_METADATA {'iceberg.schema': ${literal(stringifyJson(request.schema))}},
-          FILE_SIZE_BYTES ${Math.floor(out.targetFileSizeBytes)}${out.rowGroupSize ? `, ROW_GROUP_SIZE ${out.rowGroupSize}` : ''})`);
-        // DuckDB names them data_<n>.parquet, in the order written.
-        const staged = readdirSync(staging).map((n) => ({ n, k: Number(/^data_(\d+)\.parquet$/.exec(n)?.[1] ?? NaN) }))
-          .filter((s) => Number.isInteger(s.k)).sort((a, b) => a.k - b.k);
-        const leaves = leavesOf(fields);
-        const results: RewrittenFile[] = [];
-        for (const { n } of staged) {
-          const stats = await footerStats(c, join(staging, n), leaves, 16);
-          if (stats.record_count === 0n) continue;
-          const localPath = join(outputDir, `${out.prefix}-${results.length}.parquet`);
-          renameSync(join(staging, n), localPath);
-          results.push({ localPath, stats });
-        }
-        return results;
-      } finally {
-        rmSync(staging, { recursive: true, force: true });
+      if ((await count()) === 0) {
+        checkOut(out);
+        return [];
       }
+      return (await copyTo(TABLE, out))!;
+    },
+    async copyFiles(files, out) {
+      if (unreadable || !files.length) return null;
+      const inside = files.map((f) => ({ ...f, localPath: inScratch(f.localPath, 'NDJSON file') }));
+      return copyTo(`(${ndjsonSelect(fields, inside, request.stamped)})`, out, true);
     },
   };
+
+  function checkOut(out: ParquetOut): string {
+    if (!PREFIX.test(out.prefix)) throw new RangeError(`prefix ${out.prefix} must be letters, digits, '.', '_' or '-'`);
+    if (!(out.targetFileSizeBytes > 0)) throw new RangeError('targetFileSizeBytes must be positive');
+    return inScratch(out.outputDir, 'output directory');
+  }
+
+  /** COPYs `source` as Parquet files near the target, named and measured; null when `optimistic` and the statement failed (nothing kept). */
+  async function copyTo(source: string, out: ParquetOut, optimistic = false): Promise<RewrittenFile[] | null> {
+    const outputDir = checkOut(out);
+    mkdirSync(outputDir, { recursive: true });
+    const staging = join(outputDir, `.${out.prefix}.${randomUUID()}`);
+    try {
+      try {
+        await c.run(`COPY ${source} TO ${literal(staging)} (FORMAT parquet, COMPRESSION zstd,
+          FIELD_IDS ${fieldIdsOption(fields)}, KV_METADATA {'iceberg.schema': ${literal(stringifyJson(request.schema))}},
+          FILE_SIZE_BYTES ${Math.floor(out.targetFileSizeBytes)}${out.rowGroupSize ? `, ROW_GROUP_SIZE ${out.rowGroupSize}` : ''})`);
+      } catch (err) {
+        if (optimistic) return null;
+        throw err;
+      }
+      // DuckDB names them data_<n>.parquet, in the order written.
+      const staged = readdirSync(staging).map((n) => ({ n, k: Number(/^data_(\d+)\.parquet$/.exec(n)?.[1] ?? NaN) }))
+        .filter((s) => Number.isInteger(s.k)).sort((a, b) => a.k - b.k);
+      const leaves = leavesOf(fields);
+      const results: RewrittenFile[] = [];
+      for (const { n } of staged) {
+        const stats = await footerStats(c, join(staging, n), leaves, 16);
+        if (stats.record_count === 0n) continue;
+        const localPath = join(outputDir, `${out.prefix}-${results.length}.parquet`);
+        renameSync(join(staging, n), localPath);
+        results.push({ localPath, stats });
+      }
+      return results;
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
 }

@@ -40,11 +40,12 @@ export interface RollOutcome {
   batchesReadInJs?: number;
   /**
    * Milliseconds of each part of a roll that appended: where the time goes
-   * (logged, and printed by bench/ingest). fetch_and_read is the batches
-   * fetched and read into the engine (overlapped), of which fetch_wait the
-   * waits for a batch still on its way; write_parquet the files.
+   * (logged, and printed by bench/ingest): fetch the batches into the
+   * scratch directory, read them into the roll's table (0 when the roll
+   * took the one-statement shortcut), write_parquet the files (for the
+   * shortcut, the statement that reads and writes).
    */
-  phases?: Record<'load' | 'fetch_and_read' | 'fetch_wait' | 'write_parquet' | 'upload_and_commit' | 'finish', number>;
+  phases?: Record<'load' | 'fetch' | 'read' | 'write_parquet' | 'upload_and_commit' | 'finish', number>;
 }
 
 const none = (status: RollOutcome['status']): RollOutcome => ({ status, batches: 0, rows: 0, rejected: 0 });
@@ -131,7 +132,7 @@ async function rollLocked(d: RollerDeps, job: SinkRollJob): Promise<RollOutcome>
       ...(first.applied ? { table_changes_applied: true } : {}),
     });
     const phases = {
-      load: tLoaded - started, fetch_and_read: Math.round(written.readMs), fetch_wait: Math.round(written.fetchWaitMs), write_parquet: Math.round(written.writeMs),
+      load: tLoaded - started, fetch: Math.round(written.fetchMs), read: Math.round(written.readMs), write_parquet: Math.round(written.writeMs),
       upload_and_commit: tCommitted - tWritten, finish: Date.now() - tCommitted,
     };
     const files = written.files.length;
