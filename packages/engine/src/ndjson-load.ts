@@ -13,15 +13,14 @@
 // metrics from its footer, named `<prefix>-<n>.parquet` in order.
 // `copyFiles` is the shortcut when every file reads in SQL: one COPY
 // straight from the files, no table (it reads the data once, not twice).
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { stringifyJson, type Schema } from '@floe/iceberg';
-import { duckType, fieldIdsOption, leavesOf, writtenFields } from './columns.js';
+import type { Schema } from '@floe/iceberg';
+import { duckType, leavesOf, writtenFields } from './columns.js';
 import { duckValue } from './duck-values.js';
-import { footerStats } from './footer-stats.js';
 import { UNREAD, ndjsonSelect, unreadableFields, type NdjsonFile } from './ndjson-read.js';
+import { dataFileOptions, inScratch, nameStagedFiles, prepareOutput } from './output-files.js';
 import type { RewrittenFile } from './rewrite.js';
 import { ident, literal } from './sql.js';
 
@@ -63,14 +62,9 @@ export interface ParquetOut {
 }
 
 const TABLE = 'ndjson_rows';
-const PREFIX = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, request: NdjsonLoadRequest): Promise<NdjsonLoad> {
-  const inScratch = (p: string, what: string): string => {
-    const abs = resolve(p);
-    if (!abs.startsWith(scratchDir + sep)) throw new RangeError(`${what} ${p} is outside the scratch directory`);
-    return abs;
-  };
+  const inside = (files: readonly NdjsonFile[]) => files.map((f) => ({ ...f, localPath: inScratch(scratchDir, f.localPath, 'NDJSON file') }));
   const fields = writtenFields(request.schema);
   const unreadable = unreadableFields(fields, request.stamped);
   await c.run(`CREATE TEMP TABLE ${TABLE} (${fields.map((f) => `${ident(f.name)} ${duckType(f.type)}`).join(', ')})`);
@@ -81,7 +75,7 @@ export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, re
     unreadable,
     async addFiles(files) {
       if (!files.length) return [];
-      files = files.map((f) => ({ ...f, localPath: inScratch(f.localPath, 'NDJSON file') }));
+      files = inside(files);
       if (unreadable) return files.map((_, index) => ({ index, reason: unreadable }));
       try {
         await insert(files);
@@ -121,34 +115,22 @@ export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, re
     },
     count,
     async writeParquet(out) {
-      if ((await count()) === 0) {
-        checkOut(out);
-        return [];
-      }
-      return (await copyTo(TABLE, out))!;
+      const where = prepareOutput(scratchDir, out);
+      if ((await count()) === 0) return [];
+      return (await copyTo(TABLE, out, where))!;
     },
     async copyFiles(files, out) {
       if (unreadable || !files.length) return null;
-      const inside = files.map((f) => ({ ...f, localPath: inScratch(f.localPath, 'NDJSON file') }));
-      return copyTo(`(${ndjsonSelect(fields, inside, request.stamped)})`, out, true);
+      const source = `(${ndjsonSelect(fields, inside(files), request.stamped)})`;
+      return copyTo(source, out, prepareOutput(scratchDir, out), true);
     },
   };
 
-  function checkOut(out: ParquetOut): string {
-    if (!PREFIX.test(out.prefix)) throw new RangeError(`prefix ${out.prefix} must be letters, digits, '.', '_' or '-'`);
-    if (!(out.targetFileSizeBytes > 0)) throw new RangeError('targetFileSizeBytes must be positive');
-    return inScratch(out.outputDir, 'output directory');
-  }
-
   /** COPYs `source` as Parquet files near the target, named and measured; null when `optimistic` and the statement failed (nothing kept). */
-  async function copyTo(source: string, out: ParquetOut, optimistic = false): Promise<RewrittenFile[] | null> {
-    const outputDir = checkOut(out);
-    mkdirSync(outputDir, { recursive: true });
-    const staging = join(outputDir, `.${out.prefix}.${randomUUID()}`);
+  async function copyTo(source: string, out: ParquetOut, { outputDir, staging }: { outputDir: string; staging: string }, optimistic = false): Promise<RewrittenFile[] | null> {
     try {
       try {
-        await c.run(`COPY ${source} TO ${literal(staging)} (FORMAT parquet, COMPRESSION zstd,
-          FIELD_IDS ${fieldIdsOption(fields)}, KV_METADATA {'iceberg.schema': ${literal(stringifyJson(request.schema))}},
+        await c.run(`COPY ${source} TO ${literal(staging)} (${dataFileOptions(fields, request.schema)},
           FILE_SIZE_BYTES ${Math.floor(out.targetFileSizeBytes)}${out.rowGroupSize ? `, ROW_GROUP_SIZE ${out.rowGroupSize}` : ''})`);
       } catch (err) {
         if (optimistic) return null;
@@ -156,17 +138,8 @@ export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, re
       }
       // DuckDB names them data_<n>.parquet, in the order written.
       const staged = readdirSync(staging).map((n) => ({ n, k: Number(/^data_(\d+)\.parquet$/.exec(n)?.[1] ?? NaN) }))
-        .filter((s) => Number.isInteger(s.k)).sort((a, b) => a.k - b.k);
-      const leaves = leavesOf(fields);
-      const results: RewrittenFile[] = [];
-      for (const { n } of staged) {
-        const stats = await footerStats(c, join(staging, n), leaves, 16);
-        if (stats.record_count === 0n) continue;
-        const localPath = join(outputDir, `${out.prefix}-${results.length}.parquet`);
-        renameSync(join(staging, n), localPath);
-        results.push({ localPath, stats });
-      }
-      return results;
+        .filter((f) => Number.isInteger(f.k)).sort((a, b) => a.k - b.k).map((f) => join(staging, f.n));
+      return await nameStagedFiles(c, staged, outputDir, out.prefix, leavesOf(fields), 16);
     } finally {
       rmSync(staging, { recursive: true, force: true });
     }

@@ -139,14 +139,14 @@ export interface NdjsonFile {
  * each file's stamp whatever its lines say (the sink's `__ingest_ts`).
  */
 export function ndjsonSelect(fields: readonly StructField[], files: readonly NdjsonFile[], stamped: string | undefined): string {
-  const read = fields.filter((f) => f.name !== stamped);
-  const columns = read.map((f) => ({ f, reading: readingOf(f) }));
+  const columns = fields.filter((f) => f.name !== stamped).map((f) => ({ f, reading: readingOf(f) }));
+  const readings = new Map(columns.map((c) => [c.f, c.reading]));
   const selects = fields.map((f) => {
-    if (f.name === stamped) {
+    const reading = readings.get(f);
+    if (!reading) {
       const stamps = `[${files.map((file) => file.stampMicros.toString()).join(', ')}]::BIGINT[]`;
       return `make_timestamp((${stamps})[file_index::BIGINT + 1])::TIMESTAMPTZ AS ${ident(f.name)}`;
     }
-    const { reading } = columns.find((c) => c.f === f)!;
     const v = ident(f.name);
     const empty = reading.readAs === 'VARCHAR' ? "''" : `'""'`;
     const absent = reading.emptyIsNull ? `${v} IS NULL OR ${v} = ${empty}` : `${v} IS NULL`;

@@ -21,17 +21,16 @@
 // one help: an equality delete with a sequenceNumber applies only to data
 // files with a smaller one (then every data file must carry its own).
 // Deletion vectors (v3) are not read here: pass their positions as rows.
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { stringifyJson, type DataFileStats, type Schema, type SortOrder } from '@floe/iceberg';
+import type { DataFileStats, Schema, SortOrder } from '@floe/iceberg';
 import { expectedFileCount, nextGroupEnd, probeEnd, type Unit } from './bin-pack.js';
 import { bytesOf, dataBytes, partialFilter, rowRanges, unitsOf } from './units.js';
 import {
-  UnsupportedSchemaError, fieldIdsOption, leavesOf, readFields, readName, readSchemaParam, writtenFields, type Leaf,
+  UnsupportedSchemaError, leavesOf, readFields, readName, readSchemaParam, writtenFields, type Leaf,
 } from './columns.js';
-import { footerStats } from './footer-stats.js';
+import { dataFileOptions, inScratch, nameStagedFiles, prepareOutput } from './output-files.js';
 import { deleteJoins, loadDeletes, type EqualityDeleteInput, type PositionDeleteInput } from './deletes.js';
 import { LINEAGE_FIELDS, lineageColumns } from './lineage.js';
 import { orderBy } from './sort-order.js';
@@ -72,35 +71,23 @@ export interface RewrittenFile {
   stats: DataFileStats;
 }
 
-const PREFIX = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
 export async function rewriteDataFiles(c: DuckDBConnection, scratchDir: string, request: RewriteRequest): Promise<RewrittenFile[]> {
   // validate
-  const inScratch = (p: string, what: string): string => {
-    const abs = resolve(p);
-    if (abs !== scratchDir && !abs.startsWith(scratchDir + sep)) throw new RangeError(`${what} ${p} is outside the scratch directory`);
-    return abs;
-  };
+  const inside = (p: string, what: string): string => inScratch(scratchDir, p, what);
   if (!request.files.length) throw new RangeError('nothing to rewrite');
-  if (!PREFIX.test(request.prefix)) throw new RangeError(`prefix ${request.prefix} must be letters, digits, '.', '_' or '-'`);
   const target = request.targetFileSizeBytes;
-  if (!(target > 0)) throw new RangeError('targetFileSizeBytes must be positive');
-  const files = request.files.map((f) => ({ ...f, localPath: inScratch(f.localPath, 'data file') }));
-  const outputDir = inScratch(request.outputDir, 'output directory');
+  const files = request.files.map((f) => ({ ...f, localPath: inside(f.localPath, 'data file') }));
   const fields = writtenFields(request.schema);
   const reads = readFields(fields);
   const lineage = request.rowLineage ? lineageColumns(files) : undefined;
   const out = [...fields.map((f) => ({ id: f.id, name: f.name, type: f.type })), ...(lineage ? LINEAGE_FIELDS : [])];
   const leaves: Leaf[] = leavesOf(out);
-  mkdirSync(outputDir, { recursive: true });
-  if (readdirSync(outputDir).some((n) => n.startsWith(`${request.prefix}-`))) {
-    throw new Error(`${outputDir} already holds ${request.prefix}-* files: choose another prefix`);
-  }
+  const { outputDir, staging } = prepareOutput(scratchDir, request);
 
-  await requireFieldIds(c, [...files.map((f) => f.localPath), ...(request.equalityDeletes ?? []).map((e) => inScratch(e.localPath, 'equality delete file'))]);
+  await requireFieldIds(c, [...files.map((f) => f.localPath), ...(request.equalityDeletes ?? []).map((e) => inside(e.localPath, 'equality delete file'))]);
 
   // deletes, and the inputs table they and lineage join through (connection-local: gone with the connection)
-  const deletes = await loadDeletes(c, files, request, inScratch, fields);
+  const deletes = await loadDeletes(c, files, request, inside, fields);
   const needInputs = deletes.needInputs || lineage !== undefined;
 
   // one statement per group of units
@@ -119,11 +106,9 @@ export async function rewriteDataFiles(c: DuckDBConnection, scratchDir: string, 
       order,
     ].filter(Boolean).join('\n');
   };
-  const options = `FORMAT parquet, COMPRESSION zstd, FIELD_IDS ${fieldIdsOption(out)},
-    KV_METADATA {'iceberg.schema': ${literal(stringifyJson(request.schema))}}`;
+  const options = dataFileOptions(out, request.schema);
 
   // write each group to the staging directory, then name the files
-  const staging = join(outputDir, `.${request.prefix}.${randomUUID()}`);
   mkdirSync(staging);
   try {
     const staged: string[] = [];
@@ -153,15 +138,8 @@ export async function rewriteDataFiles(c: DuckDBConnection, scratchDir: string, 
       if (written.in > 0) ratio = written.out / written.in;
       from = end;
     }
-    const results: RewrittenFile[] = [];
-    for (const path of staged) {
-      const stats = await footerStats(c, path, leaves, request.truncateLength ?? 16);
-      if (stats.record_count === 0n) continue; // every row of the group was deleted
-      const localPath = join(outputDir, `${request.prefix}-${results.length}.parquet`);
-      renameSync(path, localPath);
-      results.push({ localPath, stats });
-    }
-    return results;
+    // A group whose every row was deleted leaves no file.
+    return await nameStagedFiles(c, staged, outputDir, request.prefix, leaves, request.truncateLength ?? 16);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

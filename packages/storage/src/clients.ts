@@ -1,6 +1,8 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { IAMClient } from '@aws-sdk/client-iam';
-import { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
@@ -44,4 +46,10 @@ export function iamClient(ep: StoreEndpoint, credentials: StoreCredentials): IAM
 
 export function stsClient(ep: StoreEndpoint, credentials: StoreCredentials): STSClient {
   return new STSClient({ endpoint: ep.endpoint, region: ep.region, credentials, requestHandler: handler(), maxAttempts: 2 });
+}
+
+/** Uploads a local file as one object, streamed from disk (a data file is never held in memory). */
+export async function putFile(s3: S3Client, bucket: string, key: string, localPath: string): Promise<void> {
+  const { size } = await stat(localPath);
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentLength: size }));
 }

@@ -1,12 +1,12 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { vendedCredentials, type CatalogClient, type LoadTableResult } from '@floe/catalog-client';
 import type { TableMetadata } from '@floe/iceberg';
-import { parseS3Location, type ListedObject, type StorageProvider } from '@floe/storage';
+import { parseS3Location, putFile, type ListedObject, type StorageProvider } from '@floe/storage';
 
 // One table as a maintenance run reaches it: its metadata as the catalog
 // answers it, and the storage session the catalog vends for its location —
@@ -117,8 +117,7 @@ export function accessOf(d: { storage: Pick<StorageProvider, 's3As' | 'objectsAs
     },
     async upload(localPath, path) {
       const { bucket, key } = inside(path);
-      const { size } = await stat(localPath);
-      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentLength: size }));
+      await putFile(s3, bucket, key, localPath);
     },
     async list() {
       const all: Array<ListedObject & { path: string }> = [];

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { CatalogFailure, vendedCredentials, type CatalogClient, type LoadTableResult } from '@floe/catalog-client';
 import {
   MAIN_BRANCH, buildAppend, currentSchema, currentSnapshot, defaultSpec, lastSequenceNumber, newSnapshotId, parquetDataFile,
   type TableMetadata,
 } from '@floe/iceberg';
 import type { SinkRollJob } from '@floe/queues';
-import { parseS3Location, type StorageProvider } from '@floe/storage';
+import { parseS3Location, putFile, type StorageProvider } from '@floe/storage';
 import { maybeCrash, type CrashStage } from './crash';
 import { loadSinkTable, tableOf } from './table';
 import { batchesInTable, sinkSummary } from './table-batches';
@@ -45,9 +43,9 @@ export async function commitAppend(d: AppendDeps, job: SinkRollJob, loaded: Load
     return new Uint8Array(await out.Body!.transformToByteArray());
   };
   // A data file streams from the roll's directory: a 64 MiB roll is never held in memory twice.
-  const upload = async (localPath: string, path: string) => {
+  const upload = (localPath: string, path: string) => {
     const { bucket, key } = parseS3Location(path, 'put data file');
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentLength: (await stat(localPath)).size }));
+    return putFile(s3, bucket, key, localPath);
   };
   const dataPaths = written.map(() => `${m.location}/data/sink-${job.sink_id}-${randomUUID()}.parquet`);
   // The data files upload while the first append is built; nothing is committed before all are done.
