@@ -27,7 +27,7 @@ function ndjson(name: string, lines: string[]): string {
   return path;
 }
 
-test('files near the target size, every row once, the caller\'s rows after the read ones, metrics from each footer', async () => {
+test('files near the target size, every row once, the caller\'s rows among the read ones, metrics from each footer', async () => {
   // 40 files of 2,000 rows of incompressible text, about 4.4 MB of NDJSON; a 256 KiB target.
   const files = Array.from({ length: 40 }, (_, f) => ({
     localPath: ndjson(`big-${f}.ndjson`, Array.from({ length: 2000 }, (_, i) => JSON.stringify({ id: f * 2000 + i, msg: Math.random().toString(36).repeat(3) }))),
@@ -47,8 +47,8 @@ test('files near the target size, every row once, the caller\'s rows after the r
     expect(Number(f.stats.file_size_in_bytes)).toBeLessThan(1.5 * target);
   }
   expect(out.reduce((n, f) => n + f.stats.record_count, 0n)).toBe(80_001n);
-  const last = await s.engine.readRows(out[out.length - 1].localPath);
-  expect(last[last.length - 1]).toEqual({ id: 1_000_000n, msg: 'mine', tags: ['a', null] });
+  const rows = (await Promise.all(out.map((f) => s.engine.readRows(f.localPath)))).flat();
+  expect(rows.filter((r) => r.id === 1_000_000n)).toEqual([{ id: 1_000_000n, msg: 'mine', tags: ['a', null] }]);
   // The footer's metrics: bounds of the id column over the files, no nulls.
   expect(out[0].stats.null_value_counts.get(1)).toBe(0n);
   expect(out[0].stats.lower_bounds.get(1)).toBeDefined();
@@ -88,7 +88,8 @@ test('the one-statement shortcut: files that read wholly in SQL become Parquet w
     const out = await load.copyFiles(good, { outputDir, prefix: 'one', targetFileSizeBytes: 1 << 20 });
     expect(out).toHaveLength(1);
     expect(out![0].stats.record_count).toBe(4n);
-    expect((await s.engine.readRows(out![0].localPath)).map((r) => r.id)).toEqual([11n, 12n, 21n, 22n]);
+    // Rows keep no order across files (the engine reads them on several threads), and a roll promises none.
+    expect((await s.engine.readRows(out![0].localPath)).map((r) => r.id as bigint).sort()).toEqual([11n, 12n, 21n, 22n]);
     expect(await load.copyFiles([...good, left], { outputDir, prefix: 'two', targetFileSizeBytes: 1 << 20 })).toBeNull();
     expect(readdirSync(outputDir)).toEqual(['one-0.parquet']);
     expect(await load.count()).toBe(0);
