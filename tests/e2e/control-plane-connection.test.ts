@@ -48,6 +48,19 @@ describe('GET /v1/connection', () => {
     expectError(await gateway().get('/v1/connection').query({ warehouse: 'nope' }).set(bearer(admin.api_key)), 404, 'warehouse_not_found');
   }, 60_000);
 
+  test('level=read is for anyone who reads the catalog, not for a member whose read an admin revoked (docs/api.md)', async () => {
+    const { org, admin } = await newOrgWithAdmin();
+    const member = await newMember(org);
+    const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
+    const asked = () => gateway().get('/v1/connection').query({ warehouse: w.name, level: 'read' }).set(bearer(member.api_key));
+    expect((await asked()).body.catalog_credential.client_id).toMatch(/-ro$/);
+    expect((await gateway().delete(`/v1/warehouses/${w.warehouse_id}/grants/${member.principal_id}`).set(bearer(admin.api_key))).body.level).toBe('none');
+    expect(expectError(await asked(), 403, 'forbidden').level).toBe('none');
+    // Another organisation's admin does not see the catalog at all.
+    const other = await newOrgWithAdmin();
+    expectError(await gateway().get('/v1/connection').query({ warehouse: w.warehouse_id, level: 'read' }).set(bearer(other.admin.api_key)), 404, 'warehouse_not_found');
+  });
+
   test('a catalog still provisioning answers 503 provisioning', async () => {
     const { admin } = await newOrgWithAdmin();
     const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
@@ -114,6 +127,20 @@ describe('POST /v1/signup and POST /v1/onboard', () => {
     const again = await gateway().post('/v1/onboard').set(bearer(res.body.api_key)).send({});
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ created: { organization: false, project: false, warehouse: false }, warehouse_id: res.body.warehouse_id, project_id: res.body.project_id });
+    expect(again.body.connection).toMatchObject({ state: 'ready', warehouse_id: res.body.warehouse_id });
+    // While lake provisions, the answer carries its state instead of a recipe.
+    const pool = db();
+    try {
+      await pool.query(`UPDATE warehouses SET status = 'provisioning' WHERE id = $1`, [res.body.warehouse_id]);
+      const waiting = await gateway().post('/v1/onboard').set(bearer(res.body.api_key)).send({});
+      expect(waiting.status).toBe(200);
+      expect(waiting.body.connection).toEqual({
+        state: 'provisioning', warehouse_id: res.body.warehouse_id, warehouse: 'lake', retry_after_seconds: 30, note: expect.stringContaining(`GET /v1/connection?warehouse=${res.body.warehouse_id}`),
+      });
+    } finally {
+      await pool.query(`UPDATE warehouses SET status = 'ready' WHERE id = $1`, [res.body.warehouse_id]);
+      await pool.end();
+    }
   }, 60_000);
 
   test('onboarding a principal without an organisation makes one, a project and lake; twice is the same', async () => {

@@ -15,6 +15,15 @@ describe('health and identity discovery (through the gateway)', () => {
     expect(res.body).toEqual({ ok: true, service: 'gateway' });
   });
 
+  test('every deployable answers a process-only /livez (what Kubernetes\' liveness probes ask)', async () => {
+    const services = Object.entries(stack().services).filter(([name]) => name !== 'mail' && name !== 'gateway' && !/-\d+$/.test(name));
+    expect(services.length).toBeGreaterThanOrEqual(10);
+    for (const [name, s] of services) {
+      const res = await fetch(`${s.url}/livez`);
+      expect([name, res.status, await res.json()]).toEqual([name, 200, { ok: true, service: name }]);
+    }
+  });
+
   test('GET /.well-known/openid-configuration names issuer, jwks_uri, token endpoint and grants', async () => {
     const base = stack().base_url;
     const res = await gateway().get('/.well-known/openid-configuration');
@@ -44,7 +53,16 @@ describe('health and identity discovery (through the gateway)', () => {
   test('GET /v1/auth/config tells what sign-in is served and which issuers are trusted', async () => {
     const res = await gateway().get('/v1/auth/config');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ issuer: stack().base_url, password_login: true, signup: true, signup_modes: ['email_code', 'password', 'one_call'], api_keys: true, mail_delivery: 'email', trusted_issuers: [] });
+    expect(res.body).toMatchObject({
+      issuer: stack().base_url, password_login: true, signup: true, signup_modes: ['email_code', 'password', 'one_call'], api_keys: true, mail_delivery: 'email', trusted_issuers: [],
+      device_authorization: true, device_authorization_url: `${stack().base_url}/v1/auth/device`, device_token_url: `${stack().base_url}/v1/auth/device/token`,
+    });
+    expect(res.body.note).toMatch(/device login: POST \/v1\/auth\/device/);
+    expect(res.body.note).not.toMatch(/not served/);
+    // What it names is served: a device login starts.
+    const started = await gateway().post(res.body.device_authorization_url.slice(stack().base_url.length)).send({ client: 'cli' });
+    expect(started.status).toBe(200);
+    expect(started.body.user_code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
   });
 
   test('GET /v1/config/formats lists versions 2 and 3 with machine-parseable engine strings', async () => {

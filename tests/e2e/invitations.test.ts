@@ -196,3 +196,31 @@ test('pending invitations hold the plan\'s limit exactly under 20 at once; repla
   expect((await invite(kept.email)).status).toBe(201);
   expectError(await invite(`limit-late-${uniq()}@example.com`), 409, 'limit_exceeded');
 }, 60_000);
+
+test('the one-call sign-up and POST /v1/onboard apply an invitation as verify does: the inviting organisation, nothing made, its lake\'s recipe', async () => {
+  const admin = await verifiedAdmin();
+  const lake = (await gateway().get('/v1/warehouses').set(bearer(admin.key))).body.warehouses[0];
+  const oneCall = `joiner-one-${uniq()}@example.com`;
+  const onboarder = `joiner-onboard-${uniq()}@example.com`;
+  for (const [email, role] of [[oneCall, 'admin'], [onboarder, 'member']]) {
+    expect((await gateway().post(`/v1/orgs/${admin.orgId}/invitations`).set(bearer(admin.key)).send({ email, role })).status).toBe(201);
+  }
+
+  const signed = await gateway().post('/v1/signup').send({ email: oneCall, workspace: 'would-be-mine', accept_terms: true });
+  expect(signed.status).toBe(201);
+  expect(signed.body).toMatchObject({ organization: { org_id: admin.orgId, role: 'admin', joined_via: 'invitation' }, warehouse_id: lake.warehouse_id });
+  expect(signed.body.connection).toMatchObject({ state: 'ready', warehouse_id: lake.warehouse_id, level: 'write' });
+  expect((await gateway().get('/v1/orgs').set(bearer(signed.body.api_key))).body.count).toBe(1);
+
+  // A person made without an organisation (a key only) onboards into the inviting one instead of a new one.
+  const person = await personWith(onboarder);
+  const onboarded = await gateway().post('/v1/onboard').set(bearer(person.api_key)).send({ accept_terms: true, organization_name: 'Would Be Mine' });
+  expect(onboarded.status).toBe(200);
+  expect(onboarded.body).toMatchObject({
+    organization: { org_id: admin.orgId, role: 'member', joined_via: 'invitation' }, warehouse_id: lake.warehouse_id,
+    created: { organization: false, project: false, warehouse: false },
+  });
+  expect(onboarded.body.connection).toMatchObject({ state: 'ready', level: 'read' });
+  const spent = await sql<{ email: string; accepted_by: string | null }>(`SELECT email, accepted_by FROM invitations WHERE org_id = $1 AND email = ANY($2) ORDER BY email`, [admin.orgId, [oneCall, onboarder]]);
+  expect(spent).toEqual([{ email: onboarder, accepted_by: person.principal_id }, { email: oneCall, accepted_by: signed.body.principal_id }].sort((a, b) => (a.email < b.email ? -1 : 1)));
+});

@@ -210,3 +210,23 @@ test('quota journey: below the footprint every write path answers 409 quota_exce
   expect(actions.filter((a) => a === 'org.limits.update').length).toBe(2);
   expect(actions.filter((a) => a === 'quota.reject').length).toBe(5);
 }, 120_000);
+
+test('PATCH accepts the spec\'s `warehouses` override: the organisation\'s catalogs across its projects, exactly, with 20 creates at once', async () => {
+  const { org, admin } = await newOrgWithAdmin();
+  const first = await newProject(admin.api_key);
+  await newWarehouse(admin.api_key, first.project_id);
+  const set = await patch(org.handle, { overrides: { warehouses: 2 } });
+  expect(set.status).toBe(200);
+  expect(set.body.overrides).toEqual({ warehouses: 2 });
+  expect((await gateway().get(`/v1/admin/orgs/${org.org_id}/limits`).set(asOperator())).body.limits.warehouses).toMatchObject({ value: 2 });
+  // Another project: the per-project limit (10) is far; the organisation's 2 lets exactly one more in.
+  const second = await newProject(admin.api_key);
+  const all = await Promise.all(Array.from({ length: 20 }, (_, i) => gateway().post('/v1/warehouses').set(bearer(admin.api_key)).send({ project_id: second.project_id, name: `race_${i}_${uniq()}` })));
+  expect(all.filter((r) => r.status === 201)).toHaveLength(1);
+  const refused = all.filter((r) => r.status !== 201);
+  expect(refused).toHaveLength(19);
+  for (const r of refused) expect(expectError(r, 409, 'limit_exceeded')).toMatchObject({ limit: 'warehouses', limit_value: 2, current: 2 });
+  const usage = await gateway().get(`/v1/usage?org_id=${org.org_id}`).set(bearer(admin.api_key));
+  expect(usage.body.limits.warehouses).toMatchObject({ value: 2, current: 2, headroom: 0 });
+  expect((await patch(org.org_id, { overrides: { warehouses: null } })).body.overrides).toEqual({});
+});

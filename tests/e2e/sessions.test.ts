@@ -392,6 +392,30 @@ describe('DELETE /v1/me', () => {
     const agent = await newPrincipal('agent');
     expectError(await gateway().delete('/v1/me').set(bearer(agent.api_key)).send({ confirm: 'x' }), 403, 'forbidden');
   });
+  test('a sole admin whose only other members are agents (one live, one revoked) deletes the account; the agents are stopped with the organisation', async () => {
+    const { email, session } = await signUpWithPassword();
+    const org = session.organization.org_id;
+    const agents = `/v1/orgs/${org}/agents`;
+    const live = (await gateway().post(agents).set(bearer(session.access_token)).send({ name: 'etl', grants: [{ warehouse_id: session.warehouse.warehouse_id, level: 'read' }] })).body;
+    const revoked = (await gateway().post(agents).set(bearer(session.access_token)).send({ name: 'old' })).body;
+    expect((await gateway().delete(`${agents}/${revoked.agent_id}`).set(bearer(session.access_token))).status).toBe(200);
+    expect((await gateway().get('/v1/warehouses').set(bearer(live.api_key))).status).toBe(200);
+
+    const del = await gateway().delete('/v1/me').set(bearer(session.access_token)).send({ confirm: email });
+    expect(del.status).toBe(200);
+    expect(del.body).toMatchObject({ deleted: true, memberships_removed: 1, organizations_left_empty: [org], agents_stopped: 1 });
+    expect((await gateway().get('/v1/warehouses').set(bearer(live.api_key))).status).toBe(401);
+    const pool = db();
+    try {
+      const left = await pool.query(`SELECT count(*)::int AS n FROM memberships WHERE org_id = $1`, [org]);
+      expect(left.rows[0].n).toBe(0); // nothing keeps the organisation from its erasure
+      const grants = await pool.query(`SELECT count(*)::int AS n FROM warehouse_grants WHERE principal_id = $1`, [live.agent_id]);
+      expect(grants.rows[0].n).toBe(0);
+      expect((await pool.query(`SELECT status FROM organizations WHERE id = $1`, [org])).rows[0].status).toBe('deleting');
+    } finally {
+      await pool.end();
+    }
+  });
 });
 
 describe('reauth_required', () => {

@@ -20,6 +20,7 @@ test('a fresh catalog is unmetered; the limits carry value, current and headroom
   expect(res.body).toMatchObject({ scope: 'organization', org_id: org.org_id, plan: 'free', days: 7, window: { to: today() }, traffic_note: expect.any(String) });
   expect(res.body.limits).toMatchObject({
     projects: { value: 20, current: 1, headroom: 19, over_limit: false },
+    warehouses: { value: 200, current: 1, headroom: 199, over_limit: false },
     warehouses_per_project: { value: 10, current: 1, headroom: 9, per_project: [{ project_id: project.project_id, current: 1, headroom: 9 }] },
     storage_bytes: { value: 5_368_709_120, current: 0, headroom: 5_368_709_120, unmetered: true, measured_at: null, stale_after: null },
     public_storage_bytes: { value: 50 * 1024 ** 3, current: 0 },

@@ -1,4 +1,5 @@
 import type { Db, Prisma, PrismaClient } from '@floe/db';
+import { suspendWithKeys } from './principals';
 
 // Organisations, and what onboarding looks up in one: its first project and
 // its live catalog of a given name.
@@ -95,7 +96,8 @@ export async function standingIn(db: Db, principalId: string): Promise<Array<{ o
   // Raw: two correlated counts per organisation in one statement.
   const rows = await db.$queryRaw<Array<{ org_id: string; handle: string; role: string; other_members: number; other_admins: number }>>`
     SELECT m.org_id, o.handle, m.role,
-           (SELECT count(*)::int FROM memberships x WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id) AS other_members,
+           (SELECT count(*)::int FROM memberships x JOIN principals p ON p.id = x.principal_id
+             WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id AND p.kind = 'human' AND p.status <> 'deleted') AS other_members,
            (SELECT count(*)::int FROM memberships x JOIN principals p ON p.id = x.principal_id
              WHERE x.org_id = m.org_id AND x.principal_id <> m.principal_id AND x.role = 'admin' AND p.kind = 'human' AND p.status = 'active') AS other_admins
       FROM memberships m JOIN organizations o ON o.id = m.org_id
@@ -103,12 +105,32 @@ export async function standingIn(db: Db, principalId: string): Promise<Array<{ o
   return rows.map((r) => ({ orgId: r.org_id, handle: r.handle, role: r.role, otherMembers: r.other_members, otherAdmins: r.other_admins }));
 }
 
-/** Removes the person from every organisation and catalog grant; organisations left with nobody are marked `deleting` for erasure. Run in the caller's transaction. */
-export async function removePerson(tx: Db, principalId: string, leftEmpty: string[]): Promise<{ memberships: number; grants: number }> {
+/**
+ * Removes the person from every organisation and catalog grant. Organisations
+ * left with no person are marked `deleting` for erasure, and their token
+ * records (agents, OAuth approvals) are stopped: revoked, out of the
+ * organisation and without grants, so nothing keeps working for an
+ * organisation nobody answers for. Run in the caller's transaction.
+ */
+export async function removePerson(tx: Db, principalId: string, leftEmpty: string[]): Promise<{ memberships: number; grants: number; tokensStopped: number }> {
   const memberships = (await tx.membership.deleteMany({ where: { principalId } })).count;
   const grants = (await tx.warehouseGrant.deleteMany({ where: { principalId } })).count;
-  if (leftEmpty.length) await tx.organization.updateMany({ where: { id: { in: leftEmpty } }, data: { status: 'deleting' } });
-  return { memberships, grants };
+  let tokensStopped = 0;
+  if (leftEmpty.length) {
+    const held = await tx.membership.findMany({
+      where: { orgId: { in: leftEmpty }, principal: { kind: { in: ['agent', 'mcp'] } } }, select: { principalId: true, principal: { select: { status: true } } },
+    });
+    const tokens = held.map((m) => m.principalId);
+    tokensStopped = held.filter((m) => m.principal.status === 'active').length;
+    if (tokens.length) {
+      // As an agent's revocation does it: suspended with every key refused.
+      for (const id of tokens) await suspendWithKeys(tx, id, true);
+      await tx.warehouseGrant.deleteMany({ where: { principalId: { in: tokens } } });
+      await tx.membership.deleteMany({ where: { orgId: { in: leftEmpty }, principalId: { in: tokens } } });
+    }
+    await tx.organization.updateMany({ where: { id: { in: leftEmpty } }, data: { status: 'deleting' } });
+  }
+  return { memberships, grants, tokensStopped };
 }
 
 /** The organisation's stored policy (as written: fields left out hold their defaults) and who changed it last. */

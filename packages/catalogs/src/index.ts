@@ -2,8 +2,10 @@
 // sees and how a caller's words name one (visibility over the accounts
 // aggregate's access rules), projects, and what an organisation holds.
 // Imported by the control plane and identity.
+export * from './agents-md-records';
 export * from './connection/connection';
 export * from './connection/recipes';
+export * from './create/catalog-room';
 export * from './create/catalog-names';
 export * from './create/creation-records';
 export * from './create/provisioning';

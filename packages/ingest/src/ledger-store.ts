@@ -89,6 +89,21 @@ export async function sinkStorage(prisma: PrismaClient, sinkId: string): Promise
   return { blobBucket: w.blobBucket, tableBucket: w.tableBucket, accessKeyId: w.storageAccessKey, sealedSecretKey: w.storageSecretKey };
 }
 
+/** Every sink, deleted ones too, that has written a reject file, with where its catalog keeps them; sinks of catalogs no longer live are left out (their buckets go with them). */
+export async function sinksWithRejects(prisma: PrismaClient): Promise<Array<{ sinkId: string } & SinkStorage>> {
+  const sinks = await prisma.sink.findMany({ where: { rejectFiles: { gt: 0 } }, select: { id: true, warehouseId: true } });
+  if (!sinks.length) return [];
+  const live = await prisma.warehouse.findMany({
+    where: { id: { in: [...new Set(sinks.map((s) => s.warehouseId))] }, status: { in: ['provisioning', 'ready'] } },
+    select: { id: true, blobBucket: true, tableBucket: true, storageAccessKey: true, storageSecretKey: true },
+  });
+  const byId = new Map(live.map((w) => [w.id, w]));
+  return sinks.flatMap((s) => {
+    const w = byId.get(s.warehouseId);
+    return w ? [{ sinkId: s.id, blobBucket: w.blobBucket, tableBucket: w.tableBucket, accessKeyId: w.storageAccessKey, sealedSecretKey: w.storageSecretKey }] : [];
+  });
+}
+
 export async function sinkExists(prisma: PrismaClient, sinkId: string): Promise<boolean> {
   return (await prisma.sink.findUnique({ where: { id: sinkId }, select: { id: true } })) !== null;
 }

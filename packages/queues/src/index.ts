@@ -9,7 +9,7 @@ import { METERING_QUEUE } from './metering';
 import { OAUTH_PRUNE_QUEUE } from './oauth-prune';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { PROVISIONING_QUEUE } from './provisioning';
-import { SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
+import { REJECTS_AGEING_QUEUE, SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { STORAGE_POLICY_QUEUE } from './storage-policies';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
 import { TEARDOWN_QUEUE, TEARDOWN_SWEEP_QUEUE } from './teardown';
@@ -39,6 +39,7 @@ export const QUEUES = {
   metering: METERING_QUEUE,
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
+  rejectsAgeing: REJECTS_AGEING_QUEUE,
   catalogPurge: CATALOG_PURGE_QUEUE,
   orgErasure: ORG_ERASURE_QUEUE,
   uploaderExpiry: UPLOADER_EXPIRY_QUEUE,

@@ -2,16 +2,25 @@ import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { defineJob, NoPayload } from './job';
 
-// The roller's two jobs. `sink-tick` is one job scheduler for the cluster:
+// The roller's jobs. `sink-tick` is one job scheduler for the cluster:
 // every tick (FLOE_ROLLER_TICK_MS) one roller reads the ledger's worklist and
 // queues a `sink-roll` job for each sink that is due. A `sink-roll` job rolls
 // one sink; its id is the sink's, so a sink is never queued twice.
 
 export const SINK_ROLL_QUEUE = 'sink-roll';
 export const SINK_TICK_QUEUE = 'sink-tick';
+export const REJECTS_AGEING_QUEUE = 'sink-rejects-ageing';
 
 /** The one scheduler of the tick, whichever roller upserts it. */
 export const SINK_TICK_SCHEDULER = 'sink-tick';
+
+/**
+ * The reject files' sweep: every sink that ever wrote one, whether or not it
+ * still rolls (a roll ages out its own sink's files as it goes), hourly for
+ * the cluster.
+ */
+export const REJECTS_AGEING_SCHEDULER = 'sink-rejects-ageing';
+export const REJECTS_AGEING_EVERY_MS = 3_600_000;
 
 /** A roll of one sink: where its table is, and whether its waiting batches are appended or (sink deleted) discarded. */
 export const SinkRollJob = z.object({
@@ -35,4 +44,5 @@ export const SINK_TICK_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: tru
 export const sinkJobs = {
   roll: defineJob({ queue: SINK_ROLL_QUEUE, name: 'roll', payload: SinkRollJob, options: SINK_ROLL_JOB_OPTIONS, jobId: (p) => sinkRollJobId(p.sink_id) }),
   tick: defineJob({ queue: SINK_TICK_QUEUE, name: 'tick', payload: NoPayload, options: SINK_TICK_JOB_OPTIONS }),
+  rejectsAgeing: defineJob({ queue: REJECTS_AGEING_QUEUE, name: 'age-out', payload: NoPayload, options: SINK_TICK_JOB_OPTIONS }),
 };

@@ -98,7 +98,7 @@ async function rollLocked(d: RollerDeps, job: SinkRollJob): Promise<RollOutcome>
   // read and write the data files on the engine, in the roll's own scratch directory
   const tLoaded = Date.now();
   // Housekeeping, alongside the roll's own work (it is mostly waiting on the store); a failure never fails the roll.
-  const ageing = ageOutRejects(d.storage.s3As(credentials), store.blobBucket, rejectsPrefix(job.sink_id))
+  const ageing = ageOutRejects(d.storage, credentials, store.blobBucket, rejectsPrefix(job.sink_id))
     .catch((err) => d.logger.warn('reject files could not be aged out', { sink_id: job.sink_id, err: (err as Error).message }));
   const engine = await d.engine.get();
   const dir = join(engine.scratchDir, `roll-${job.sink_id}-${randomUUID()}`);

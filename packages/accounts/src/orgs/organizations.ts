@@ -148,8 +148,9 @@ export function activateOrganization(d: { prisma: PrismaClient }, req: Request |
 /**
  * DELETE /v1/me, in the deletion's transaction: the person leaves every
  * organisation and loses every grant. An organisation keeps at least one
- * admin: a last admin with other members is 409 `last_admin`. Organisations
- * left with nobody are marked `deleting`; their data is erased in the
+ * admin: a last admin with other members (people: tokens never count) is
+ * 409 `last_admin`. Organisations left with no person are marked `deleting`
+ * and their agents stopped; their data is erased in the
  * background (with catalog deletion, a later issue's).
  */
 export async function removeFromOrganizations(tx: Db, principalId: string) {
@@ -162,5 +163,5 @@ export async function removeFromOrganizations(tx: Db, principalId: string) {
   }
   const leftEmpty = standing.filter((s) => s.otherMembers === 0).map((s) => s.orgId);
   const removed = await removePerson(tx, principalId, leftEmpty);
-  return { memberships_removed: removed.memberships, grants_removed: removed.grants, organizations_left_empty: leftEmpty };
+  return { memberships_removed: removed.memberships, grants_removed: removed.grants, organizations_left_empty: leftEmpty, agents_stopped: removed.tokensStopped };
 }

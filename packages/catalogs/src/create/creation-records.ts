@@ -63,6 +63,16 @@ export function countedInProject(db: Db, projectId: string, except: string | nul
   });
 }
 
+/** Live catalogs of the organisation, or outside one of the owner's projects; `except` is not counted. */
+export function countedInScope(db: Db, scope: { orgId: string | null; ownerId: string | null }, except: string | null = null): Promise<number> {
+  return db.warehouse.count({
+    where: {
+      ...(scope.orgId ? { orgId: scope.orgId } : { orgId: null, project: { ownerId: scope.ownerId ?? '' } }),
+      status: { in: ['creating', 'provisioning', 'ready'] }, ...(except ? { id: { not: except } } : {}),
+    },
+  });
+}
+
 export interface ClaimedRow {
   id: string;
   name: string;

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { type AccessContext, requireUnconfined } from '@floe/accounts';
 import type { PrismaClient } from '@floe/db';
 import type { Keyring } from '@floe/db/sealed';
-import { badRequest, conflict, HttpError, limitExceeded, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
+import { badRequest, conflict, HttpError, type Logger, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
 import type { FloeConfig } from '@floe/config';
 import { meteringJobs, PROVISIONING_WINDOW_SECONDS, provisioningJobs, type Producers } from '@floe/queues';
 import { StorageError, warehouseBuckets, type ProbeResult, type StorageProvider } from '@floe/storage';
@@ -13,7 +13,8 @@ import type { ProjectRow } from '../project-records';
 import { scopeStoredBytes } from '../usage-records';
 import { warehouseById, type WarehouseRecord } from '../warehouses';
 import { isValidCatalogName, suggestCatalogName } from './catalog-names';
-import { countedInProject, deletedOwnerOfBucket, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder } from './creation-records';
+import { requireCatalogRoom } from './catalog-room';
+import { deletedOwnerOfBucket, finishCreation, insertClaimed, lockCreationScope, nameHolder, orgHandle, releaseClaim, renewClaim, takeOverClaim, type NameHolder } from './creation-records';
 import { probeStorage, provisionStorage, roleNameOf, storageUidOf } from './provisioning';
 import { storageStep } from './storage-step';
 
@@ -150,13 +151,8 @@ async function claimCreation(
         takeOver = holder;
       }
 
-      const counted = await countedInProject(tx, project.id, takeOver?.id ?? null);
+      await requireCatalogRoom(tx, { projectId: project.id, orgId: project.orgId, ownerId: project.ownerId }, takeOver?.id ?? null);
       const { limits } = await effectiveLimits(tx, project.orgId);
-      if (counted >= limits.warehouses_per_project) {
-        throw limitExceeded(`a project holds at most ${limits.warehouses_per_project} catalogs`, {
-          limit: 'warehouses_per_project', limit_value: limits.warehouses_per_project, current: counted,
-        });
-      }
       const bytes = await scopeStoredBytes(tx, project.orgId, project.ownerId);
       if (bytes >= limits.storage_bytes) {
         throw quotaExceeded('the storage limit is reached; delete data or ask for a higher limit', {

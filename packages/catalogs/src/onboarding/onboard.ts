@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { type AccessContext, requireUnconfined, membershipsOf, insertOrganizationWithAdmin, handleCandidates, handleFrom, activateOrganization, freeHandle } from '@floe/accounts';
+import { type AccessContext, requireUnconfined, membershipsOf, insertOrganizationWithAdmin, handleCandidates, handleFrom, activateOrganization, freeHandle, joinByDomain, joinByInvitation } from '@floe/accounts';
 import { SessionLockTimeout, withSessionLock } from '@floe/db/session-lock';
 import { conflict, HttpError, notFound, writeAudit, writeAuditIn } from '@floe/http';
 import { createWarehouse, type CreatedWarehouse, type CreateWarehouseDeps } from '../create/warehouse-create';
@@ -10,8 +10,10 @@ import { resolveWarehouse } from '../resolve';
 import { createProject, type ProjectDeps } from './projects';
 
 // Onboarding: make sure a person has an organisation, a project and a catalog
-// named `lake`, creating only what is missing (so it is idempotent). Shared by
-// the one-call sign-up and POST /v1/onboard. An organisation's activation or
+// named `lake`, creating only what is missing (so it is idempotent); a person
+// an organisation already wants (an invitation, an open claimed domain) joins
+// it instead and makes nothing. Shared by the verified and the one-call
+// sign-up and POST /v1/onboard. An organisation's activation or
 // creation is one transaction with its audit event; a project's and a
 // catalog's events follow their acts (a catalog's creation provisions storage
 // between its writes, so it is not one transaction).
@@ -68,6 +70,13 @@ async function onboardHeld(d: OnboardDeps, req: Request, ctx: AccessContext, inp
   }
   // A confined token makes nothing (an organisation is only ever made for a person: a token has no organisation to act for).
   requireUnconfined(ctx, membership?.orgId ?? null, 'onboarding (it makes the organisation, project and catalog that are missing)');
+  // A person in no organisation whom one already wants joins it and makes nothing of their own: an invitation to their
+  // address places them with the invited role, else an address on a claimed open domain joins as a member.
+  if (!membership && ctx.kind === 'human' && ctx.email) {
+    const who = { principalId: ctx.principalId, email: ctx.email };
+    const joined = (await joinByInvitation(d, req, who))?.orgId ?? await joinByDomain(d, req, who);
+    if (joined) return joinedOnboarding(d, { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) }, joined);
+  }
   if (!membership && input.pendingOrgId && (await activateOrganization(d, req, input.pendingOrgId, ctx.principalId))) {
     created.organization = true;
     ctx = { ...ctx, memberships: await membershipsOf(d.prisma, ctx.principalId) };
@@ -100,6 +109,17 @@ async function onboardHeld(d: OnboardDeps, req: Request, ctx: AccessContext, inp
   return {
     org: { org_id: membership.orgId, name: membership.name, handle: membership.handle, role: membership.role, joined_via: membership.joinedVia },
     projectId, warehouseId: warehouseId!, created, ctx,
+  };
+}
+
+/** A joiner's onboarding: what the organisation already has (its first project, its `lake`), nothing made. */
+async function joinedOnboarding(d: OnboardDeps, ctx: AccessContext, orgId: string): Promise<Onboarded> {
+  const m = ctx.memberships.find((x) => x.orgId === orgId)!;
+  const project = await firstProjectOf(d.prisma, orgId);
+  const lake = await liveWarehouseNamed(d.prisma, orgId, FIRST_CATALOG);
+  return {
+    org: { org_id: m.orgId, name: m.name, handle: m.handle, role: m.role, joined_via: m.joinedVia },
+    projectId: project?.id ?? null, warehouseId: lake?.id ?? null, created: { organization: false, project: false, warehouse: false }, ctx,
   };
 }
 

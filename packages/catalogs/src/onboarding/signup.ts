@@ -1,16 +1,16 @@
 import type { Request } from 'express';
-import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, joinByDomain, acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord, joinByInvitation } from '@floe/accounts';
+import { type AccessContext, acceptedTermsOf, emailTaken, membershipsOf, acceptTerms, createPrincipalWithKey, type IssuedApiKey, type PrincipalRecord } from '@floe/accounts';
 import { TERMS } from '@floe/config';
 import type { Db } from '@floe/db';
 import { badRequest, conflict, writeAudit, writeAuditIn } from '@floe/http';
 import { connectionFor, type ConnectionDeps } from '../connection/connection';
 import type { Engine } from '../connection/recipes';
-import { firstProjectOf, liveWarehouseNamed } from '../org-catalogs';
 import { resolveWarehouse } from '../resolve';
-import { FIRST_CATALOG, onboard, type OnboardDeps, type Onboarded } from './onboard';
+import { onboard, type OnboardDeps, type Onboarded } from './onboard';
 
 // POST /v1/signup, the one-call sign-up of a local stack: a person with a
-// first API key (packages/accounts), then onboarding as that person.
+// first API key (packages/accounts), then onboarding as that person, as a
+// verified sign-up onboards (invitations and open domains included).
 
 export type SignupDeps = OnboardDeps;
 
@@ -18,10 +18,11 @@ export interface SignedUp {
   principal: PrincipalRecord;
   key: IssuedApiKey;
   done: Onboarded;
+  connection: Awaited<ReturnType<typeof connectionOfOnboarded>>;
 }
 
 /** 409 `already_exists` for an email a live account holds; otherwise the person, their organisation, project and `lake`. */
-export async function signUpOneCall(d: SignupDeps, req: Request, email: string, workspace: string): Promise<SignedUp> {
+export async function signUpOneCall(d: SignupDeps & ConnectionDeps, req: Request, email: string, workspace: string, engine: Engine): Promise<SignedUp> {
   if (await emailTaken(d.prisma, email)) {
     throw conflict('already_exists', `an account for ${email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }
@@ -34,20 +35,28 @@ export async function signUpOneCall(d: SignupDeps, req: Request, email: string, 
     });
     return made;
   });
-  const ctx: AccessContext = { principalId: principal.principalId, kind: 'human', email, token: false, memberships: await membershipsOf(d.prisma, principal.principalId) };
-  // The audit of what onboarding makes names the new person as its actor.
   req.caller = { principalId: principal.principalId, kind: 'human', email, via: 'api_key', keyId: key.keyId, sessionId: null };
-  const done = await onboard(d, req, ctx, { organizationName: workspace, projectName: workspace });
+  const { done, connection } = await onboardVerifiedPerson(d, req, { principalId: principal.principalId, email, workspace, pendingOrgId: null, engine });
   await writeAudit(d.db, req, { action: 'signup.complete', orgId: done.org.org_id, targetType: 'principal', targetId: principal.principalId, data: { email, via: 'one_call' } });
-  return { principal, key, done };
+  return { principal, key, done, connection };
 }
 
-/** The connection recipe for the onboarded `lake`, or null while it is still provisioning. */
+/**
+ * The connection recipe for the onboarded `lake`, as GET /v1/connection
+ * answers it (`state: ready`); while `lake` still provisions, its state and
+ * when to ask again; null for a joiner whose organisation has no `lake`.
+ */
 export async function connectionOfOnboarded(d: ConnectionDeps, done: Onboarded, engine: Engine) {
   if (!done.warehouseId) return null;
-  const w = await resolveWarehouse(d.prisma, done.ctx, done.warehouseId);
-  if (w.status !== 'ready') return null;
-  return connectionFor(d, w, engine, null);
+  const w = await resolveWarehouse(d.prisma, done.ctx, done.warehouseId).catch(() => null);
+  if (!w) return null;
+  if (w.status !== 'ready') {
+    return {
+      state: 'provisioning' as const, warehouse_id: w.id, warehouse: w.name, retry_after_seconds: 30,
+      note: `the catalog ${w.name} is still being provisioned (retried every 30 s); GET /v1/connection?warehouse=${w.id} answers with the recipe once it is ready`,
+    };
+  }
+  return { state: 'ready' as const, ...(await connectionFor(d, w, engine, null)) };
 }
 
 /** What a verified sign-up asks the control plane for (identity made the person and their key). */
@@ -61,28 +70,17 @@ export interface VerifiedSignup {
 }
 
 /**
- * For identity's verified sign-ups (`POST /v1/signup/verify`, a set password):
- * the person's organisation (the reserved one activated, or a new one), a
- * project named after the workspace and the catalog `lake`. Idempotent for
- * one person, so a verify retried after a failure finishes the same account.
+ * For identity's verified sign-ups (`POST /v1/signup/verify`, a set password)
+ * and the one-call sign-up: onboarding as the new person (an invitation or an
+ * open claimed domain places them in that organisation; else the reserved
+ * organisation activated, or a new one, a project named after the workspace
+ * and the catalog `lake`). Idempotent for one person, so a verify retried
+ * after a failure finishes the same account.
  */
 export async function onboardVerifiedPerson(d: SignupDeps & ConnectionDeps, req: Request, v: VerifiedSignup) {
   // The audit of what onboarding makes names the new person as its actor.
-  req.caller = { principalId: v.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: null, sessionId: null };
-  // An invitation to the address places the person in the inviting organisation; a joiner provisions nothing.
-  const joined = (await joinByInvitation(d, req, { principalId: v.principalId, email: v.email }))?.orgId
-    ?? await joinByDomain(d, req, { principalId: v.principalId, email: v.email });
+  if (req.caller?.principalId !== v.principalId) req.caller = { principalId: v.principalId, kind: 'human', email: v.email, via: 'api_key', keyId: null, sessionId: null };
   const ctx: AccessContext = { principalId: v.principalId, kind: 'human', email: v.email, token: false, memberships: await membershipsOf(d.prisma, v.principalId) };
-  if (joined) {
-    const m = ctx.memberships.find((x) => x.orgId === joined)!;
-    const project = await firstProjectOf(d.prisma, m.orgId);
-    const lake = await liveWarehouseNamed(d.prisma, m.orgId, FIRST_CATALOG);
-    const done: Onboarded = {
-      org: { org_id: m.orgId, name: m.name, handle: m.handle, role: m.role, joined_via: m.joinedVia },
-      projectId: project?.id ?? null, warehouseId: lake?.id ?? null, created: { organization: false, project: false, warehouse: false }, ctx,
-    };
-    return { done, connection: lake ? await connectionOfOnboarded(d, done, v.engine).catch(() => null) : null };
-  }
   const done = await onboard(d, req, ctx, { organizationName: v.workspace, projectName: v.workspace, pendingOrgId: v.pendingOrgId ?? undefined });
   return { done, connection: await connectionOfOnboarded(d, done, v.engine) };
 }

@@ -35,7 +35,7 @@ export function mountOnboarding(app: Express, d: ControlPlaneDeps): void {
       }
       const body = parse(Signup, req.body);
       if (body.accept_terms !== true) throw badRequest('terms_required', 'accept_terms must be exactly true', { field: 'accept_terms', terms: TERMS });
-      const { principal, key, done } = await signUpOneCall(d, req, body.email, body.workspace);
+      const { principal, key, done, connection } = await signUpOneCall(d, req, body.email, body.workspace, body.engine as Engine);
       res.status(201).json({
         api_key: key.apiKey,
         api_key_note: 'Shown once. Only a hash is kept; POST /v1/api-keys makes another.',
@@ -43,7 +43,7 @@ export function mountOnboarding(app: Express, d: ControlPlaneDeps): void {
         project_id: done.projectId,
         warehouse_id: done.warehouseId,
         organization: { org_id: done.org.org_id, role: done.org.role, joined_via: done.org.joined_via },
-        connection: await connectionOfOnboarded(d, done, body.engine as Engine),
+        connection,
         next: nextSteps(d, done),
         terms: { version: TERMS.version, accepted: true, url: TERMS.url },
       });

@@ -34,7 +34,7 @@ export async function deleteAccount(d: AccountDeps, req: Request, caller: Caller
   await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
   await writeAudit(d.db, req, {
     action: 'account.delete', targetType: 'principal', targetId: caller.principalId,
-    data: { keys_revoked: keysRevoked, sessions_revoked: sessionsRevoked, memberships_removed: left.memberships_removed, organizations_left_empty: left.organizations_left_empty },
+    data: { keys_revoked: keysRevoked, sessions_revoked: sessionsRevoked, memberships_removed: left.memberships_removed, organizations_left_empty: left.organizations_left_empty, agents_stopped: left.agents_stopped },
   });
   return {
     principal_id: caller.principalId,
@@ -44,6 +44,7 @@ export async function deleteAccount(d: AccountDeps, req: Request, caller: Caller
     memberships_removed: left.memberships_removed,
     grants_removed: left.grants_removed,
     organizations_left_empty: left.organizations_left_empty,
+    agents_stopped: left.agents_stopped,
     note: 'Every key and session is refused from now on. Data of organisations left without members is erased within 30 days and leaves backups within 14 more.',
   };
 }

@@ -8,10 +8,17 @@ const CATALOG_PROBE_TIMEOUT_MS = 500;
 
 /**
  * Liveness per the spec: the state database answers and the catalog answers
- * its config route. The catalog probe is cached briefly so a busy health
+ * its config route (so `ok` is false, and the answer 503, while the catalog
+ * does not: identity alone cannot serve what a credential is for). The catalog probe is cached briefly so a busy health
  * endpoint never fans out to the catalog on every call.
  */
-export function createHealthCheck(d: IdentityDeps) {
+export interface HealthDeps {
+  db: IdentityDeps['db'];
+  signingKeys: { currentSigner(): Promise<{ kid: string }> };
+  config: Pick<IdentityDeps['config'], 'catalogUrl' | 'baseUrl'>;
+}
+
+export function createHealthCheck(d: HealthDeps) {
   let catalog = { ok: false, at: 0 };
 
   async function probeCatalog(): Promise<boolean> {
@@ -33,6 +40,6 @@ export function createHealthCheck(d: IdentityDeps) {
       probeCatalog(),
       d.signingKeys.currentSigner().then((s) => s.kid, () => null),
     ]);
-    return { ok: dbOk && signer !== null, catalog_ok: catalogOk, issuer: d.config.baseUrl, kid: signer };
+    return { ok: dbOk && catalogOk && signer !== null, catalog_ok: catalogOk, issuer: d.config.baseUrl, kid: signer };
   };
 }

@@ -55,12 +55,14 @@ export function mountDiscovery(app: Express, d: IdentityDeps): void {
         ],
         login_url: `${baseUrl}/v1/auth/login`,
         refresh_url: `${baseUrl}/v1/auth/refresh`,
-        device_authorization: false,
+        device_authorization: true,
+        device_authorization_url: `${baseUrl}/v1/auth/device`,
+        device_token_url: `${baseUrl}/v1/auth/device/token`,
         api_keys: true,
         token_endpoint: `${baseUrl}/v1/tokens`,
         mail_delivery: d.mailer.delivery,
         trusted_issuers: d.config.trustedIssuers.map((issuer) => ({ issuer })),
-        note: 'Sign up with an e-mail code (POST /v1/signup/start) or a password (POST /v1/auth/signup), then log in with the password or use an API key. Device login is not served yet.',
+        note: 'Sign up with an e-mail code (POST /v1/signup/start) or a password (POST /v1/auth/signup), then log in with the password or use an API key. A command-line tool or a machine signs in with device login: POST /v1/auth/device, a person approves the code, the machine polls POST /v1/auth/device/token for its API key (`floe login` does all three).',
       });
     },
   });

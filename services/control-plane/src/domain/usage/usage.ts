@@ -71,6 +71,7 @@ export async function usageOf(db: Db, ctx: AccessContext, q: { project_id?: unkn
     window: { from: window[0], to: window[window.length - 1] },
     limits: {
       projects: limitRow('projects', limits.projects, projects.length),
+      warehouses: limitRow('warehouses', limits.warehouses, projects.reduce((n, p) => n + p.catalogs, 0)),
       warehouses_per_project: limitRow('warehouses_per_project', limits.warehouses_per_project, busiest, {
         per_project: perProject.map((p) => ({ project_id: p.id, name: p.name, current: p.catalogs, headroom: Math.max(0, limits.warehouses_per_project - p.catalogs) })),
       }),
