@@ -45,6 +45,23 @@ export async function writeAuditIn(tx: Prisma.TransactionClient, req: Request | 
   await tx.$executeRawUnsafe(INSERT, ...auditRow(req, event));
 }
 
+const COALESCED = `INSERT INTO audit_events (action, actor_id, actor_kind, org_id, target_type, target_id, request_id, ip, data, coalesce_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb || jsonb_build_object('count', 1, 'first_at', now(), 'last_at', now()), $10)
+     ON CONFLICT (coalesce_key) DO UPDATE
+        SET data = audit_events.data || jsonb_build_object('count', COALESCE((audit_events.data->>'count')::int, 1) + 1, 'last_at', now(), 'last_request_id', EXCLUDED.request_id)`;
+
+/**
+ * Appends an event of a kind that comes in bursts, coalesced: every event of
+ * the same action, target and actor within one UTC minute is one row, whose
+ * `data.count` counts them (`first_at`, `last_at`, and the first and last
+ * request ids). One statement, so concurrent writers add up exactly.
+ */
+export async function writeAuditCoalesced(db: SqlClient, req: Request | null, event: AuditEvent, at = new Date()): Promise<void> {
+  const row = auditRow(req, event);
+  const minute = at.toISOString().slice(0, 16);
+  await db.query(COALESCED, [...row, `${event.action}|${row[4]}|${row[5]}|${row[1]}|${minute}`]);
+}
+
 /** An act through an OAuth access token is the token record's, on behalf of the person who consented: both are kept. */
 function withOAuthActor(req: Request | null, data: Record<string, unknown>): Record<string, unknown> {
   const oauth = req?.caller?.oauth;

@@ -24,6 +24,8 @@ export interface CatalogCaller {
   warehouseId: string;
   access: 'read' | 'write';
   warehouse: WarehouseRow;
+  /** Floe's own deployables acting as the warehouse (their token says so; the exchange never mints such a token): they audit their own acts. */
+  floe: boolean;
 }
 
 declare global {
@@ -42,6 +44,7 @@ interface CatalogClaims {
   kind: string;
   warehouse_id: string;
   access: 'read' | 'write';
+  floe?: boolean;
 }
 
 export class CatalogAuth {
@@ -64,7 +67,7 @@ export class CatalogAuth {
       this.standing.set(claims.sub, epoch, warehouse);
     }
     if (!warehouse || warehouse.id !== claims.warehouse_id) throw notAuthorized('this catalog credential is no longer valid');
-    return { clientId: claims.sub, warehouseId: claims.warehouse_id, access: claims.access === 'write' ? 'write' : 'read', warehouse };
+    return { clientId: claims.sub, warehouseId: claims.warehouse_id, access: claims.access === 'write' ? 'write' : 'read', warehouse, floe: claims.floe === true };
   }
 
   /**

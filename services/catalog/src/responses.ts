@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { CatalogDeps } from './deps';
 import type { WarehouseRow } from './store/warehouses';
 import { vendTableCredentials } from './vended-credentials';
+import { auditEngineAct } from './domain/engine-audit';
 
 // LoadTableResult, the answer of create, stage-create, load and register:
 // the stored metadata text spliced in as it is (64-bit ids stay exact and
@@ -18,15 +19,18 @@ export interface LoadResult {
 }
 
 /** A storage session for the table's location at the caller's access: load results and the credentials route. */
-export function vendedCredential(d: CatalogDeps, req: Request, wh: WarehouseRow, tableLocation: string) {
-  return vendTableCredentials(d.storage, wh, tableLocation, req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+/** Storage credentials for one table, vended (audited `credentials.vend` for an engine, coalesced per minute); `table` is its dotted name. */
+export async function vendedCredential(d: CatalogDeps, req: Request, wh: WarehouseRow, tableLocation: string, table: string) {
+  const cred = await vendTableCredentials(d.storage, wh, tableLocation, req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+  auditEngineAct(d, req, { action: 'credentials.vend', table, coalesce: true, data: { access: req.catalogCaller!.access } });
+  return cred;
 }
 
-export async function sendLoadResult(d: CatalogDeps, req: Request, res: Response, wh: WarehouseRow, r: LoadResult): Promise<void> {
+export async function sendLoadResult(d: CatalogDeps, req: Request, res: Response, wh: WarehouseRow, r: LoadResult, table: string): Promise<void> {
   const config: Record<string, string> = {};
   let credentials = '';
   if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
-    const cred = await vendedCredential(d, req, wh, r.tableLocation);
+    const cred = await vendedCredential(d, req, wh, r.tableLocation, table);
     Object.assign(config, cred.config);
     credentials = `,"storage-credentials":${JSON.stringify([cred])}`;
   }

@@ -48,12 +48,18 @@ export async function exchangeCatalogCredential(
  */
 export async function warehouseCatalogToken(d: CatalogTokenDeps, warehouseId: string) {
   const clientId = await currentWriteClientId(d.prisma, warehouseId);
-  return clientId ? mint(d, clientId, warehouseId, 'write') : null;
+  return clientId ? mint(d, clientId, warehouseId, 'write', true) : null;
 }
 
-async function mint(d: CatalogTokenDeps, clientId: string, warehouseId: string, access: string) {
+/**
+ * `floe`: the token is Floe's own (a control-plane route, a roll, a
+ * maintenance run), minted here without any secret, never by the exchange:
+ * the catalog leaves the audit of those acts to the deployable that did them
+ * and audits only what engines do.
+ */
+async function mint(d: CatalogTokenDeps, clientId: string, warehouseId: string, access: string, floe = false) {
   const signer = await d.signer.get();
-  const token = await new SignJWT({ kind: 'catalog', warehouse_id: warehouseId, access })
+  const token = await new SignJWT({ kind: 'catalog', warehouse_id: warehouseId, access, ...(floe ? { floe: true } : {}) })
     .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
     .setIssuer(d.config.baseUrl)
     .setSubject(clientId)

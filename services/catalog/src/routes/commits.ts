@@ -10,6 +10,7 @@ import { badRequest } from '../errors';
 import { sendLoadResult } from '../responses';
 import { requirePrefix, requireWrite } from '../guards';
 import { namespaceOf, warehouseOf } from '../request';
+import { auditEngineAct, tableName } from '../domain/engine-audit';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +41,9 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     const ns = namespaceOf(req);
     const body = parseCreateRequest(req.body);
     const wh = warehouseOf(req);
-    return sendLoadResult(d, req, res, wh, await createTable(d, wh, ns, body));
+    const created = await createTable(d, wh, ns, body);
+    await sendLoadResult(d, req, res, wh, created, tableName(ns, body.name));
+    if (created.metadataLocation) auditEngineAct(d, req, { action: 'table.create', table: tableName(ns, body.name), data: { metadata_location: created.metadataLocation } });
   }];
 
   // POST /v1/{prefix}/namespaces/{namespace}/tables/{table} — commit.
@@ -52,6 +55,7 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
     const location = prepared.nextLocation ?? prepared.currentLocation!;
     res.status(200).type('application/json').send(`{"metadata-location":${JSON.stringify(location)},"metadata":${prepared.nextText}}`);
     judgeForMaintenance(d, wh, [prepared]);
+    auditCommits(d, req, [prepared]);
   }];
 
   // POST /v1/{prefix}/transactions/commit — every table or none.
@@ -78,8 +82,19 @@ export function mountCommits(app: Express, d: CatalogDeps): Record<'create' | 'c
       await finishCommits(d, wh, staged);
       res.status(204).end();
       judgeForMaintenance(d, wh, staged);
+      auditCommits(d, req, staged);
     }],
   });
 
   return { create, commit };
+}
+
+/** Each table a commit changed: `table.update`, coalesced per minute (a staged create's first commit is its `table.create`). */
+function auditCommits(d: CatalogDeps, req: Request, staged: StagedCommit[]): void {
+  for (const c of staged) {
+    if (!c.nextLocation) continue;
+    const table = tableName(c.namespace, c.name);
+    if (!c.row) auditEngineAct(d, req, { action: 'table.create', table, data: { metadata_location: c.nextLocation, staged: true } });
+    else auditEngineAct(d, req, { action: 'table.update', table, coalesce: true, data: { metadata_location: c.nextLocation } });
+  }
 }

@@ -8,6 +8,7 @@ import { readForRegistration } from '../registration';
 import { sendLoadResult } from '../responses';
 import { requirePrefix, requireWrite } from '../guards';
 import { existingTable, namespaceOf, warehouseOf } from '../request';
+import { auditEngineAct, tableName } from '../domain/engine-audit';
 
 // POST …/register adopts a table whose metadata file already sits in the
 // warehouse's table bucket; POST …/metrics accepts an engine's scan/commit
@@ -32,7 +33,8 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       const text = await readForRegistration(d, wh, location);
       // act
       const tableLocation = await registerTable(d.db, wh, ns, { name, metadataLocation: location, metadataText: text, overwrite: body.overwrite === true });
-      await sendLoadResult(d, req, res, wh, { metadataLocation: location, metadataText: text, tableLocation });
+      await sendLoadResult(d, req, res, wh, { metadataLocation: location, metadataText: text, tableLocation }, tableName(ns, name));
+      auditEngineAct(d, req, { action: 'table.create', table: tableName(ns, name), data: { metadata_location: location, registered: true, overwrite: body.overwrite === true } });
     }],
   });
 

@@ -8,6 +8,7 @@ import { requirePrefix, requireWrite } from '../guards';
 import { existingTable, namespaceOf, warehouseOf } from '../request';
 import { etagOf, matchesNoneOf, sendLoadResult, vendedCredential } from '../responses';
 import { listIdentifiers, renameHandler } from '../tabular';
+import { auditEngineAct, tableName } from '../domain/engine-audit';
 
 
 // Spec: the table routes of the Iceberg REST catalog that need no metadata
@@ -33,13 +34,15 @@ export function mountTables(app: Express, d: CatalogDeps, writes: Record<'create
       const snapshotsMode = req.query.snapshots ?? 'all';
       if (snapshotsMode !== 'all' && snapshotsMode !== 'refs') throw badRequest('snapshots must be all or refs');
       const text = await loadedMetadataText(d, wh, t.metadataLocation!, snapshotsMode);
-      await sendLoadResult(d, req, res, wh, { metadataLocation: t.metadataLocation, metadataText: text, tableLocation: tableLocationOf(text), etag });
+      await sendLoadResult(d, req, res, wh, { metadataLocation: t.metadataLocation, metadataText: text, tableLocation: tableLocationOf(text), etag }, tableName(ns, String(req.params.table)));
     }],
     delete: [auth, requirePrefix, requireWrite, async (req, res) => {
       const ns = namespaceOf(req);
       const t = await existingTable(d.db, req, ns, String(req.params.table));
-      await dropTable(d, warehouseOf(req), ns, t, req.query.purgeRequested === 'true' ? { requestedBy: req.catalogCaller!.clientId } : null);
+      const purge = req.query.purgeRequested === 'true';
+      await dropTable(d, warehouseOf(req), ns, t, purge ? { requestedBy: req.catalogCaller!.clientId } : null);
       res.status(204).end();
+      auditEngineAct(d, req, { action: 'table.delete', table: tableName(ns, String(req.params.table)), data: { purge_requested: purge } });
     }],
     post: writes.commit,
   });
@@ -49,7 +52,7 @@ export function mountTables(app: Express, d: CatalogDeps, writes: Record<'create
       const ns = namespaceOf(req);
       const t = await existingTable(d.db, req, ns, String(req.params.table));
       const wh = warehouseOf(req);
-      const cred = await vendedCredential(d, req, wh, await metadataTableLocation(d, wh, t.metadataLocation!));
+      const cred = await vendedCredential(d, req, wh, await metadataTableLocation(d, wh, t.metadataLocation!), tableName(ns, String(req.params.table)));
       res.json({ 'storage-credentials': [cred] });
     }],
   });
