@@ -491,6 +491,7 @@ describe('routes built since: every malformed input a 4xx with its exact status 
     ['POST', '/v1/warehouses/{wh}/uploaders', { name: 'bad name!', prefix: 'in/', list: true, expires_at: '2000-01-01T00:00:00Z' }],
     ['PUT', '/v1/warehouses/{wh}/lifecycle', { rules: [{ id: 'r', prefix: 'logs/', expire_days: 0, enabled: true }] }],
     ['POST', '/v1/sinks/{sink}/device-token', { required_field: 'id', pinned_value: 'short', strip_fields: ['a'], preset: 'no-such-preset', preset_params: {} }],
+    ['PATCH', '/v1/sinks/{sink}', { name: 'Not A Name', roll_seconds: 59, enabled: false }],
     ['POST', '/v1/onboard', { engine: 'no-such-engine', accept_terms: true, organization_name: 'O', handle: 'h', org_id: '{org}' }],
     // operator routes (the tenant is no operator; the operator's own calls are below)
     ['PATCH', '/v1/admin/orgs/{other_org}/limits', { plan: 'free', overrides: { warehouses: 3 }, note: 'n' }],
@@ -787,7 +788,7 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
       // Built: the same refusals without a credential of this surface; with the key, an answer of their own.
       ['GET', '/v1/auth/sessions'], ['POST', '/v1/auth/password/change'], ['GET', '/v1/terms'],
     ];
-    const built = new Set(['/v1/usage', '/v1/admin/plans', `/v1/warehouses/${t.warehouseId}`, `/v1/warehouses/${t.warehouseId}/uploaders`, '/v1/auth/sessions', '/v1/auth/password/change', '/v1/terms', '/v1/me', '/v1/orgs', '/v1/orgs/org_x/agents', '/v1/auth/device/pending?user_code=ABCD-EFGH', '/v1/oauth/authorize/decision']);
+    const built = new Set(['/v1/usage', '/v1/admin/plans', `/v1/warehouses/${t.warehouseId}`, `/v1/warehouses/${t.warehouseId}/uploaders`, '/v1/auth/sessions', '/v1/auth/password/change', '/v1/terms', '/v1/me', '/v1/orgs', '/v1/orgs/org_x/agents', '/v1/auth/device/pending?user_code=ABCD-EFGH', '/v1/oauth/authorize/decision', '/v1/sinks/any-sink']);
     const otherSurfaces = { catalog: `Bearer ${t.catalogToken}`, 'send key': `Bearer fsk_${'0'.repeat(16)}_${'a'.repeat(43)}`, 'catalog secret': `Bearer ${t.credential.client_secret}`, garbage: 'Bearer x' };
     for (const [method, path] of routes) {
       const none = await anon(method, path);

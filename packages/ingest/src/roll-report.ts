@@ -13,6 +13,8 @@ export const REJECT_EXAMPLE_CHARS = 500;
 export const REJECT_REASONS = 20;
 /** Rolls with rejects a sink keeps for GET /v1/sinks/{id}. */
 export const RECENT_REJECT_ROLLS = 5;
+/** The `disabled_reason` a roll gives a sink whose table (or namespace) is gone; PATCH /v1/sinks/{id} clears it once the table is back. */
+export const TABLE_MISSING = 'table_missing';
 
 /** What a roll turned away, in brief: the count per reason and the first few lines (cut to REJECT_EXAMPLE_CHARS) with their batch ids. */
 export const RejectSummary = z.object({
@@ -32,7 +34,7 @@ export const RollReport = z.object({
   rows: z.number().int().min(0).default(0),
   rejected_rows: z.number().int().min(0).default(0),
   seconds: z.number().min(0).default(0),
-  disabled_reason: z.enum(['table_missing']).optional(),
+  disabled_reason: z.enum([TABLE_MISSING]).optional(),
   discarded_batch_ids: z.array(z.string().min(1).max(128)).max(100_000).default([]),
   reject_file: z.string().min(1).max(1024).optional(),
   reject_summary: RejectSummary.optional(),

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { applyMigrations, createPrisma, dropDatabase, ensureDatabase, type PrismaClient } from '@floe/db';
 import {
-  clearDeviceToken, endSinksOfWarehouse, insertSink, markSinkDeleted, setDeviceToken, type NewSink,
+  changeSinkSettings, clearDeviceToken, DISABLED_BY_USER, endSinksOfWarehouse, insertSink, markSinkDeleted, setDeviceToken, type NewSink,
 } from './sink-store';
 import { DEFAULT_DEVICE_OPTIONS } from './device-options';
 
@@ -120,4 +120,65 @@ test('ending a catalog\'s sinks is part of the caller\'s transaction: rolled bac
   })).rejects.toThrow('the teardown failed after');
   expect(await sinkRow(s.id)).toMatchObject({ state: 'active', deletedAt: null });
   expect(await batchRow(s.id, 'b1')).toMatchObject({ state: 'pending' });
+});
+
+test('settings change all at once; what they replaced is returned; asking what is already so writes nothing', async () => {
+  const s = await made('wh_s', { name: 'before' });
+  const r = await changeSinkSettings(prisma, s.id, { name: 'after', rollSeconds: 60, rollBytes: 32 * 1024 * 1024, inactivitySeconds: 5, enabled: true }, []);
+  expect(r).toEqual({
+    outcome: 'changed',
+    changed: { name: 'after', rollSeconds: 60, rollBytes: 32 * 1024 * 1024, inactivitySeconds: 5 },
+    previous: { name: 'before', rollSeconds: 300, rollBytes: 64 * 1024 * 1024, inactivitySeconds: null },
+    name: 'after',
+  });
+  expect(await sinkRow(s.id)).toMatchObject({ name: 'after', rollSeconds: 60, rollBytes: BigInt(32 * 1024 * 1024), inactivitySeconds: 5, state: 'active' });
+  expect(await changeSinkSettings(prisma, s.id, { name: 'after', rollSeconds: 60, enabled: true }, [])).toEqual({ outcome: 'changed', changed: {}, previous: {}, name: 'after' });
+  expect(await changeSinkSettings(prisma, s.id, { inactivitySeconds: null }, [])).toEqual({ outcome: 'changed', changed: { inactivitySeconds: null }, previous: { inactivitySeconds: 5 }, name: 'after' });
+});
+
+test('disabled by a caller, enabled by one; another reason stays unless it is clearable, and nothing else is written meanwhile', async () => {
+  const s = await made('wh_e');
+  expect(await changeSinkSettings(prisma, s.id, { enabled: false }, [])).toEqual({
+    outcome: 'changed', changed: { enabled: false, disabledReason: DISABLED_BY_USER }, previous: { enabled: true, disabledReason: null }, name: s.name,
+  });
+  expect(await sinkRow(s.id)).toMatchObject({ state: 'disabled', disabledReason: DISABLED_BY_USER });
+  expect(await changeSinkSettings(prisma, s.id, { enabled: true }, [DISABLED_BY_USER])).toMatchObject({ outcome: 'changed', changed: { enabled: true, disabledReason: null } });
+  expect(await sinkRow(s.id)).toMatchObject({ state: 'active', disabledReason: null });
+
+  await prisma.$executeRaw`UPDATE sinks SET state = 'disabled', disabled_reason = 'table_missing' WHERE id = ${s.id}`;
+  // Disabling a disabled sink keeps its reason; enabling it without the reason cleared writes nothing, the other values included.
+  expect(await changeSinkSettings(prisma, s.id, { enabled: false }, [])).toMatchObject({ outcome: 'changed', changed: {}, previous: {} });
+  expect(await changeSinkSettings(prisma, s.id, { enabled: true, rollSeconds: 61 }, [DISABLED_BY_USER])).toEqual({ outcome: 'stays_disabled', disabledReason: 'table_missing' });
+  expect(await sinkRow(s.id)).toMatchObject({ state: 'disabled', disabledReason: 'table_missing', rollSeconds: 300 });
+  expect(await changeSinkSettings(prisma, s.id, { enabled: true, rollSeconds: 61 }, [DISABLED_BY_USER, 'table_missing'])).toMatchObject({ outcome: 'changed' });
+  expect(await sinkRow(s.id)).toMatchObject({ state: 'active', disabledReason: null, rollSeconds: 61 });
+});
+
+test('a name a live sink of the catalog has is refused with nothing written; a deleted sink is not changed', async () => {
+  await made('wh_n', { name: 'taken' });
+  const s = await made('wh_n');
+  expect(await changeSinkSettings(prisma, s.id, { name: 'taken', rollSeconds: 90 }, [])).toEqual({ outcome: 'name_taken' });
+  expect((await sinkRow(s.id)).rollSeconds).toBe(300);
+  await markSinkDeleted(prisma, s.id);
+  expect(await changeSinkSettings(prisma, s.id, { rollSeconds: 90 }, [])).toEqual({ outcome: 'deleted' });
+  expect(await changeSinkSettings(prisma, 'snk_none', { rollSeconds: 90 }, [])).toEqual({ outcome: 'deleted' });
+});
+
+test('20 changes at once: each replaced the one before it, and the row holds one change whole', async () => {
+  const s = await made('wh_c20', { name: 'start' });
+  const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => changeSinkSettings(prisma, s.id, { name: `n${i}`, rollSeconds: 100 + i }, [])));
+  const previousNames = new Set<string>();
+  for (const r of outcomes) {
+    if (r.outcome !== 'changed') throw new Error(`unexpected ${r.outcome}`);
+    const i = Number(r.changed.name!.slice(1));
+    expect(r.changed).toEqual({ name: `n${i}`, rollSeconds: 100 + i });
+    expect(r.name).toBe(`n${i}`);
+    previousNames.add(r.previous.name!);
+  }
+  // The previous names are the start and every name but the last: a chain with no change lost.
+  const row = await sinkRow(s.id);
+  expect(previousNames.size).toBe(20);
+  expect(previousNames.has(row.name)).toBe(false);
+  expect([...previousNames, row.name].sort()).toEqual(['start', ...Array.from({ length: 20 }, (_, i) => `n${i}`)].sort());
+  expect(row.rollSeconds).toBe(100 + Number(row.name.slice(1)));
 });

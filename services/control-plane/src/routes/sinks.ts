@@ -2,28 +2,63 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
 import { resolveWarehouse } from '@floe/catalogs';
-import { badRequest, notFound, notImplemented, parse, route, writeAudit } from '@floe/http';
+import { badRequest, notFound, parse, route, writeAudit } from '@floe/http';
 import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
 import { createSink, deleteSink, listSinks, resolveSink } from '../domain/sinks/sinks';
+import { changeSink } from '../domain/sinks/sinks-update';
 import { catalogTables } from '../domain/tables/catalog-tables';
 import { sinkResponse } from '../sink-responses';
 
-// Spec: Ingest sinks — the records (create, list, get, delete). The send
-// route itself is served by the ingest gateway.
+// Spec: Ingest sinks — the records (create, list, get, change, delete). The
+// send route itself is served by the ingest gateway. The change (PATCH) is in
+// the spec's error index only; its shape is Floe's (docs/api.md).
 
 const MIB = 1024 * 1024;
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
+// The columns are 4-byte integers: a larger number is refused here, not by the database.
+const INT_MAX = 2_147_483_647;
+
+// One rule for a setting, whether given at creation or changed later.
+const RollSeconds = z.number().int().min(60, 'at least 60').max(INT_MAX, `at most ${INT_MAX}`);
+const RollBytes = z.number().int().min(32 * MIB, 'from 33554432 (32 MiB)').max(64 * MIB, 'to 67108864 (64 MiB)');
+const InactivitySeconds = z.number().int().min(1, 'at least 1').max(INT_MAX, `at most ${INT_MAX}`).nullable();
 
 const CreateSink = z.object({
   name: z.string(),
   table: z.string().min(1),
   warehouse: z.string().min(1).optional(),
   warehouse_id: z.string().min(1).optional(),
-  roll_seconds: z.number().int().min(60, 'at least 60').default(300),
-  roll_bytes: z.number().int().min(32 * MIB, 'from 33554432 (32 MiB)').max(64 * MIB, 'to 67108864 (64 MiB)').default(64 * MIB),
-  inactivity_seconds: z.number().int().min(1).nullable().default(null),
+  roll_seconds: RollSeconds.default(300),
+  roll_bytes: RollBytes.default(64 * MIB),
+  inactivity_seconds: InactivitySeconds.default(null),
 });
+
+const PatchSink = z.object({
+  name: z.string().optional(),
+  roll_seconds: RollSeconds.optional(),
+  roll_bytes: RollBytes.optional(),
+  inactivity_seconds: InactivitySeconds.optional(),
+  enabled: z.boolean().optional(),
+});
+const PATCH_FIELDS = Object.keys(PatchSink.shape);
+
+function requireSinkName(name: string): void {
+  if (!NAME.test(name)) throw badRequest('bad_name', 'a sink name is 1-63 lowercase letters, digits, _ and -, starting with a letter', { field: 'name' });
+}
+
+/** A change's body: an object of at least one known field (400 `missing_field`, `invalid_value` with `accepted`), each valid. */
+function parsePatch(raw: unknown): z.infer<typeof PatchSink> {
+  const body = raw ?? {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_value', 'send a JSON object of the settings to change', { field: 'body', accepted: PATCH_FIELDS });
+  const keys = Object.keys(body);
+  if (!keys.length) throw badRequest('missing_field', `send one or more of ${PATCH_FIELDS.join(', ')}`, { field: PATCH_FIELDS[0], accepted: PATCH_FIELDS });
+  const unknown = keys.filter((k) => !PATCH_FIELDS.includes(k));
+  if (unknown.length) throw badRequest('invalid_value', `${unknown.join(', ')} cannot be changed here`, { field: unknown[0], accepted: PATCH_FIELDS });
+  const parsed = parse(PatchSink, body);
+  if (parsed.name !== undefined) requireSinkName(parsed.name);
+  return parsed;
+}
 
 export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   const tables = catalogTables(d.catalog);
@@ -35,9 +70,7 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
     post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       // validate
       const body = parse(CreateSink, req.body);
-      if (!NAME.test(body.name)) {
-        throw badRequest('bad_name', 'a sink name is 1-63 lowercase letters, digits, _ and -, starting with a letter', { field: 'name' });
-      }
+      requireSinkName(body.name);
       const which = body.warehouse_id ?? body.warehouse;
       if (!which) throw badRequest('missing_field', 'warehouse is required (id or name)', { field: 'warehouse' });
       const dot = body.table.lastIndexOf('.');
@@ -66,8 +99,21 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   });
 
   route(app, '/v1/sinks/:sink_id', {
-    // Changing roll settings is not built yet (the spec gives no shape for it); the caller is authenticated first.
-    patch: [...d.authed, () => { throw notImplemented('sink settings'); }],
+    patch: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
+      // validate
+      const body = parsePatch(req.body);
+      // authorize
+      const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
+      // act: every asked value at once or none; asking what is already so changes and audits nothing
+      const r = await changeSink({ prisma: d.prisma, tables }, sink, w, {
+        name: body.name, rollSeconds: body.roll_seconds, rollBytes: body.roll_bytes, inactivitySeconds: body.inactivity_seconds, enabled: body.enabled,
+      });
+      if (Object.keys(r.changes).length) {
+        await writeAudit(d.db, req, { action: 'sink.update', orgId: w.orgId, targetType: 'sink', targetId: sink.id, data: { name: r.name, changes: r.changes, previous: r.previous } });
+      }
+      // answer
+      res.json({ ...sinkResponse(urls, r.sink, w), updated: Object.keys(r.changes), previous: r.previous });
+    }],
     get: [...d.authed, async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'read');
       res.json(sinkResponse(urls, sink, w));

@@ -3,7 +3,8 @@ import { StoredDeviceOptions, type DeviceOptions, type RecentRejectRoll } from '
 
 // Sink rows with their batch counters, as the sink routes report them, and
 // the reads and the lock around a device token's grant. Reads only: every
-// write of a sink is packages/ingest's — made, deleted, device token in
+// write of a sink is packages/ingest's — made, deleted, settings changed,
+// disabled or enabled by a caller, device token in
 // `@floe/ingest/sink-store`, the roll's side of the row (last roll, rejects,
 // disabling, recent rejects) in the sink ledger (`@floe/ingest/ledger-store`).
 // Through the Prisma client.

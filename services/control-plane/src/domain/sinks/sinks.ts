@@ -46,6 +46,22 @@ export async function listSinks(d: SinkDeps, ctx: AccessContext, which: string |
   return sinks.map((sink) => ({ sink, w: byId.get(sink.warehouseId)! }));
 }
 
+/** What the sink functions read of a catalog's tables. */
+export type SinkTables = Pick<ReturnType<typeof catalogTables>, 'load'>;
+
+/**
+ * A sink's table exists and is unpartitioned (at creation, and when a sink
+ * disabled for its missing table is enabled again): the table's not-found
+ * refusals as the catalog routes answer them, or 409 `partitioned_table_unsupported`.
+ */
+export async function requireAppendableTable(tables: SinkTables, w: VisibleWarehouse, namespace: string, tableName: string): Promise<void> {
+  const table = `${namespace}.${tableName}`;
+  const loaded = await tables.load(w, namespace, tableName);
+  if (defaultSpec(toTableMetadata(loaded.metadata)).fields.length > 0) {
+    throw conflict('partitioned_table_unsupported', `${table} is partitioned; a sink appends to unpartitioned tables only`, { table });
+  }
+}
+
 export interface NewSinkAsk {
   name: string;
   namespace: string;
@@ -62,15 +78,10 @@ export interface NewSinkAsk {
  * `already_exists` (its name); the table's not-found refusals as the catalog
  * routes answer them. The send key's token is returned once; only its hash is kept.
  */
-export async function createSink(
-  d: { prisma: PrismaClient; tables: Pick<ReturnType<typeof catalogTables>, 'load'> }, w: VisibleWarehouse, s: NewSinkAsk,
-): Promise<{ sink: SinkRecord; sendKey: string }> {
+export async function createSink(d: { prisma: PrismaClient; tables: SinkTables }, w: VisibleWarehouse, s: NewSinkAsk): Promise<{ sink: SinkRecord; sendKey: string }> {
   // the table: it exists and is unpartitioned
   const table = `${s.namespace}.${s.tableName}`;
-  const loaded = await d.tables.load(w, s.namespace, s.tableName);
-  if (defaultSpec(toTableMetadata(loaded.metadata)).fields.length > 0) {
-    throw conflict('partitioned_table_unsupported', `${table} is partitioned; a sink appends to unpartitioned tables only`, { table });
-  }
+  await requireAppendableTable(d.tables, w, s.namespace, s.tableName);
   // the row, with the send key's hash: one sink per table and one name per catalog are the database's
   // constraints on live rows, so of concurrent creates one inserts and the others are told which rule refused them
   const key = generateSendKey();
