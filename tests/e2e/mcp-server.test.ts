@@ -13,7 +13,7 @@ import {
 // the token's grants and nothing more, refusals as tool errors with the
 // control plane's codes, a revoked token turned into a 401, and the audit.
 
-const READ_TOOLS = ['catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'table_health'];
+const READ_TOOLS = ['catalog_instructions', 'catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'table_health'];
 const ALL_TOOLS = [...READ_TOOLS, 'create_table', 'send_rows'].sort();
 
 let docs: Served;
@@ -95,7 +95,7 @@ describe('the bearer check', () => {
 });
 
 describe('tools/list by level', () => {
-  test('catalogs:write with a write grant lists all seven tools; catalogs:read, or read grants only, the five read tools', async () => {
+  test('catalogs:write with a write grant lists every tool; catalogs:read, or read grants only, the read tools', async () => {
     expect((await w.listTools()).tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
     expect((await r.listTools()).tools.map((t) => t.name).sort()).toEqual(READ_TOOLS);
     const readGrants = await accessFor(person, client('read-grants'), [{ warehouse_id: person.lake, level: 'read' }]);

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { clientAddressFor, createApp, databaseHealth } from '@floe/http';
 import type { ControlPlaneDeps } from './deps';
 import { mountAgents } from './routes/agents';
+import { mountAgentsMd } from './routes/agents-md';
 import { mountAudit } from './routes/audit';
 import { mountBlobs } from './routes/blobs';
 import { mountConnection } from './routes/connection';
@@ -48,6 +49,7 @@ export function buildControlPlaneApp(d: ControlPlaneDeps): Express {
       mountUploaders(app, d);
       mountBlobs(app, d);
       mountLifecycle(app, d);
+      mountAgentsMd(app, d);
       mountGrants(app, d);
       mountTableMaintenance(app, d);
       mountTables(app, d);

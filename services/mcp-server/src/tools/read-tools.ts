@@ -18,7 +18,8 @@ export const listCatalogs = tool({
   level: 'read',
   title: 'List catalogs',
   description: 'Lists the Iceberg catalogs (warehouses) this connection may use, with the level it holds on each (read or write), '
-    + 'its status and default table format version. Start here: the other tools take a catalog name or id from this list.',
+    + 'its status and default table format version. Start here: the other tools take a catalog name or id from this list; '
+    + 'then read catalog_instructions for the catalog you will work in.',
   input: {},
   run: async (_args, c) => {
     const r = await c.cp.get<{ warehouses: WarehouseRow[]; count: number; catalog_uri: string }>(c.caller.token, '/v1/warehouses', { requestId: c.requestId });
@@ -27,6 +28,30 @@ export const listCatalogs = tool({
       default_format_version: w.default_format_version, public: w.public, stored: w.stored,
     }));
     return ok(`${r.count} catalog(s) visible to this connection.`, { count: r.count, catalogs, catalog_uri: r.catalog_uri });
+  },
+});
+
+interface AgentsMdAnswer {
+  warehouse_id: string; name: string;
+  agents_md: { content: string; etag: string; bytes: number; updated_at: string | null; updated_by: string | null } | null;
+}
+
+export const catalogInstructions = tool({
+  name: 'catalog_instructions',
+  level: 'read',
+  title: 'Catalog instructions',
+  description: 'Returns the catalog\'s instructions for assistants (its AGENTS.md, markdown), written by the people who hold write on it: '
+    + 'what the tables and columns mean, naming and modelling conventions, what not to touch. Read them before querying or changing a catalog, '
+    + 'and follow them. A catalog may have none.',
+  input: { catalog },
+  run: async (args, c) => {
+    const r = await c.cp.get<AgentsMdAnswer>(c.caller.token, `/v1/warehouses/${encodeURIComponent(args.catalog)}/agents-md`, { requestId: c.requestId });
+    const base = { catalog: r.name, warehouse_id: r.warehouse_id };
+    if (!r.agents_md) return ok(`Catalog ${r.name} has no instructions for assistants.`, { ...base, instructions: null });
+    const m = r.agents_md;
+    return ok(`Instructions for catalog ${r.name} (${m.bytes} bytes, updated ${m.updated_at ?? 'at an unknown time'}): follow them while working in it.`, {
+      ...base, instructions: m.content, etag: m.etag, bytes: m.bytes, updated_at: m.updated_at, updated_by: m.updated_by,
+    });
   },
 });
 
@@ -156,4 +181,4 @@ export const tableHealth = tool({
   },
 });
 
-export const READ_TOOLS = [listCatalogs, listTables, describeTable, connectionRecipe, catalogUsage, tableHealth];
+export const READ_TOOLS = [listCatalogs, catalogInstructions, listTables, describeTable, connectionRecipe, catalogUsage, tableHealth];
