@@ -85,6 +85,24 @@ export async function releaseHeldGrants(tx: Prisma.TransactionClient, warehouseI
   return n;
 }
 
+/**
+ * The held grants of these principals on these catalogs (being deleted), by
+ * principal then catalog: who could see a deleted catalog is judged with them
+ * standing in for the grants they were (packages/catalogs warehouses.ts).
+ */
+export async function heldGrantLevels(db: Db, principalIds: string[], warehouseIds: string[]): Promise<Map<string, Map<string, Level>>> {
+  const by = new Map<string, Map<string, Level>>();
+  if (!principalIds.length || !warehouseIds.length) return by;
+  const rows = await db.heldWarehouseGrant.findMany({
+    where: { principalId: { in: principalIds }, warehouseId: { in: warehouseIds } }, select: { principalId: true, warehouseId: true, level: true },
+  });
+  for (const r of rows) {
+    if (!by.has(r.principalId)) by.set(r.principalId, new Map());
+    by.get(r.principalId)!.set(r.warehouseId, r.level as Level);
+  }
+  return by;
+}
+
 /** A torn-down catalog's held grants gone, in the teardown's last transaction. */
 export async function dropHeldGrants(tx: Prisma.TransactionClient, warehouseId: string): Promise<void> {
   await tx.heldWarehouseGrant.deleteMany({ where: { warehouseId } });

@@ -54,7 +54,12 @@ async function refuseTombstone(db: Db, ctx: AccessContext, id: string): Promise<
   throw notFound(deleting ? 'warehouse_deleting' : 'warehouse_deleted', `warehouse ${t.name} ${deleting ? 'is being deleted' : 'was deleted'}`, tombstoneView(t));
 }
 
-/** The spec's tombstone fields (GET /v1/warehouses/{id} of a deleted catalog), and while it can be restored, until when. */
+/**
+ * The spec's tombstone fields (GET /v1/warehouses/{id} of a deleted catalog)
+ * with Floe's: `measured_at` of `bytes_at_deletion`, `teardown_after`,
+ * `teardown_error`, and while restore would take it, until when
+ * (`restorable_until`: the grace rule's `teardown_after`, withinRestoreGrace).
+ */
 export function tombstoneView(t: TombstoneRecord) {
   const s = t.tombstone;
   return {
@@ -66,6 +71,7 @@ export function tombstoneView(t: TombstoneRecord) {
     completed_at: s?.completed_at ?? null,
     tables_dropped: s?.tables_dropped ?? null,
     bytes_at_deletion: s?.bytes_at_deletion ?? null,
+    measured_at: s?.measured_at ?? null,
     grants_removed: s?.grants_removed ?? null,
     usage_samples_removed: s?.usage_samples_removed ?? null,
     storage: { step: t.teardownStep ?? (t.status === 'deleted' ? 'done' : 'queued'), ...(s?.storage ?? {}) },
@@ -75,14 +81,8 @@ export function tombstoneView(t: TombstoneRecord) {
     // Floe's: why a catalog is still `deleting` past its grace period (null while nothing failed, and once teardown ends).
     teardown_error: s?.teardown_error ?? null,
     teardown_after: t.teardownAfter ? t.teardownAfter.toISOString() : null,
-    restorable_until: isRestorable(t) ? t.teardownAfter!.toISOString() : null,
+    restorable_until: t.restorable && t.teardownAfter ? t.teardownAfter.toISOString() : null,
   };
-}
-
-/** Restore works while teardown has not begun and the grace period lasts. */
-export function isRestorable(t: Pick<TombstoneRecord, 'status' | 'teardownStep' | 'teardownAfter'>): boolean {
-  return t.status === 'deleting' && (t.teardownStep === 'queued' || t.teardownStep === 'restoring')
-    && t.teardownAfter !== null && t.teardownAfter.getTime() > Date.now();
 }
 
 /**

@@ -1,5 +1,6 @@
-import { accessOf, rank, type Access, type Level, isConfinedToken, membershipIn, type AccessContext } from '@floe/accounts';
+import { accessOf, heldGrantLevels, rank, type Access, type Level, membershipIn, type AccessContext } from '@floe/accounts';
 import { Prisma, type Db } from '@floe/db';
+import { withinRestoreGrace } from './deletion/restore-records';
 import { tombstoneOf, type TeardownStep, type Tombstone } from './deletion/warehouse-deletion';
 
 // Warehouse rows as the control plane reads them: joined with their project,
@@ -138,37 +139,84 @@ export interface TombstoneRecord {
   name: string;
   status: 'deleting' | 'deleted';
   projectId: string | null;
+  projectName: string | null;
   orgId: string | null;
   projectOwner: string | null;
+  createdBy: string | null;
+  createdAt: Date;
   requestedAt: Date | null;
   teardownAfter: Date | null;
   teardownStep: TeardownStep | null;
   tombstone: Tombstone | null;
+  /** Restore would take it now (withinRestoreGrace, on the database's clock); then `teardownAfter` is until when. */
+  restorable: boolean;
 }
 
-/** A warehouse being deleted or deleted, by id (or, with `byName`, by name among the deleting ones), if the caller's organisations or owned projects held it. */
-export async function tombstonesFor(db: Db, ctx: AccessContext, idOrName: string, byName = false): Promise<TombstoneRecord[]> {
-  // A confined token sees only the catalogs it is granted, and a deleted catalog's grants are gone: it sees no tombstone (and restores nothing).
-  const orgIds = ctx.memberships.filter((m) => !isConfinedToken(ctx, m.orgId)).map((m) => m.orgId);
-  const rows = await db.warehouse.findMany({
-    relationLoadStrategy: 'join',
-    where: {
-      OR: [{ id: idOrName }, ...(byName ? [{ name: idOrName, status: 'deleting' }] : [])],
-      status: { in: ['deleting', 'deleted'] },
-      AND: { OR: [{ orgId: { in: orgIds } }, { orgId: null, project: { ownerId: ctx.principalId } }] },
-    },
-    orderBy: { deletedAt: { sort: 'desc', nulls: 'last' } },
-    select: {
-      id: true, name: true, status: true, projectId: true, orgId: true, deletedAt: true, teardownAfter: true, teardownStep: true, tombstone: true,
-      project: { select: { ownerId: true } },
-    },
-  });
-  // The one named by id first, then the newest deletion.
-  rows.sort((a, b) => Number(b.id === idOrName) - Number(a.id === idOrName));
-  return rows.map((r) => ({
-    id: r.id, name: r.name, status: r.status as TombstoneRecord['status'], projectId: r.projectId, orgId: r.orgId, projectOwner: r.project?.ownerId ?? null,
-    requestedAt: r.deletedAt, teardownAfter: r.teardownAfter, teardownStep: r.teardownStep as TeardownStep | null, tombstone: tombstoneOf(r.tombstone),
+interface TombstoneSqlRow {
+  id: string; name: string; status: 'deleting' | 'deleted'; project_id: string | null; project_name: string | null; org_id: string | null;
+  project_owner: string | null; created_by: string | null; created_at: Date; deleted_at: Date | null; teardown_after: Date | null;
+  teardown_step: TeardownStep | null; tombstone: unknown; restorable: boolean;
+}
+
+/** Narrows the deleted catalogs a caller sees. */
+export interface DeletedFilter {
+  /** By id; with `byName`, also by name among the ones being deleted. */
+  idOrName?: string;
+  byName?: boolean;
+  projectId?: string;
+  /** Only those restore would still take (the listing's `include_deleted`). */
+  restorableOnly?: boolean;
+}
+
+/**
+ * Catalogs being deleted or deleted that the caller sees, newest deletion
+ * first: of its organisations or owned projects, and visible to it by the
+ * rule a live catalog is (accessTo) with the catalog's held grants (kept for
+ * restore until teardown ends) standing in for its grants. So an admin, a
+ * person who is a member and the creator see them as before; a member token
+ * sees only those it was granted before the deletion, and none once
+ * teardown has dropped the held grants. Another organisation's caller sees none.
+ */
+export async function deletedWarehouses(db: Db, ctx: AccessContext, f: DeletedFilter = {}): Promise<TombstoneRecord[]> {
+  const orgIds = ctx.memberships.map((m) => m.orgId);
+  const which = f.idOrName === undefined ? Prisma.empty
+    : f.byName ? Prisma.sql`AND (w.id = ${f.idOrName} OR (w.name = ${f.idOrName} AND w.status = 'deleting'))`
+      : Prisma.sql`AND w.id = ${f.idOrName}`;
+  // Raw: whether restore would take it is the grace rule, on the database's clock (withinRestoreGrace).
+  const rows = await db.$queryRaw<TombstoneSqlRow[]>`
+    SELECT w.id, w.name, w.status, w.project_id, p.name AS project_name, w.org_id, p.owner_id AS project_owner, w.created_by, w.created_at,
+           w.deleted_at, w.teardown_after, w.teardown_step, w.tombstone, ${withinRestoreGrace('w')} AS restorable
+      FROM warehouses w LEFT JOIN projects p ON p.id = w.project_id
+     WHERE w.status IN ('deleting', 'deleted')
+       AND (w.org_id = ANY(${orgIds}::text[]) OR (w.org_id IS NULL AND p.owner_id = ${ctx.principalId}))
+       ${which}
+       ${f.projectId !== undefined ? Prisma.sql`AND w.project_id = ${f.projectId}` : Prisma.empty}
+       ${f.restorableOnly ? Prisma.sql`AND ${withinRestoreGrace('w')}` : Prisma.empty}
+     ORDER BY w.deleted_at DESC NULLS LAST, w.id`;
+  const records: TombstoneRecord[] = rows.map((r) => ({
+    id: r.id, name: r.name, status: r.status, projectId: r.project_id, projectName: r.project_name, orgId: r.org_id, projectOwner: r.project_owner,
+    createdBy: r.created_by, createdAt: r.created_at, requestedAt: r.deleted_at, teardownAfter: r.teardown_after, teardownStep: r.teardown_step,
+    tombstone: tombstoneOf(r.tombstone), restorable: r.restorable,
   }));
+  return seenDeleted(db, ctx, records);
+}
+
+/** A warehouse being deleted or deleted, by id (or, with `byName`, by name among the deleting ones), if the caller sees it (deletedWarehouses). */
+export async function tombstonesFor(db: Db, ctx: AccessContext, idOrName: string, byName = false): Promise<TombstoneRecord[]> {
+  const rows = await deletedWarehouses(db, ctx, { idOrName, byName });
+  // The one named by id first, then the newest deletion.
+  return rows.sort((a, b) => Number(b.id === idOrName) - Number(a.id === idOrName));
+}
+
+async function seenDeleted(db: Db, ctx: AccessContext, rows: TombstoneRecord[]): Promise<TombstoneRecord[]> {
+  if (!rows.length) return rows;
+  const cappers = ctx.cappedBy ?? [];
+  const held = await heldGrantLevels(db, [ctx.principalId, ...cappers.map((c) => c.principalId)], rows.map((r) => r.id));
+  // A token's cappers are judged on the deleted catalog as well: with their held grants there too.
+  const judged: AccessContext = ctx.cappedBy
+    ? { ...ctx, cappedBy: cappers.map((c) => ({ ...c, grants: new Map([...c.grants, ...(held.get(c.principalId) ?? [])]) })) }
+    : ctx;
+  return rows.filter((r) => accessTo(judged, { ...r, grantLevel: held.get(ctx.principalId)?.get(r.id) ?? null }).visible);
 }
 
 /** Sets the catalog's default format version. */
@@ -200,7 +248,10 @@ export async function warehousesWithBuckets(db: Db): Promise<Array<{ id: string;
   });
 }
 
-export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
+/** What access is judged on: a catalog's scope, creator and the caller's grant there. */
+export type AccessSubject = Pick<WarehouseRecord, 'id' | 'orgId' | 'createdBy' | 'grantLevel'> & { projectOwner: string | null };
+
+export function accessTo(ctx: AccessContext, w: AccessSubject): Access {
   const m = membershipIn(ctx, w.orgId);
   const access = accessOf({
     principalId: ctx.principalId,
@@ -218,7 +269,7 @@ export function accessTo(ctx: AccessContext, w: WarehouseRecord): Access {
  * token's person, an agent's makers; none: not seen at all), and read only
  * under a read scope.
  */
-function cappedForToken(ctx: AccessContext, w: WarehouseRecord, access: Access): Access {
+function cappedForToken(ctx: AccessContext, w: AccessSubject, access: Access): Access {
   let capped = access;
   for (const c of ctx.cappedBy ?? []) {
     const m = c.memberships.find((x) => x.orgId === w.orgId);

@@ -72,6 +72,8 @@ test('the definitions keep the queue and job names, ids and options running stac
   const measure = { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 2000 } };
   expect(at(meteringJobs.measure, { warehouse_id: 'w1', source: 'sweep', slot: 7 })).toEqual(['metering', 'measure', 'sweep-7-w1', measure]);
   expect(at(meteringJobs.measure, { warehouse_id: 'w1', source: 'creation' })).toEqual(['metering', 'measure', 'creation-w1', measure]);
+  expect(at(meteringJobs.measure, { warehouse_id: 'w1', source: 'creation', restored_at: '2026-01-01T00:00:00.000Z' }))
+    .toEqual(['metering', 'measure', `restore-${Date.parse('2026-01-01T00:00:00.000Z')}-w1`, measure]);
   expect(() => meteringJobs.measure.jobId({ warehouse_id: 'w1', source: 'sweep' })).toThrow(/no sweep slot/);
   expect(at(meteringJobs.sweep, {})).toEqual(['metering', 'sweep', null, { removeOnComplete: true, removeOnFail: 100 }]);
   expect(at(sinkJobs.roll, { sink_id: 's1', warehouse_id: 'w1', namespace: 'n', table_name: 't', state: 'active' }))

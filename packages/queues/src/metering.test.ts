@@ -1,4 +1,4 @@
-import { creationMeasureJobId, sweepMeasureJobId, sweepSlot } from './metering';
+import { creationMeasureJobId, restoreMeasureJobId, sweepMeasureJobId, sweepSlot } from './metering';
 
 describe('metering job ids', () => {
   test('a sweep slot is the due time in whole intervals; a job due slightly early or late keeps it', () => {
@@ -16,6 +16,13 @@ describe('metering job ids', () => {
     expect(sweepMeasureJobId('w1', 7)).not.toBe(sweepMeasureJobId('w1', 8));
     expect(sweepMeasureJobId('w1', 7)).not.toBe(sweepMeasureJobId('w2', 7));
     expect(creationMeasureJobId('w1')).not.toBe(sweepMeasureJobId('w1', 0));
-    for (const id of [sweepMeasureJobId('a-b', 1), creationMeasureJobId('a-b')]) expect(id).not.toContain(':');
+    for (const id of [sweepMeasureJobId('a-b', 1), creationMeasureJobId('a-b'), restoreMeasureJobId('a-b', 1)]) expect(id).not.toContain(':');
+  });
+
+  test('a restore\'s first sample has an id per restore, never the creation\'s (BullMQ keeps that one after it ran)', () => {
+    expect(restoreMeasureJobId('w1', 1000)).toBe(restoreMeasureJobId('w1', 1000));
+    expect(restoreMeasureJobId('w1', 1000)).not.toBe(restoreMeasureJobId('w1', 2000));
+    expect(restoreMeasureJobId('w1', 1000)).not.toBe(restoreMeasureJobId('w2', 1000));
+    expect(restoreMeasureJobId('w1', 1000)).not.toBe(creationMeasureJobId('w1'));
   });
 });

@@ -5,7 +5,8 @@ import { defineJob, NoPayload } from './job';
 // per catalog — fanned out by the cluster's `sweep` scheduler every
 // FLOE_METERING_SWEEP_SECONDS, or queued delayed by the control plane when it
 // creates a catalog (the first sample, FLOE_METERING_FIRST_SAMPLE_SECONDS
-// later). Consumed by the metering worker; any number of replicas may run.
+// later), or at once when it restores one (its samples went with the
+// deletion). Consumed by the metering worker; any number of replicas may run.
 
 export const METERING_QUEUE = 'metering';
 
@@ -29,6 +30,13 @@ export type TrafficHour = z.infer<typeof TrafficHour>;
  */
 export const MeasureJob = z.object({
   warehouse_id: z.string().min(1), source: MeasureSource, slot: z.number().int().nonnegative().optional(), traffic: z.array(TrafficHour).nullable().optional(),
+  /**
+   * A restore's first sample: the restore's time. Its source is `creation`
+   * (the catalog's samples begin again, as a new catalog's do), its id is
+   * the restore's, so each restore measures once and the creation's job id
+   * (kept by BullMQ after it ran) does not swallow it.
+   */
+  restored_at: z.iso.datetime().optional(),
 });
 export type MeasureJob = z.infer<typeof MeasureJob>;
 
@@ -47,6 +55,9 @@ export const sweepMeasureJobId = (warehouseId: string, slot: number): string => 
 /** One first sample per catalog: a retried create queues nothing twice. */
 export const creationMeasureJobId = (warehouseId: string): string => `creation-${warehouseId}`;
 
+/** One first sample per restore of a catalog (`restoredAt` in ms). */
+export const restoreMeasureJobId = (warehouseId: string, restoredAt: number): string => `restore-${restoredAt}-${warehouseId}`;
+
 export const MEASURE_JOB_OPTIONS = { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
 
 /**
@@ -60,10 +71,11 @@ export const SWEEP_MEASURE_JOB_OPTIONS = { ...MEASURE_JOB_OPTIONS, priority: 10 
 export const SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
 
 export const meteringJobs = {
-  /** A sweep's measurement is keyed by its slot, a creation's by the catalog alone. */
+  /** A sweep's measurement is keyed by its slot, a restore's by its time, a creation's by the catalog alone. */
   measure: defineJob({
     queue: METERING_QUEUE, name: 'measure', payload: MeasureJob, options: MEASURE_JOB_OPTIONS,
-    jobId: (p) => (p.source === 'sweep' ? sweepMeasureJobId(p.warehouse_id, slotOf(p)) : creationMeasureJobId(p.warehouse_id)),
+    jobId: (p) => (p.source === 'sweep' ? sweepMeasureJobId(p.warehouse_id, slotOf(p))
+      : p.restored_at !== undefined ? restoreMeasureJobId(p.warehouse_id, Date.parse(p.restored_at)) : creationMeasureJobId(p.warehouse_id)),
   }),
   sweep: defineJob({ queue: METERING_QUEUE, name: 'sweep', payload: NoPayload, options: SWEEP_JOB_OPTIONS }),
 };
@@ -93,7 +105,7 @@ export const UsageReport = z.object({
   /** The usage log's counters of both buckets per UTC hour read for this report; null when the log did not answer. */
   traffic: z.array(TrafficHour).max(48).nullable(),
   /**
-   * The measuring job's id (sweepMeasureJobId, creationMeasureJobId): the
+   * The measuring job's id (sweepMeasureJobId, creationMeasureJobId, restoreMeasureJobId): the
    * sample's key, so a retried job (BullMQ retries a job that failed after
    * its report) rewrites its one sample instead of adding a second.
    */

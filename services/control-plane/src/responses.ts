@@ -1,5 +1,5 @@
 import type { MemberRecord, InvitationRecord } from '@floe/accounts';
-import { type ProjectRow, type VisibleWarehouse, type WarehouseRecord, type CreatedWarehouse, probeView } from '@floe/catalogs';
+import { type ProjectRow, type TombstoneRecord, type VisibleWarehouse, type WarehouseRecord, type CreatedWarehouse, probeView, tombstoneView } from '@floe/catalogs';
 import type { FloeConfig } from '@floe/config';
 import type { AuditEvent } from '@floe/db';
 import { s3Uri } from '@floe/storage';
@@ -93,6 +93,24 @@ export function warehouseListRow(config: FloeConfig, w: VisibleWarehouse) {
     public: w.publicSince !== null,
     public_since: iso(w.publicSince),
     public_url: publicUrlOf(config, w),
+  };
+}
+
+/**
+ * A row of GET /v1/warehouses?include_deleted=true for a catalog being
+ * deleted that restore would still take: its names and project, `status:
+ * deleting`, and its tombstone as GET /v1/warehouses/{id} answers it
+ * (`state`, `bytes_at_deletion`, `measured_at`, `restorable_until`, …).
+ */
+export function deletedWarehouseRow(t: TombstoneRecord) {
+  return {
+    ...tombstoneView(t),
+    bucket: t.tombstone?.buckets.table ?? null,
+    blob_bucket: t.tombstone?.buckets.blob ?? null,
+    project: t.projectName,
+    created_at: iso(t.createdAt),
+    status: t.status,
+    restore: `/v1/warehouses/${t.id}/restore`,
   };
 }
 

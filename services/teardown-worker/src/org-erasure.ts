@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
 import { eraseOrganization } from '@floe/accounts';
-import { beginDeletion, deleteProjectsOf } from '@floe/catalogs';
+import { beginDeletion, deleteProjectsOf, measureForDeletion } from '@floe/catalogs';
 import type { Logger } from '@floe/http';
 import { queueTeardown, type Producers } from '@floe/queues';
 import { sealWarehouseStorage, type StorageProvider } from '@floe/storage';
@@ -37,8 +37,12 @@ export async function eraseAbandonedOrganizations(d: { prisma: PrismaClient; log
 
 /** DELETE /v1/warehouses/{id}'s path, without a caller. */
 export async function deleteAbandonedCatalog(d: CatalogDeletionDeps, warehouseId: string): Promise<void> {
+  const footprint = await measureForDeletion(d.prisma, d.storage, warehouseId).catch((err: unknown) => {
+    d.logger.warn('an erased organisation\'s catalog could not be measured; its tombstone keeps the latest usage sample', { warehouse_id: warehouseId, err: (err as Error).message });
+    return null;
+  });
   const begun = await beginDeletion(d.prisma, warehouseId, {
-    graceSeconds: d.config.teardown.graceSeconds, reason: 'org_erasure', actor: { principalId: null, kind: null, requestId: null, ip: null },
+    graceSeconds: d.config.teardown.graceSeconds, reason: 'org_erasure', actor: { principalId: null, kind: null, requestId: null, ip: null }, footprint,
   });
   if (begun.outcome !== 'deleting') return;
   await bumpCredentialEpoch(d.redis, d.config.redisPrefix);

@@ -12,10 +12,26 @@ import { Prisma, type Db } from '@floe/db';
 
 type Tx = Prisma.TransactionClient;
 
+/**
+ * The one rule of the restore grace period, on the database's clock: a
+ * catalog can be restored while it is `deleting`, teardown has not begun
+ * (`teardown_step` queued, or restoring: a restore's claim) and
+ * `teardown_after` is ahead. `teardown_after` is set once, by the deletion
+ * (packages/catalogs warehouse-deletion.ts: its time plus
+ * FLOE_WAREHOUSE_DELETE_GRACE_SECONDS), and is what teardown waits for; so it
+ * is also `restorable_until`. Restore's claim, the tombstone and the listing
+ * of deleted catalogs (GET /v1/warehouses?include_deleted=true) all read this.
+ * `alias` names the warehouses row in the caller's query.
+ */
+export function withinRestoreGrace(alias = 'warehouses'): Prisma.Sql {
+  const w = Prisma.raw(alias);
+  return Prisma.sql`(${w}.status = 'deleting' AND ${w}.teardown_step IN ('queued', 'restoring') AND COALESCE(${w}.teardown_after > now(), false))`;
+}
+
 export interface RestoreClaim {
   status: string | null;
   teardownStep: string | null;
-  /** The grace period has not ended (on the database's clock). */
+  /** Still restorable by the grace rule (withinRestoreGrace): being deleted, teardown not begun, the grace period not ended. */
   withinGrace: boolean;
   /** Another restore holds the claim and its lease has not ended: it is under way. */
   restoreHeld: boolean;
@@ -25,7 +41,7 @@ export interface RestoreClaim {
 export async function lockForRestore(tx: Tx, warehouseId: string): Promise<RestoreClaim> {
   // Raw: the row lock, and the grace and the lease tested on the database's clock.
   const rows = await tx.$queryRaw<Array<{ status: string; teardown_step: string | null; within: boolean; held: boolean }>>`
-    SELECT status, teardown_step, COALESCE(teardown_after > now(), false) AS within,
+    SELECT status, teardown_step, ${withinRestoreGrace()} AS within,
            (teardown_step = 'restoring' AND COALESCE(restore_lease_until > now(), false)) AS held
       FROM warehouses WHERE id = ${warehouseId} FOR UPDATE`;
   const r = rows[0];

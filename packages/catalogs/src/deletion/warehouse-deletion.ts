@@ -1,5 +1,6 @@
 import { holdGrantsOf } from '@floe/accounts';
 import type { PrismaClient } from '@floe/db';
+import { StorageError, type StorageProvider } from '@floe/storage';
 
 // A catalog's deletion as the database records it: the one transaction that
 // takes it out of every caller's view (DELETE /v1/warehouses/{id} in the
@@ -21,6 +22,7 @@ export interface Tombstone {
   previous_status: 'ready' | 'provisioning';
   was_public: boolean;
   reason: 'request' | 'org_erasure';
+  /** Both buckets' bytes (table + blob) as last measured: at the deletion itself when the store answered, else the latest usage sample. */
   bytes_at_deletion: number | null;
   measured_at: string | null;
   grants_removed: number;
@@ -70,6 +72,35 @@ export type BeginDeletion =
   | { outcome: 'deleting'; warehouse: DeletedWarehouse }
   | { outcome: 'in_progress' | 'deleted' | 'gone' };
 
+/** Both buckets measured at the deletion (the store's own counters), which the tombstone keeps over the latest usage sample. */
+export interface DeletionFootprint {
+  tableBytes: number;
+  blobBytes: number;
+  measuredAt: Date;
+}
+
+/**
+ * Measures a live catalog's two buckets for its tombstone, just before the
+ * deletion: the store's own counters (RGW bucket stats, one admin call per
+ * bucket, as the metering worker's samples read them — the cost does not grow
+ * with objects), so `bytes_at_deletion` is what the buckets held then and not
+ * the last hourly sample (which a catalog filled since its first sample
+ * showed as 0). A bucket that does not exist (yet) counts as empty. Null when
+ * the catalog is not live; a store failure throws (the caller falls back to
+ * the latest sample).
+ */
+export async function measureForDeletion(prisma: PrismaClient, storage: StorageProvider, warehouseId: string): Promise<DeletionFootprint | null> {
+  const w = await prisma.warehouse.findFirst({ where: { id: warehouseId, status: { in: ['ready', 'provisioning'] } }, select: { tableBucket: true, blobBucket: true } });
+  if (!w) return null;
+  const measuredAt = new Date();
+  const bytesIn = (bucket: string) => storage.bucketReport(bucket).then((r) => r.bytes, (err: unknown) => {
+    if (err instanceof StorageError && err.kind === 'not_found') return 0;
+    throw err;
+  });
+  const [tableBytes, blobBytes] = await Promise.all([bytesIn(w.tableBucket), bytesIn(w.blobBucket)]);
+  return { tableBytes, blobBytes, measuredAt };
+}
+
 export interface DeletionActor {
   principalId: string | null;
   kind: string | null;
@@ -77,9 +108,16 @@ export interface DeletionActor {
   ip: string | null;
 }
 
-/** Status `deleting` and everything that goes with it, in one transaction; the outcome says who did it. */
+/**
+ * Status `deleting` and everything that goes with it, in one transaction; the
+ * outcome says who did it. `footprint`: the buckets measured just before
+ * (measureForDeletion); without it (the store did not answer)
+ * `bytes_at_deletion` is the latest usage sample's, which may be as old as
+ * the hourly sweep.
+ */
 export async function beginDeletion(
-  prisma: PrismaClient, warehouseId: string, o: { graceSeconds: number; reason: Tombstone['reason']; actor: DeletionActor },
+  prisma: PrismaClient, warehouseId: string,
+  o: { graceSeconds: number; reason: Tombstone['reason']; actor: DeletionActor; footprint?: DeletionFootprint | null },
 ): Promise<BeginDeletion> {
   return prisma.$transaction(async (tx) => {
     // Raw: the row lock serializes concurrent deletions (and a restore).
@@ -91,14 +129,17 @@ export async function beginDeletion(
     const w = await tx.warehouse.findUniqueOrThrow({ where: { id: warehouseId } });
 
     const sample = await tx.usageSample.findFirst({ where: { warehouseId }, orderBy: { measuredAt: 'desc' } });
+    const last = o.footprint
+      ? { bytes: o.footprint.tableBytes + o.footprint.blobBytes, at: o.footprint.measuredAt }
+      : sample ? { bytes: Number(sample.tableBytes + sample.blobBytes), at: sample.measuredAt } : null;
     const grantsRemoved = await holdGrantsOf(tx, warehouseId);
     const { count: samplesRemoved } = await tx.usageSample.deleteMany({ where: { warehouseId } });
     const tombstone: Tombstone = {
       previous_status: status,
       was_public: w.publicSince !== null,
       reason: o.reason,
-      bytes_at_deletion: sample ? Number(sample.tableBytes + sample.blobBytes) : null,
-      measured_at: sample ? sample.measuredAt.toISOString() : null,
+      bytes_at_deletion: last ? last.bytes : null,
+      measured_at: last ? last.at.toISOString() : null,
       grants_removed: grantsRemoved,
       usage_samples_removed: samplesRemoved,
       tables_dropped: null,

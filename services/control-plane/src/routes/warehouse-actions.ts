@@ -82,6 +82,8 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
         restored_at: r.restoredAt.toISOString(),
         deleted_at: iso(t.requestedAt),
         grants_restored: r.grantsRestored,
+        // Its samples went with the deletion: the first is taken at once (or by the next sweep if the queue refused it).
+        storage_measurement: r.measurementQueued ? { status: 'scheduled', in_seconds: 0, then: 'hourly' } : { status: 'next_sweep', in_seconds: null, then: 'hourly' },
         catalog_credential: r.pair.rw,
         catalog_credential_ro: r.pair.ro,
         previous_client_ids: r.previousClientIds,

@@ -3,13 +3,15 @@ import { z } from 'zod';
 import { requireAdmin } from '@floe/accounts';
 import { resolveProject, resolveWarehouse, createWarehouse } from '@floe/catalogs';
 import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
+import { agentsMdSummaryView } from '../agents-md-responses';
 import type { ControlPlaneDeps } from '../deps';
+import { instructionsSummary } from '../domain/warehouses/agents-md';
 import { formatInfo } from '../domain/warehouses/formats';
 import { DELETE_NOTE, deleteInProgress, deleteWarehouse } from '../domain/warehouses/warehouse-delete';
 import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses/warehouses';
-import { createdWarehouseAnswer, warehouseGetRow, warehouseListRow } from '../responses';
+import { createdWarehouseAnswer, deletedWarehouseRow, warehouseGetRow, warehouseListRow } from '../responses';
 
-// Spec: Warehouses (catalogs) — create, list, get, patch, delete.
+// Spec: Warehouses (catalogs) — create, list (and Floe's `?include_deleted=true`), get, patch, delete.
 
 const FormatVersion = z.unknown().optional();
 const Confirm = z.object({ confirm: z.string().optional() });
@@ -39,13 +41,14 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
     get: [...d.authed, async (req, res) => {
       const ctx = req.access!;
       const asked = typeof req.query.project === 'string' && req.query.project !== '' ? req.query.project : null;
-      const { project, warehouses: rows, headroom, limit } = await listWarehouses(d, ctx, asked);
+      // Floe's `?include_deleted=true`: the caller's catalogs being deleted that can still be restored, after the live ones.
+      const { project, warehouses: rows, deleted, headroom, limit } = await listWarehouses(d, ctx, asked, req.query.include_deleted === 'true');
       res.json({
         project: project?.name ?? null,
         project_id: project?.id ?? null,
         catalog_uri: d.config.catalogUrl,
-        warehouses: rows.map((w) => warehouseListRow(d.config, w)),
-        count: rows.length,
+        warehouses: [...rows.map((w) => warehouseListRow(d.config, w)), ...deleted.map(deletedWarehouseRow)],
+        count: rows.length + deleted.length,
         limit,
         headroom,
       });
@@ -55,7 +58,9 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/warehouses/:warehouse_id', {
     get: [...d.authed, async (req, res) => {
       const w = await resolveWarehouse(d.prisma, req.access!, String(req.params.warehouse_id));
-      res.json(warehouseGetRow(d.config, w, await placementOfWarehouse(d, w)));
+      const [placement, agentsMd] = await Promise.all([placementOfWarehouse(d, w), instructionsSummary(d.prisma, w)]);
+      // Floe's: whether the catalog has instructions for assistants (GET …/agents-md has the text).
+      res.json({ ...warehouseGetRow(d.config, w, placement), agents_md: agentsMdSummaryView(agentsMd) });
     }],
     delete: [...d.authed, async (req, res) => {
       // validate, authorize

@@ -1,12 +1,16 @@
 import type { Redis } from 'ioredis';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
-import { beginDeletion, type DeletedWarehouse, type DeletionActor } from '@floe/catalogs';
+import { beginDeletion, measureForDeletion, type DeletedWarehouse, type DeletionActor } from '@floe/catalogs';
 import { HttpError, notFound, type Logger } from '@floe/http';
 import { queueTeardown, type Producers } from '@floe/queues';
 import { sealWarehouseStorage, type StorageProvider } from '@floe/storage';
 
 // DELETE /v1/warehouses/{id} after its checks. The order of steps:
+//   0. both buckets measured (packages/catalogs measureForDeletion: the
+//      store's counters, two admin calls), so the tombstone's
+//      `bytes_at_deletion` is what they held now; a store that does not
+//      answer leaves it to the latest usage sample;
 //   1. one transaction (packages/db warehouse-deletion.ts): status `deleting`,
 //      grants held for restore, usage samples removed, `warehouse.delete`
 //      audited — the catalog is gone from every caller's view;
@@ -37,7 +41,11 @@ export interface Deletion {
 }
 
 export async function deleteWarehouse(d: DeleteDeps, warehouseId: string, actor: DeletionActor): Promise<Deletion> {
-  const begun = await beginDeletion(d.prisma, warehouseId, { graceSeconds: d.graceSeconds, reason: 'request', actor });
+  const footprint = await measureForDeletion(d.prisma, d.storage, warehouseId).catch((err: unknown) => {
+    d.logger.warn('a deleted catalog\'s buckets could not be measured; its tombstone keeps the latest usage sample', { warehouse_id: warehouseId, err: (err as Error).message });
+    return null;
+  });
+  const begun = await beginDeletion(d.prisma, warehouseId, { graceSeconds: d.graceSeconds, reason: 'request', actor, footprint });
   if (begun.outcome !== 'deleting') {
     if (begun.outcome === 'in_progress') throw deleteInProgress(warehouseId);
     if (begun.outcome === 'deleted') throw notFound('warehouse_deleted', `warehouse ${warehouseId} was deleted`, { warehouse_id: warehouseId });

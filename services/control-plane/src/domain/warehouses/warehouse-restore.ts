@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type TombstoneRecord, liveCredentials, revokeCredentials, countedInProject, lockCreationScope, type CatalogCredentialPair, type CatalogSecrets, storageStep, activeUploaderIdentities, recordStoragePolicies, claimRestore, handBackRestore, liveNamesake, lockForRestore, markRestored } from '@floe/catalogs';
+import { type TombstoneRecord, liveCredentials, revokeCredentials, requireCatalogRoom, lockCreationScope, type CatalogCredentialPair, type CatalogSecrets, storageStep, activeUploaderIdentities, recordStoragePolicies, claimRestore, handBackRestore, liveNamesake, lockForRestore, markRestored } from '@floe/catalogs';
 import { releaseHeldGrants } from '@floe/accounts';
 import { bumpCredentialEpoch } from '@floe/auth';
 import type { PrismaClient } from '@floe/db';
-import { conflict, HttpError, limitExceeded, type Logger } from '@floe/http';
-import { QUEUES, teardownJobId, type Producers } from '@floe/queues';
+import { conflict, HttpError, type Logger } from '@floe/http';
+import { meteringJobs, QUEUES, teardownJobId, type Producers } from '@floe/queues';
 import { applyWarehousePolicies, unsealIdentities, type StorageProvider } from '@floe/storage';
-import { effectiveLimits } from '@floe/db/limits';
 
 // POST /v1/warehouses/{id}/restore (Floe's own shape): a catalog deleted
 // within its grace period comes back with its tables and data (teardown had
@@ -29,7 +28,11 @@ import { effectiveLimits } from '@floe/db/limits';
 //   3. one transaction, only while the claim is still this request's:
 //      status as before the deletion, grants back in force, old credentials
 //      revoked, a new pair issued (a failure hands the claim back);
-//   4. the queued teardown removed.
+//   4. the queued teardown removed;
+//   5. its first usage sample queued at once (the metering worker's
+//      `measure` job, source `creation`, keyed by the restore): the deletion
+//      removed its samples, and it would otherwise show `unmetered` until the
+//      next hourly sweep.
 // So of any number of concurrent restores one restores (one pair, one
 // audit); a restore that died mid-way holds nothing once its lease lapses.
 // The public-read policy is not put back: a restored catalog is private.
@@ -49,6 +52,8 @@ export interface Restoration {
   grantsRestored: number;
   previousClientIds: string[];
   restoredAt: Date;
+  /** Its first usage sample is queued (false: the queue refused; the next sweep measures it). */
+  measurementQueued: boolean;
 }
 
 /** How long a restore's claim holds before another restore may take it over (the storage steps take seconds). */
@@ -75,15 +80,7 @@ export async function restoreWarehouse(d: RestoreDeps, t: TombstoneRecord, w: {
     if (namesake) {
       throw conflict('already_exists', `a live catalog named ${t.name} exists now; delete or rename it first`, { warehouse_id: namesake.id, name: t.name });
     }
-    if (t.projectId) {
-      const counted = await countedInProject(tx, t.projectId);
-      const { limits } = await effectiveLimits(tx, t.orgId);
-      if (counted >= limits.warehouses_per_project) {
-        throw limitExceeded(`a project holds at most ${limits.warehouses_per_project} catalogs`, {
-          limit: 'warehouses_per_project', limit_value: limits.warehouses_per_project, current: counted,
-        });
-      }
-    }
+    if (t.projectId) await requireCatalogRoom(tx, { projectId: t.projectId, orgId: t.orgId, ownerId: t.projectOwner });
     await claimRestore(tx, t.id, claimId, RESTORE_LEASE_SECONDS);
   }, { maxWait: 10_000, timeout: 15_000 });
 
@@ -113,7 +110,7 @@ export async function restoreWarehouse(d: RestoreDeps, t: TombstoneRecord, w: {
       const old = (await liveCredentials(tx, t.id)).map((c) => c.clientId);
       await revokeCredentials(tx, old);
       const pair = await d.secrets.issuePair(tx, t.id);
-      return { pair, grantsRestored, previousClientIds: old, restoredAt: new Date() };
+      return { pair, grantsRestored, previousClientIds: old, restoredAt: new Date(), measurementQueued: false };
     }, { maxWait: 10_000, timeout: 15_000 });
   } catch (err) {
     await handBackRestore(d.prisma, t.id, claimId).catch(() => undefined);
@@ -124,7 +121,11 @@ export async function restoreWarehouse(d: RestoreDeps, t: TombstoneRecord, w: {
   await d.queues.remove(QUEUES.teardown, teardownJobId(t.id)).catch((err) => {
     d.logger.warn('the restored catalog\'s teardown job could not be removed; it will find the catalog live', { warehouse_id: t.id, err: (err as Error).message });
   });
-  return restored;
+  const measurementQueued = await d.queues.enqueue(meteringJobs.measure, { warehouse_id: t.id, source: 'creation', restored_at: restored.restoredAt.toISOString() }).then(() => true, (err) => {
+    d.logger.warn('the restored catalog\'s first usage sample could not be queued; the hourly sweep measures it', { warehouse_id: t.id, err: (err as Error).message });
+    return false;
+  });
+  return { ...restored, measurementQueued };
 }
 
 function notRestorable(t: TombstoneRecord, why: string) {

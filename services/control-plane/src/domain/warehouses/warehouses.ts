@@ -1,5 +1,5 @@
 import { type AccessContext, requireLevel } from '@floe/accounts';
-import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse, countedInProject } from '@floe/catalogs';
+import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse, countedInProject, deletedWarehouses, type TombstoneRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
 import { badRequest } from '@floe/http';
 import { effectiveLimits } from '@floe/db/limits';
@@ -26,19 +26,26 @@ export function parseFormatVersion(v: unknown, field = 'default_format_version')
 export interface WarehouseListing {
   project: ProjectRow | null;
   warehouses: VisibleWarehouse[];
+  /** With `include_deleted`: the caller's catalogs being deleted that restore would still take, newest deletion first; else empty. */
+  deleted: TombstoneRecord[];
   /** How many more the project may hold; null when no project was asked for. */
   headroom: number | null;
   /** The plan's catalogs per project (of the project's organisation; without a project, the caller's first). */
   limit: number;
 }
 
-/** The warehouses the caller sees, in one project (by id or name) or in all it reaches. */
-export async function listWarehouses(d: WarehouseReadDeps, ctx: AccessContext, projectIdOrName: string | null): Promise<WarehouseListing> {
+/**
+ * The warehouses the caller sees, in one project (by id or name) or in all it
+ * reaches; with `includeDeleted`, also those being deleted within their grace
+ * period (who sees them: packages/catalogs deletedWarehouses).
+ */
+export async function listWarehouses(d: WarehouseReadDeps, ctx: AccessContext, projectIdOrName: string | null, includeDeleted = false): Promise<WarehouseListing> {
   const project = projectIdOrName ? await resolveProject(d.prisma, ctx, projectIdOrName) : null;
   const warehouses = await visibleWarehouses(d.prisma, ctx, project ? { projectId: project.id } : {});
+  const deleted = includeDeleted ? await deletedWarehouses(d.prisma, ctx, { ...(project ? { projectId: project.id } : {}), restorableOnly: true }) : [];
   const { limits } = await effectiveLimits(d.prisma, project ? project.orgId : ctx.memberships[0]?.orgId ?? null);
   const headroom = project ? Math.max(0, limits.warehouses_per_project - (await countedInProject(d.prisma, project.id))) : null;
-  return { project, warehouses, headroom, limit: limits.warehouses_per_project };
+  return { project, warehouses, deleted, headroom, limit: limits.warehouses_per_project };
 }
 
 /** Where a warehouse's data lives: its project's placement (the deployment's own for a warehouse outside any project). */
