@@ -18,6 +18,7 @@ export * from './levels';
 export * from './members';
 export * from './memberships';
 export * from './organization-records';
+export * from './orgs/domain-dns';
 export * from './orgs/domains';
 export * from './orgs/handles';
 export * from './orgs/invitations';

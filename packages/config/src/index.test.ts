@@ -35,6 +35,15 @@ describe('loadConfig', () => {
     expect(c.trustedIssuers).toEqual(['https://a.example', 'https://b.example']);
   });
 
+  test('a service URL may list replicas: the gateway gets every one, a service calling another the first', () => {
+    const c = loadConfig({ FLOE_IDENTITY_URL: 'http://10.0.0.1:1/, http://10.0.0.2:2', FLOE_CONTROL_PLANE_URL: 'http://10.0.0.3:3' });
+    expect(c.upstreams.identity).toEqual(['http://10.0.0.1:1', 'http://10.0.0.2:2']);
+    expect(c.services.identity).toBe('http://10.0.0.1:1');
+    expect(c.upstreams.controlPlane).toEqual(['http://10.0.0.3:3']);
+    expect(c.upstreams.mcp).toEqual(['http://127.0.0.1:8084']);
+    expect(() => loadConfig({ FLOE_IDENTITY_URL: 'http://10.0.0.1:1,not a url' })).toThrow(/FLOE_IDENTITY_URL/);
+  });
+
   test('a bad environment fails loudly, naming the variable', () => {
     expect(() => loadConfig({ FLOE_GATEWAY_PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ FLOE_BASE_URL: 'not a url' })).toThrow(/FLOE_BASE_URL/);
@@ -59,6 +68,14 @@ describe('loadConfig', () => {
       expect(message).toMatch(/FLOE_DATA_KEYS/);
       expect(message).not.toContain(short);
       expect(message).not.toContain(a.toString('base64'));
+    }
+  });
+
+  test('FLOE_DNS_SERVERS: addresses with optional ports, the system\'s resolvers when unset; a name or bad port fails naming the variable', () => {
+    expect(loadConfig({}).dnsServers).toEqual([]);
+    expect(loadConfig({ FLOE_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.2,::1,[2001:db8::53]:53' }).dnsServers).toEqual(['127.0.0.1:5353', '10.0.0.2', '::1', '[2001:db8::53]:53']);
+    for (const bad of ['dns.example', '127.0.0.1:0', '127.0.0.1:70000', '1.2.3', '[127.0.0.1]:53', '::1:53x']) {
+      expect(() => loadConfig({ FLOE_DNS_SERVERS: bad })).toThrow(/FLOE_DNS_SERVERS/);
     }
   });
 

@@ -1,6 +1,7 @@
 // One place for every port, URL and setting a deployable reads. Each deployable
 // calls loadConfig() once at start; a bad environment fails loudly before any
 // socket is opened.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseDataKeys, type DataKey } from './data-keys';
 
@@ -8,6 +9,8 @@ export { DATA_KEY_BYTES, parseDataKeys, type DataKey } from './data-keys';
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 const url = z.string().url();
+/** One URL, or the URLs of a service's replicas separated by commas (the gateway balances across them). */
+const urls = z.string().refine((v) => v.split(',').every((u) => url.safeParse(u.trim()).success), 'a URL, or URLs separated by commas');
 
 const EnvSchema = z.object({
   FLOE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -55,12 +58,13 @@ const EnvSchema = z.object({
   FLOE_CATALOG_URL: url.optional(),
   FLOE_S3_URL: url.optional(),
   FLOE_INGEST_URL: url.optional(),
-  // Where the gateway reaches each service (internal addresses).
-  FLOE_IDENTITY_URL: url.optional(),
-  FLOE_CONTROL_PLANE_URL: url.optional(),
-  FLOE_INGEST_GATEWAY_URL: url.optional(),
+  // Where the gateway reaches each service (internal addresses); a comma-separated
+  // list names replicas the gateway spreads requests across (config.upstreams).
+  FLOE_IDENTITY_URL: urls.optional(),
+  FLOE_CONTROL_PLANE_URL: urls.optional(),
+  FLOE_INGEST_GATEWAY_URL: urls.optional(),
   FLOE_INGEST_INTERNAL_URL: url.optional(),
-  FLOE_MCP_SERVER_URL: url.optional(),
+  FLOE_MCP_SERVER_URL: urls.optional(),
   // Where the control plane reaches the catalog (defaults to the public catalog_url).
   FLOE_CATALOG_INTERNAL_URL: url.optional(),
 
@@ -148,6 +152,18 @@ const EnvSchema = z.object({
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
+  // The DNS servers the control plane asks for a domain's TXT proof (POST /v1/orgs/{org_id}/domains/{domain}/verify):
+  // comma-separated `address` or `address:port` (IPv6 as `[address]:port`), addresses not names. Default: the system's resolvers.
+  FLOE_DNS_SERVERS: z.string().default('').transform((v, ctx) => {
+    const servers = v.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const s of servers) {
+      if (!dnsServerOk(s)) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(s)} is not an IP address, address:port or [IPv6]:port` });
+        return z.NEVER;
+      }
+    }
+    return servers;
+  }),
   // How long a rotated-out signing key stays published: the longest token life
   // (catalog tokens, 3600 s) plus slack, so no token outlives its key.
   FLOE_KEY_OVERLAP_SECONDS: z.coerce.number().int().min(0).default(3600 + 300),
@@ -169,7 +185,10 @@ export interface FloeConfig {
   catalogUrl: string;
   s3Url: string;
   ingestUrl: string;
+  /** Where one service reaches another: of a list of replicas, the first. */
   services: { identity: string; controlPlane: string; catalog: string; ingest: string; ingestInternal: string; mcp: string };
+  /** Every replica of each service the gateway routes to (one URL, or a FLOE_*_URL list); it spreads requests across them. */
+  upstreams: { identity: string[]; controlPlane: string[]; ingest: string[]; mcp: string[] };
   /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
   s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
@@ -211,6 +230,8 @@ export interface FloeConfig {
   trustProxy: string[];
   logLevel: Env['FLOE_LOG_LEVEL'];
   trustedIssuers: string[];
+  /** FLOE_DNS_SERVERS, in the form node:dns setServers takes; empty: the system's resolvers. */
+  dnsServers: string[];
   keyOverlapSeconds: number;
   signerCacheSeconds: number;
   /** Request body limit of control-plane routes: the spec's 1 MB. */
@@ -230,6 +251,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
   const e = parsed.data;
   const local = (p: number) => `http://${e.FLOE_HOST}:${p}`;
   const baseUrl = trimSlash(e.FLOE_BASE_URL ?? local(e.FLOE_GATEWAY_PORT));
+  const upstreams = {
+    identity: urlList(e.FLOE_IDENTITY_URL ?? local(e.FLOE_IDENTITY_PORT)),
+    controlPlane: urlList(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
+    ingest: urlList(e.FLOE_INGEST_GATEWAY_URL ?? local(e.FLOE_INGEST_PORT)),
+    mcp: urlList(e.FLOE_MCP_SERVER_URL ?? local(e.FLOE_MCP_PORT)),
+  };
   const metadataAllowHosts = e.FLOE_OAUTH_METADATA_ALLOW_HOSTS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   if (metadataAllowHosts.length && e.FLOE_ENV === 'production') {
     throw new ConfigError('invalid environment:\n  FLOE_OAUTH_METADATA_ALLOW_HOSTS: lets client metadata past the private-address guard; development stacks only');
@@ -259,13 +286,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     s3Url: trimSlash(e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
     ingestUrl: trimSlash(e.FLOE_INGEST_URL ?? local(e.FLOE_INGEST_PORT)),
     services: {
-      identity: trimSlash(e.FLOE_IDENTITY_URL ?? local(e.FLOE_IDENTITY_PORT)),
-      controlPlane: trimSlash(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
+      identity: upstreams.identity[0],
+      controlPlane: upstreams.controlPlane[0],
       catalog: trimSlash(e.FLOE_CATALOG_INTERNAL_URL ?? e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
-      ingest: trimSlash(e.FLOE_INGEST_GATEWAY_URL ?? local(e.FLOE_INGEST_PORT)),
+      ingest: upstreams.ingest[0],
       ingestInternal: trimSlash(e.FLOE_INGEST_INTERNAL_URL ?? local(e.FLOE_INGEST_INTERNAL_PORT)),
-      mcp: trimSlash(e.FLOE_MCP_SERVER_URL ?? local(e.FLOE_MCP_PORT)),
+      mcp: upstreams.mcp[0],
     },
+    upstreams,
     s3: {
       endpoint: trimSlash(e.FLOE_S3_INTERNAL_URL ?? e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
       region: e.FLOE_S3_REGION,
@@ -297,11 +325,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     trustProxy: e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,
     trustedIssuers: e.FLOE_TRUSTED_ISSUERS.split(',').map((s) => s.trim()).filter(Boolean),
+    dnsServers: e.FLOE_DNS_SERVERS,
     keyOverlapSeconds: e.FLOE_KEY_OVERLAP_SECONDS,
     signerCacheSeconds: e.FLOE_SIGNER_CACHE_SECONDS,
     bodyLimitBytes: 1_000_000,
     brandWord: 'floe',
   };
+}
+
+/** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]` or `[::1]:53`: what node:dns setServers takes (it takes no names). */
+function dnsServerOk(s: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s);
+  const v4 = /^([\d.]+)(?::(\d{1,5}))?$/.exec(s);
+  const [host, port] = bracketed ? [bracketed[1], bracketed[2]] : v4 ? [v4[1], v4[2]] : [s, undefined];
+  if (isIP(host) !== (v4 ? 4 : 6)) return false;
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
 
 function trimSlash(u: string): string {
@@ -321,4 +359,9 @@ function mailOf(e: Env, local: (p: number) => string): FloeConfig['mail'] {
   const devServer = e.FLOE_DEV_MAIL ? e.FLOE_DEV_MAIL === 'on' : e.FLOE_ENV !== 'production';
   const smtpUrl = e.FLOE_SMTP_URL ?? (devServer ? `smtp://127.0.0.1:${e.FLOE_MAIL_SMTP_PORT}` : null);
   return { smtpUrl, from: e.FLOE_MAIL_FROM, devServer, inboxUrl: devServer ? local(e.FLOE_MAIL_WEB_PORT) : null };
+}
+
+/** A FLOE_*_URL setting's URLs: one, or a service's replicas separated by commas. */
+function urlList(v: string): string[] {
+  return v.split(',').map((u) => trimSlash(u.trim())).filter(Boolean);
 }

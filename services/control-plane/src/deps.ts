@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { recordKeyUse, type CatalogFinder } from '@floe/accounts';
+import { domainProofKey, recordKeyUse, type CatalogFinder, type TxtLookup } from '@floe/accounts';
 import { resolveWarehouse, CatalogSecrets, warehouseTokenSource } from '@floe/catalogs';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
@@ -10,6 +10,7 @@ import { Producers, queueConnection, queuePrefix } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { loadAccess } from './access/load';
 import { CatalogClient } from './catalog-client';
+import { txtLookup } from './dns-txt';
 
 /** Everything the control-plane routes touch outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface ControlPlaneDeps extends RedisDeps {
@@ -30,6 +31,10 @@ export interface ControlPlaneDeps extends RedisDeps {
   mailer: Mailer;
   /** Authentication then the caller's organisations: the head of every caller route. */
   authed: RequestHandler[];
+  /** The key of the domain DNS proof's tokens (from the bootstrap secret; null without one: no DNS proof). */
+  domainProofKey: Buffer | null;
+  /** TXT lookups of the domain DNS proof, over FLOE_DNS_SERVERS. */
+  lookupTxt: TxtLookup;
 }
 
 export const controlPlane = deployable<ControlPlaneDeps>({
@@ -51,6 +56,8 @@ export const controlPlane = deployable<ControlPlaneDeps>({
       catalogs: { resolve: resolveWarehouse },
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       authed: [auth.requireCaller(), loadAccess(prisma, db)],
+      domainProofKey: domainProofKey(config.bootstrapSecret),
+      lookupTxt: txtLookup(config.dnsServers),
     };
   },
   // The queues, Prisma and the mail transport close with Redis; the pool, which Prisma runs over, after them.

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import { claimDomain, releaseDomain, changeOrgPolicy, POLICY_CHOICES, POLICY_DEFAULTS, POLICY_FIELDS, PolicyChange, readOrgPolicy, type PolicyView, changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '@floe/accounts';
+import { claimDomain, releaseDomain, verifyDomainByDns, changeOrgPolicy, POLICY_CHOICES, POLICY_DEFAULTS, POLICY_FIELDS, PolicyChange, readOrgPolicy, type PolicyView, changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '@floe/accounts';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { memberRow } from '../responses';
@@ -60,6 +60,16 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
       res.status(r.created ? 201 : 200).json({
         org_id: r.orgId, domain: r.domain.domain, verified: true, proof: 'verified_address', claimed_by: r.domain.claimedBy, claimed_at: r.domain.claimedAt.toISOString(),
         note: 'Switch domain_join on (PATCH /v1/orgs/{org_id}) to let people with a verified address here join as members.',
+      });
+    }],
+  });
+
+  route(app, '/v1/orgs/:org_id/domains/:domain/verify', {
+    post: [...d.authed, async (req, res) => {
+      const r = await verifyDomainByDns(d, req, req.access!, String(req.params.org_id), String(req.params.domain));
+      res.json({
+        org_id: r.orgId, domain: r.domain.domain, verified: true, proof: 'dns_txt', created: r.created, claimed_by: r.domain.claimedBy, claimed_at: r.domain.claimedAt.toISOString(),
+        dns_record: r.record, note: 'The record may be removed now. Switch domain_join on (PATCH /v1/orgs/{org_id}) to let people with a verified address here join as members.',
       });
     }],
   });
