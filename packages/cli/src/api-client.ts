@@ -1,12 +1,14 @@
-// Every HTTP call `floe` makes to a Floe deployment, and the shapes of the
+// Every HTTP call `floe` makes to Floe's API, and the shapes of the
 // answers it reads (spec: device authorisation, GET /v1/warehouses,
 // GET /v1/connection, GET /v1/orgs, GET and DELETE /v1/api-keys). One home
-// per contract: commands never build a URL or read a status themselves.
+// per contract: commands never build a URL or read a status themselves (the
+// Iceberg REST catalog's calls are catalog-client.ts's).
 // Failures become ApiError (an error envelope) or NetworkError (no answer).
 import { ApiError, envelopeOf, NetworkError } from './errors.js';
 import { CLI_VERSION } from './version.js';
 
-const TIMEOUT_MS = 30_000;
+export const TIMEOUT_MS = 30_000;
+export const USER_AGENT = `floe-cli/${CLI_VERSION} node/${process.versions.node}`;
 
 export type Level = 'read' | 'write';
 
@@ -71,6 +73,8 @@ export interface Connection {
   engine: string;
   level: string;
   recipe: string;
+  /** The Iceberg REST catalog's address; its prefix for this catalog is `warehouse_id`. */
+  catalog_uri: string;
   catalog_credential: { client_id: string; client_secret: string };
   note?: string;
   [more: string]: unknown;
@@ -121,7 +125,7 @@ export class FloeApi {
 
   private async call<T>(method: string, path: string, body?: unknown, authed = true): Promise<T> {
     const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': `floe-cli/${CLI_VERSION} node/${process.versions.node}` };
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (authed && this.apiKey) headers.Authorization = `Bearer ${this.apiKey}`;
     let res: Response;
@@ -147,7 +151,7 @@ export class FloeApi {
 }
 
 /** fetch wraps the real cause (ECONNREFUSED, ENOTFOUND, a timeout) in `cause`. */
-function reasonOf(err: unknown): string {
+export function reasonOf(err: unknown): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
   return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);

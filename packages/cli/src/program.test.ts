@@ -22,7 +22,7 @@ test('help and version exit 0; help names the environment it reads', async () =>
   const help = await floe(['--help']);
   expect(help.code).toBe(EXIT_OK);
   expect(help.out).toMatch(/FLOE_API_KEY/);
-  expect(help.out).toMatch(/login[\s\S]*whoami[\s\S]*catalogs[\s\S]*connect[\s\S]*logout/);
+  expect(help.out).toMatch(/login[\s\S]*whoami[\s\S]*catalogs[\s\S]*connect[\s\S]*rows[\s\S]*logout/);
   expect((await floe(['--version'])).code).toBe(EXIT_OK);
 });
 
@@ -32,6 +32,10 @@ test('usage errors exit 2', async () => {
   expect((await floe(['connect'])).code).toBe(EXIT_USAGE);
   expect((await floe(['connect', 'lake', '--level', 'admin'])).code).toBe(EXIT_USAGE);
   expect((await floe(['login', '--base-url', 'http://127.0.0.1:9', '--catalog', 'lake:owner'])).code).toBe(EXIT_USAGE);
+  expect((await floe(['rows', 'lake'])).code).toBe(EXIT_USAGE);
+  for (const limit of ['0', '10001', '2.5', 'ten']) expect((await floe(['rows', 'lake', 'demo.events', '--limit', limit])).code).toBe(EXIT_USAGE);
+  const noDot = await floe(['rows', 'lake', 'events'], { FLOE_API_KEY: 'al_live_k_s', FLOE_BASE_URL: 'http://127.0.0.1:9' });
+  expect(noDot).toMatchObject({ code: EXIT_USAGE, err: 'error: name the table as <namespace>.<table>, not "events"' });
   const noBase = await floe(['catalogs'], { FLOE_API_KEY: 'al_live_k_s' });
   expect(noBase).toMatchObject({ code: EXIT_USAGE });
   expect(noBase.err).toMatch(/no Floe base URL/);

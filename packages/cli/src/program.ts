@@ -7,6 +7,7 @@ import { registerCatalogs } from './commands/catalogs.js';
 import { registerConnect } from './commands/connect.js';
 import { registerLogin } from './commands/login.js';
 import { registerLogout } from './commands/logout.js';
+import { registerRows } from './commands/rows.js';
 import { registerWhoami } from './commands/whoami.js';
 import { describeFailure, EXIT_OK, EXIT_USAGE } from './errors.js';
 import type { Io } from './io.js';
@@ -30,7 +31,7 @@ export function buildProgram(io: Io): Command {
     .showHelpAfterError('(run `floe --help` for usage)')
     .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) })
     .exitOverride();
-  for (const register of [registerLogin, registerWhoami, registerCatalogs, registerConnect, registerLogout]) register(program, io);
+  for (const register of [registerLogin, registerWhoami, registerCatalogs, registerConnect, registerRows, registerLogout]) register(program, io);
   return program;
 }
 
