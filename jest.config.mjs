@@ -17,6 +17,18 @@ const common = {
 // carries its timeout as a global that tests/support/test-timeout.ts applies.
 const timeout = (ms) => ({ globals: { FLOE_TEST_TIMEOUT_MS: ms } });
 
+// The e2e files that cross services and share state across processes (rate limits and lock-outs,
+// revocation and rotation, sinks, the commit race, device login, scheduled jobs), run again by the
+// e2e-replicas project against a stack with two processes of every deployable (docs/testing.md).
+const REPLICA_SUITES = [
+  'wrong-secret-limits', 'api-keys', 'control-plane-warehouse-actions', 'sink-send', 'sink-roll',
+  'catalog-commits', 'device', 'metering-sweep-ticks',
+].map((name) => `<rootDir>/tests/e2e/${name}.test.ts`);
+
+// Its files are the e2e project's too: the project exists only when named (`--selectProjects
+// e2e-replicas`, as scripts/test.ts does), so a run of an e2e file starts one stack, not two.
+const replicasSelected = process.argv.some((a) => a.includes('e2e-replicas'));
+
 export default {
   projects: [
     {
@@ -37,6 +49,14 @@ export default {
       globalSetup: '<rootDir>/tests/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/tests/e2e/global-teardown.ts',
     },
+    ...(replicasSelected ? [{
+      ...common,
+      displayName: 'e2e-replicas',
+      ...timeout(30_000),
+      testMatch: REPLICA_SUITES,
+      globalSetup: '<rootDir>/tests/e2e/global-setup-replicas.ts',
+      globalTeardown: '<rootDir>/tests/e2e/global-teardown.ts',
+    }] : []),
     {
       // Tests that stop or restart parts of the stack; `npm test` runs them alone, after the rest.
       ...common,

@@ -1,12 +1,13 @@
-// npm start            → start (foreground; Ctrl-C stops everything it started)
+// npm start            → start (foreground; restarts a deployable that exits, see lib/supervisor.ts; Ctrl-C stops everything it started)
 // npm run stack:up     → up (background; pids and logs under .data/, state in .data/stack.json)
 // npm run stack:down   → down
 // npm run stack:status → status
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { lastLines, stopPid } from './lib/processes';
-import { readState, stackStatus, startStack, stopStack, type StackState } from './lib/stack';
+import { relative } from 'node:path';
+import { alive, lastLines } from './lib/processes';
+import { readState, stackStatus, startStack, stopStack, writeState, type StackState } from './lib/stack';
 import { ROOT, stackPaths } from './lib/stack-env';
+import { RESTART_POLICY, supervise } from './lib/supervisor';
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const paths = stackPaths();
@@ -45,32 +46,55 @@ async function up(): Promise<void> {
 
 async function start(): Promise<void> {
   if (existsSync(paths.stateFile)) {
+    const supervisor = readState(paths)?.supervisor_pid;
+    if (supervisor && alive(supervisor)) throw new Error(`the stack already runs under npm start (pid ${supervisor}); Ctrl-C there or npm run stack:down stops it`);
     const current = await stackStatus(paths);
     if (current && Object.entries(current).some(([name, s]) => name !== 'rgw' && s.alive)) {
       throw new Error('a background stack is running (npm run stack:down stops it)');
     }
   }
-  const { state, running } = await startStack(paths, { detached: false });
+  const { state, running, relaunch } = await startStack(paths, { detached: false });
+  state.supervisor_pid = process.pid;
+  writeState(paths, state);
   firstStep(state);
-  say('Ctrl-C stops everything.');
+  say('Ctrl-C stops everything. A deployable that exits is started again; each restart is printed here.');
   let stopping = false;
-  const stop = async () => {
+  const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    say('\n[stack] stopping');
-    await Promise.all(running.map((r) => stopPid(r.pid)));
+    await supervisor.stop();
     await stopStack(paths);
-    process.exit(0);
+    process.exit(code);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  for (const r of running) {
-    r.child?.on('exit', (code, signal) => {
+  const supervisor = supervise({
+    running,
+    relaunch,
+    // The record is what `npm run stack:down`, stack:status and the tests read: always the pid now running.
+    recorded: (name, pid) => {
+      state.services[name].pid = pid;
+      writeState(paths, state);
+    },
+    say: (line) => say(`[stack] ${line}`),
+    gaveUp: ({ name, log, reason }) => {
       if (stopping) return;
-      say(`[stack] ${r.name} exited (${code ?? signal}); last lines of its log:\n${lastLines(r.log)}`);
-      void stop();
+      process.stderr.write(`[stack] ${name} failed to come up healthy ${RESTART_POLICY.maxFailedStarts} times in a row (the last time: ${reason}); stopping the stack.\n`
+        + `[stack] ${name}'s log is ${relative(process.cwd(), log)}; its last lines:\n${lastLines(log)}\n`);
+      void stop(1);
+    },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (!stopping) say('\n[stack] stopping');
+      void stop(0);
     });
   }
+  // Should this process end any other way (a fault of its own), its deployables do not run on unsupervised.
+  process.on('exit', () => {
+    if (stopping) return;
+    for (const pid of supervisor.pids()) {
+      try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
+    }
+  });
 }
 
 async function main(): Promise<void> {
@@ -92,6 +116,8 @@ async function main(): Promise<void> {
         return;
       }
       for (const [name, v] of Object.entries(s)) say(`${name.padEnd(12)} ${v.pid ? `pid ${v.pid}  ` : ''}${v.alive ? 'alive' : 'dead'}  ${v.healthy ? 'healthy' : 'unhealthy'}`);
+      const supervisor = readState(paths)?.supervisor_pid;
+      if (supervisor) say(`supervised by npm start, pid ${supervisor} (${alive(supervisor) ? 'alive' : 'dead: nothing restarts a deployable that exits'})`);
       return;
     }
     default:

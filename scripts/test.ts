@@ -1,6 +1,7 @@
 // `npm test`: typecheck, then every jest project: unit and integration tests
 // against the real Postgres, Redis and Ceph RGW, end-to-end tests against a
-// stack the e2e project starts and stops itself, and last the fault tests that
+// stack the e2e project starts and stops itself, chosen end-to-end files again
+// against a stack with two replicas of each deployable, and last the fault tests that
 // stop or restart parts of a stack (two at a time, each on its own stack; the
 // shared radosgw's restart alone). Extra arguments go to jest.
 import { spawnSync } from 'node:child_process';
@@ -62,6 +63,9 @@ if (extra.length) {
   await run('jest', process.execPath, jest(extra), env);
 } else {
   await run('jest: unit, integration, end-to-end', process.execPath, jest(['--selectProjects', 'unit', 'e2e']), env);
+  // The cross-service e2e files again on a second private stack with two processes of every deployable
+  // (jest.config.mjs REPLICA_SUITES); the first stack is down by now (the e2e teardown).
+  await run('jest: end-to-end with two replicas of each deployable', process.execPath, jest(['--selectProjects', 'e2e-replicas']), env);
   // Each fault test runs on a private stack of its own (the storage outages on a radosgw of their own
   // port), so two go at once; the one that restarts the shared radosgw goes alone, last.
   await run('jest: fault tests (two at a time)', process.execPath, jest(['--selectProjects', 'fault', '--maxWorkers=2', '--testPathIgnorePatterns', SHARED_RGW_FAULT_TEST]), env);

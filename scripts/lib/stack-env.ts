@@ -46,7 +46,7 @@ export function stackEnvironment(paths: StackPaths, base: NodeJS.ProcessEnv = pr
   const env: NodeJS.ProcessEnv = { ...base, FLOE_BOOTSTRAP_SECRET: bootstrapSecret(paths, base), FLOE_DATA_KEYS: dataKeys(paths, base) };
   const config = loadConfig(env);
   // The gateway's upstream address, derived once here so the services agree on it.
-  env.FLOE_IDENTITY_URL = config.services.identity;
+  env.FLOE_IDENTITY_URL = config.upstreams.identity.join(',');
   env.FLOE_MAIL_DIR = join(paths.dataDir, 'mail');
   return { env, config: loadConfig(env) };
 }

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ensureDatabase, migrateDatabase } from '@floe/db';
 import { Keyring } from '@floe/db/sealed';
-import type { FloeConfig } from '@floe/config';
+import { loadConfig, type FloeConfig } from '@floe/config';
 import { cephInfo, ensureCeph, stopCeph } from './ceph';
-import { DEPLOYABLES } from './deployables';
+import { BALANCER, DEPLOYABLES, type ReplicaPlan } from './deployables';
 import { ensurePostgres, ensureRedis, redact } from './infra';
 import { alive, healthy, lastLines, startDeployable, stopPid, waitHealthy, type Running } from './processes';
 import { stackEnvironment, type StackPaths } from './stack-env';
@@ -30,6 +30,19 @@ export interface StackState {
   /** Whether this stack started the local Ceph (and so stops it on the way down). */
   started_ceph: boolean;
   started_at: string;
+  /**
+   * The foreground `npm start` that restarts a deployable which exits
+   * (scripts/lib/supervisor.ts); absent for a background or private stack.
+   * Stopping the stack asks it to stop, or it would start again what was stopped.
+   */
+  supervisor_pid?: number;
+  /** Processes per replicated deployable (a stack started with a ReplicaPlan); absent: one each. */
+  replicas?: number;
+  /**
+   * Each deployable's current process: a supervisor rewrites its pid at every
+   * restart. With replicas, the second process of `catalog` is `catalog-2`,
+   * and the balancers in front of the catalog and ingest hosts are recorded too.
+   */
   services: Record<string, { url: string; pid: number; log: string }>;
 }
 
@@ -38,6 +51,13 @@ const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
 export function readState(paths: StackPaths): StackState | null {
   if (!existsSync(paths.stateFile)) return null;
   return JSON.parse(readFileSync(paths.stateFile, 'utf8')) as StackState;
+}
+
+/** Writes the record whole (a temporary file renamed over it), so a reader never sees half of it. */
+export function writeState(paths: StackPaths, state: StackState): void {
+  const tmp = `${paths.stateFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, paths.stateFile);
 }
 
 /**
@@ -75,25 +95,45 @@ export async function prepareData(config: FloeConfig): Promise<void> {
 /**
  * Starts every deployable and returns when all answer their health route. On
  * a failure it stops what it started and throws with the failing service's
- * last log lines.
+ * last log lines. `relaunch` starts one of them again in the same
+ * environment (for a supervisor; its log is appended to, headed by `why`).
+ * With `replicas`, each deployable it names runs a second process beside the
+ * first (started together), and its balancers start once their replicas answer.
  */
-export async function startStack(paths: StackPaths, opts: { detached: boolean; baseEnv?: NodeJS.ProcessEnv }): Promise<{ state: StackState; running: Running[] }> {
+export async function startStack(paths: StackPaths, opts: { detached: boolean; baseEnv?: NodeJS.ProcessEnv; replicas?: ReplicaPlan }): Promise<{ state: StackState; running: Running[]; relaunch: (name: string, why: string) => Running }> {
   const store = await withObjectStore(opts.baseEnv ?? process.env);
   const { env, config } = stackEnvironment(paths, store.env);
   mkdirSync(paths.dataDir, { recursive: true });
   await prepareData(config);
   const running: Running[] = [];
+  /** Starts processes together and waits until each answers its health route. */
+  const launch = async (group: Running[]) => {
+    for (const r of group) {
+      running.push(r);
+      say(`started ${r.name} (pid ${r.pid}) on ${r.url}`);
+    }
+    for (const r of group) {
+      try {
+        await waitHealthy(r, r.health);
+      } catch (err) {
+        await Promise.all(running.map((x) => stopPid(x.pid)));
+        if (store.startedCeph) await stopCeph();
+        throw new Error(`${(err as Error).message}\n--- last lines of ${r.log} ---\n${lastLines(r.log)}`);
+      }
+    }
+  };
   for (const d of DEPLOYABLES) {
     if (d.runs && !d.runs(config)) continue;
-    const r = startDeployable(d, config, env, paths, opts.detached);
-    running.push(r);
-    say(`started ${d.name} (pid ${r.pid}) on ${r.url}`);
-    try {
-      await waitHealthy(r, d.health);
-    } catch (err) {
-      await Promise.all(running.map((x) => stopPid(x.pid)));
-      if (store.startedCeph) await stopCeph();
-      throw new Error(`${(err as Error).message}\n--- last lines of ${r.log} ---\n${lastLines(r.log)}`);
+    const group = [startDeployable(d, config, env, paths, { detached: opts.detached })];
+    const second = opts.replicas?.second[d.name];
+    if (second) {
+      const env2 = { ...env, ...second };
+      group.push(startDeployable({ ...d, name: `${d.name}-2` }, loadConfig(env2), env2, paths, { detached: opts.detached }));
+    }
+    await launch(group);
+    for (const b of opts.replicas?.balancers.filter((x) => x.after === d.name) ?? []) {
+      const benv = { ...env, FLOE_BALANCER_PORT: String(b.port), FLOE_BALANCER_TARGETS: b.targets.join(',') };
+      await launch([startDeployable({ ...BALANCER, name: b.name, port: () => b.port }, config, benv, paths, { detached: opts.detached })]);
     }
   }
   const state: StackState = {
@@ -111,15 +151,30 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     redis_prefix: config.redisPrefix,
     started_ceph: store.startedCeph,
     started_at: new Date().toISOString(),
+    ...(opts.replicas ? { replicas: 2 } : {}),
     services: Object.fromEntries(running.map((r) => [r.name, { url: r.url, pid: r.pid, log: r.log }])),
   };
-  writeFileSync(paths.stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  return { state, running };
+  writeState(paths, state);
+  const relaunch = (name: string, why: string): Running => {
+    const d = DEPLOYABLES.find((x) => x.name === name);
+    if (!d) throw new Error(`no deployable named ${name}`);
+    return startDeployable(d, config, env, paths, { detached: opts.detached, restart: why });
+  };
+  return { state, running, relaunch };
 }
 
 export async function stopStack(paths: StackPaths): Promise<string[]> {
-  const state = readState(paths);
+  let state = readState(paths);
   if (!state) return [];
+  const supervisor = state.supervisor_pid;
+  if (supervisor && supervisor !== process.pid && alive(supervisor)) {
+    // Its own stop stops every deployable without restarting any, then Ceph if the stack started it, and removes the record.
+    say(`stopping the npm start that supervises this stack (pid ${supervisor})`);
+    const stopped = [...Object.keys(state.services).reverse(), ...(state.started_ceph ? ['ceph'] : [])];
+    await stopPid(supervisor, 5 * 60_000);
+    state = readState(paths);
+    if (!state) return stopped;
+  }
   const names = Object.keys(state.services).reverse();
   await Promise.all(names.map((n) => stopPid(state.services[n].pid)));
   if (state.started_ceph) {

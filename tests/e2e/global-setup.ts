@@ -1,8 +1,13 @@
-import { startPrivateStack } from '../../scripts/lib/private-stack';
+import { startPrivateStack, type PrivateStackOptions } from '../../scripts/lib/private-stack';
 
 // The end-to-end project runs against a private stack; workers find it via FLOE_E2E_STATE.
 export default async function setup(): Promise<void> {
-  process.stdout.write('\n[e2e] starting a private stack\n');
+  await startE2eStack('e2e');
+}
+
+/** The e2e stack's settings; the e2e-replicas project (global-setup-replicas.ts) starts it with two of each deployable. */
+export async function startE2eStack(label: string, opts: PrivateStackOptions = {}): Promise<void> {
+  process.stdout.write(`\n[${label}] starting a private stack${opts.replicas === 2 ? ' with two replicas of each deployable' : ''}\n`);
   // A deleted catalog stays restorable for 10 s here (a day by default), so the deletion tests can both restore and see a teardown;
   // the operator routes are public here (off by default) so their tests reach them through the gateway;
   // the metering sweep (hourly) and a new catalog's first sample (120 s) are shortened for tests/e2e/metering.test.ts;
@@ -13,11 +18,11 @@ export default async function setup(): Promise<void> {
   // environment set here (loadConfig()), and signup-email.test.ts reaches them from addresses of its own.
   process.env.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR = '200';
   process.env.FLOE_PENDING_HANDLES_PER_CALLER = '50';
-  const { stateFile } = await startPrivateStack('e2e', {
+  const { stateFile } = await startPrivateStack(label, {
     FLOE_SIGNER_CACHE_SECONDS: '1', FLOE_LOG_LEVEL: 'info', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '10', FLOE_ADMIN_ROUTES_PUBLIC: 'true',
     FLOE_METERING_SWEEP_SECONDS: '20', FLOE_METERING_FIRST_SAMPLE_SECONDS: '4', FLOE_OAUTH_METADATA_ALLOW_HOSTS: '127.0.0.77',
     FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR: process.env.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR,
     FLOE_PENDING_HANDLES_PER_CALLER: process.env.FLOE_PENDING_HANDLES_PER_CALLER,
-  });
+  }, opts);
   process.env.FLOE_E2E_STATE = stateFile;
 }

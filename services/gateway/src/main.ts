@@ -10,5 +10,5 @@ serve(buildGatewayApp(config, logger), {
   port: config.ports.gateway,
   host: config.listenHost,
   logger,
-  details: { base_url: config.baseUrl, identity: config.services.identity },
+  details: { base_url: config.baseUrl, identity: config.upstreams.identity.join(',') },
 });

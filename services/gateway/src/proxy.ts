@@ -1,7 +1,10 @@
 import http from 'node:http';
-import type { Request, Response, RequestHandler } from 'express';
+import type { NextFunction, Request, Response, RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { GATEWAY_PROOF_HEADER, HttpError, errorBody, signGatewayProof, type Logger } from '@floe/http';
+
+/** How long a replica that refused a connection is passed over (it is restarting, or gone). */
+const REFUSED_PAUSE_MS = 2000;
 
 /**
  * Forwards a request unchanged (body streamed, not parsed) to one service over
@@ -11,11 +14,32 @@ import { GATEWAY_PROOF_HEADER, HttpError, errorBody, signGatewayProof, type Logg
  * believes that address only with a valid proof, so neither a client's own
  * X-Forwarded-For nor a client calling a service directly chooses it. The
  * request id travels as X-Request-Id.
+ *
+ * `targets` are the service's replicas (config.upstreams): each request goes
+ * to the next in turn (http-proxy-middleware's router). A replica that
+ * refuses the connection is passed over for a moment, and a request without
+ * a body is sent once more to another replica; one with a body cannot be (the
+ * proxy has already read it into the refused connection) and gets the 503
+ * below, which clients retry.
  */
-export function proxyTo(target: string, logger: Logger, proofKey: Buffer | null): RequestHandler {
+export function proxyTo(targets: string | string[], logger: Logger, proofKey: Buffer | null): RequestHandler {
+  const list = [targets].flat();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  return createProxyMiddleware<Request, Response>({
-    target,
+  const pausedUntil = new Map<string, number>();
+  let turn = 0;
+  const pick = (except?: string): string => {
+    const others = list.filter((t) => t !== except);
+    const live = others.filter((t) => (pausedUntil.get(t) ?? 0) <= Date.now());
+    const from = live.length ? live : others.length ? others : list;
+    turn = (turn + 1) % 1_000_000;
+    return from[turn % from.length];
+  };
+  /** Each request's replica, and what the retry needs. */
+  const attempts = new WeakMap<Request, { target: string; next: NextFunction; retried: boolean }>();
+
+  const proxy = createProxyMiddleware<Request, Response>({
+    target: list[0],
+    router: (req) => attempts.get(req)?.target ?? list[0],
     agent,
     changeOrigin: false,
     proxyTimeout: 60_000,
@@ -29,6 +53,18 @@ export function proxyTo(target: string, logger: Logger, proofKey: Buffer | null)
         proxyReq.setHeader('x-request-id', req.requestId);
       },
       error: (err, req, res) => {
+        const attempt = attempts.get(req);
+        const target = attempt?.target ?? list[0];
+        if ((err as NodeJS.ErrnoException).code === 'ECONNREFUSED' && attempt && list.length > 1) {
+          pausedUntil.set(target, Date.now() + REFUSED_PAUSE_MS);
+          if (!attempt.retried && withoutBody(req) && 'status' in res && !res.headersSent) {
+            attempt.retried = true;
+            attempt.target = pick(target);
+            logger.warn('upstream refused; trying another replica', { request_id: req.requestId, target, next: attempt.target });
+            void proxy(req, res as Response, attempt.next);
+            return;
+          }
+        }
         logger.error('upstream unreachable', { request_id: req.requestId, target, err: err.message });
         if (!('status' in res) || res.headersSent) {
           (res as { destroy?: () => void }).destroy?.();
@@ -40,4 +76,13 @@ export function proxyTo(target: string, logger: Logger, proofKey: Buffer | null)
       },
     },
   });
+  return (req, res, next) => {
+    attempts.set(req, { target: list.length > 1 ? pick() : list[0], next, retried: false });
+    return proxy(req, res, next);
+  };
+}
+
+/** A request whose body is empty, so sending it again to another replica repeats nothing unseen. */
+function withoutBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;
 }
