@@ -9,7 +9,12 @@
 #
 # TypeScript runs directly with tsx (as on a development machine), so the image
 # keeps the workspace's full dependency tree, dev dependencies included.
-FROM node:20-bookworm-slim
+#
+# Node 24, the Active LTS line (supported to April 2028; Node 20 reached its
+# end of life in April 2026). The code also runs on 20.19+ and 22.12+
+# (package.json "engines"), which development machines and CI may still have
+# (docs/deployment.md#node).
+FROM node:24-bookworm-slim
 
 # tini is PID 1 and, with -g, passes SIGTERM to the whole process group:
 # `pnpm ... start` does not forward signals to the service it starts, so

@@ -7,13 +7,28 @@
 //   - every environment variable the manifests set is one packages/config reads,
 //     and the settings as a whole pass loadConfig();
 //   - internal URLs point at services and ports that are described;
-//   - k8s/kustomization.yaml lists every manifest in k8s/.
+//   - k8s/kustomization.yaml lists every manifest in k8s/;
+//   - every k8s object is valid against the Kubernetes API's schemas (the
+//     kubernetes-models package's validators, generated from the API's
+//     OpenAPI documents; KEDA's objects against @kubernetes-models/keda, from
+//     KEDA's CRDs), and a broken one fails the same validation. These check
+//     types, required fields and formats (quantities, int-or-string), not
+//     unknown fields: a misspelt optional field passes them, which is why the
+//     fields that matter (probes, resources, scaling) are checked by name too;
+//   - liveness never waits on a dependency where a process-only route exists,
+//     every container has requests and limits, an engine's container has room
+//     above the engine's memory limit, every Deployment is autoscaled (HTTP
+//     services on CPU, queue workers by KEDA on their BullMQ waiting lists,
+//     named from packages/queues and BullMQ's own key layout), and every
+//     Deployment that runs two or more replicas has a PodDisruptionBudget.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QueueKeys } from 'bullmq';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '@floe/config';
+import * as queueDefinitions from '@floe/queues';
 
 type Obj = Record<string, any>;
 
@@ -113,6 +128,110 @@ function containerPort(container: Obj, port: number | string): number | undefine
   return (container.ports ?? []).find((p: Obj) => p.name === port)?.containerPort;
 }
 
+/** Every container of an object with a pod template (Deployment, Job), init containers included. */
+const containersOf = (o: Obj): Obj[] => [...(podSpec(o).containers ?? []), ...(podSpec(o).initContainers ?? [])];
+
+/** The TypeScript sources of a deployable (tests left out). */
+function sourcesOf(name: string): string {
+  const dir = join(ROOT, 'services', name, 'src');
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n');
+}
+
+
+/** A deployable whose package depends on the data-plane engine (DuckDB) runs it in its own process. */
+const runsEngine = (name: string) => {
+  const file = join(ROOT, 'services', name, 'package.json');
+  const pkg = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Obj) : {};
+  return Object.keys(pkg.dependencies ?? {}).includes('@floe/engine');
+};
+
+// Kubernetes quantities (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/quantity/).
+const QUANTITY_SUFFIX: Record<string, number> = {
+  '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40,
+};
+function quantity(value: unknown): number {
+  const m = /^(\d+(?:\.\d+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(String(value));
+  if (!m) throw new Error(`not a quantity this test reads: ${String(value)}`);
+  return Number(m[1]) * QUANTITY_SUFFIX[m[2] ?? ''];
+}
+
+// DuckDB's sizes (FLOE_ENGINE_MEMORY_LIMIT): KB, MB, GB, TB are powers of 1000, KiB... of 1024.
+const DUCKDB_UNIT: Record<string, number> = {
+  b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
+};
+function duckdbBytes(size: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/i.exec(size.trim());
+  if (!m || !(m[2].toLowerCase() in DUCKDB_UNIT)) throw new Error(`not a DuckDB size: ${size}`);
+  return Number(m[1]) * DUCKDB_UNIT[m[2].toLowerCase()];
+}
+
+/** What a container needs above the engine's memory limit: Node's heap, the compiled sources, streams. */
+const ENGINE_HEADROOM_BYTES = 512 * 2 ** 20;
+
+// Schema validation. kubernetes-models ships one model per kind, each with a
+// validator compiled from the API's OpenAPI schema (by ajv, at the package's
+// build: nothing is fetched); @kubernetes-models/keda does the same for KEDA's
+// CRDs. The module is found from the apiVersion, so a kind that neither
+// package knows fails the test rather than going unchecked.
+function modelModule(apiVersion: string): string {
+  return apiVersion.startsWith('keda.sh/') ? `@kubernetes-models/keda/${apiVersion}` : `kubernetes-models/${apiVersion}`;
+}
+async function validateAgainstSchema(o: Obj): Promise<void> {
+  const { __file: _file, ...doc } = o;
+  const module = modelModule(String(doc.apiVersion));
+  const models = (await import(module)) as Record<string, unknown>;
+  const Model = models[String(doc.kind)] as (new (data: Obj) => { validate(): void }) | undefined;
+  if (typeof Model !== 'function') throw new Error(`${module} has no model of kind ${String(doc.kind)}`);
+  new Model(doc).validate();
+}
+
+// Autoscaling.
+const WORKERS = DEPLOYABLES.filter((n) => n.endsWith('-worker'));
+const HTTP_SERVICES = DEPLOYABLES.filter((n) => !WORKERS.includes(n));
+
+const hpaOf = (deployment: string) => ofKind('HorizontalPodAutoscaler')
+  .filter((h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec?.scaleTargetRef?.name === deployment);
+const scaledObjectOf = (deployment: string) => ofKind('ScaledObject')
+  .filter((s) => (s.spec?.scaleTargetRef?.kind ?? 'Deployment') === 'Deployment' && s.spec?.scaleTargetRef?.name === deployment);
+
+/** The fewest replicas a Deployment runs: its autoscaler's floor, else its own count. */
+function minReplicas(d: Obj): number {
+  const name = d.metadata.name as string;
+  const [hpa] = hpaOf(name);
+  if (hpa) return hpa.spec.minReplicas ?? 1;
+  const [so] = scaledObjectOf(name);
+  if (so) return so.spec.minReplicaCount ?? 0;
+  return d.spec?.replicas ?? 1;
+}
+
+/** The PodDisruptionBudgets whose selector picks a Deployment's pods. */
+const pdbsOf = (d: Obj) => ofKind('PodDisruptionBudget').filter((p) => {
+  const sel = (p.spec?.selector?.matchLabels ?? {}) as Obj;
+  const labels = (d.spec?.template?.metadata?.labels ?? {}) as Obj;
+  return Object.keys(sel).length > 0 && Object.entries(sel).every(([k, v]) => labels[k] === v);
+});
+
+/** The BullMQ queues a worker consumes: the job definitions its src/jobs.ts hands to the runner. */
+function consumedQueues(name: string): string[] {
+  const source = read('services', name, 'src', 'jobs.ts');
+  const defs = queueDefinitions as unknown as Record<string, Record<string, { queue?: string } | undefined> | undefined>;
+  const queues = [...source.matchAll(/\bhandle\(\s*(\w+)\.(\w+)/g)].map(([, group, job]) => {
+    const queue = defs[group]?.[job]?.queue;
+    if (!queue) throw new Error(`services/${name}/src/jobs.ts: ${group}.${job} is no job definition of @floe/queues`);
+    return queue;
+  });
+  return [...new Set(queues)].sort();
+}
+
+/** BullMQ's waiting list of a queue, for the deployment's FLOE_REDIS_PREFIX (packages/queues queuePrefix). */
+function waitList(queue: string): string {
+  const redisPrefix = String(configMap?.data?.FLOE_REDIS_PREFIX ?? 'floe:');
+  return new QueueKeys(queueDefinitions.queuePrefix(redisPrefix)).toKey(queue, 'wait');
+}
+
 // ---------------------------------------------------------------------------
 
 describe('deployables are described for compose and Kubernetes', () => {
@@ -146,7 +265,9 @@ describe('deployables are described for compose and Kubernetes', () => {
         expect(commandOf(c.args)).toBe(start);
         expect(c.readinessProbe?.httpGet?.path).toBe('/healthz');
         expect(c.livenessProbe).toBeDefined();
-        expect(['/healthz', '/livez']).toContain(c.livenessProbe?.httpGet?.path);
+        // Liveness must not restart a pod for a dependency's outage: every deployable serves a process-only
+        // /livez (packages/http createApp), and liveness uses it; /healthz, which asks the dependencies, is the readiness.
+        expect(c.livenessProbe?.httpGet?.path).toBe('/livez');
         for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe].filter(Boolean)) {
           expect(containerPort(c, probe.httpGet.port)).toBeDefined();
         }
@@ -302,6 +423,164 @@ describe('k8s/', () => {
           where,
           template: expect.objectContaining({ 'app.kubernetes.io/name': expect.any(String), 'app.kubernetes.io/part-of': 'floe' }),
         });
+      }
+    }
+  });
+});
+
+describe('k8s/: valid against the Kubernetes and KEDA schemas', () => {
+  test.each(k8sObjects.map((o) => [`${o.__file} ${o.kind}/${o.metadata?.name}`, o] as const))('%s', async (_where, o) => {
+    await expect(validateAgainstSchema(o)).resolves.toBeUndefined();
+  });
+
+  // The same validator, fed what would be refused by the API server: it must say no.
+  test('a broken Deployment fails it: replicas "two"', async () => {
+    const d = structuredClone(named('Deployment', 'floe-gateway')!);
+    d.spec.replicas = 'two';
+    await expect(validateAgainstSchema(d)).rejects.toThrow(/spec\/replicas must be integer/);
+  });
+
+  test('a broken Deployment fails it: a container without a name, a memory limit that is no quantity', async () => {
+    const d = structuredClone(named('Deployment', 'floe-gateway')!);
+    delete d.spec.template.spec.containers[0].name;
+    await expect(validateAgainstSchema(d)).rejects.toThrow(/containers\/0 must have required property '?name'?/);
+    const e = structuredClone(named('Deployment', 'floe-gateway')!);
+    e.spec.template.spec.containers[0].resources.limits.memory = 'plenty';
+    await expect(validateAgainstSchema(e)).rejects.toThrow(/limits\/memory must match format "quantity"/);
+  });
+
+  test('a broken ScaledObject fails KEDA\'s schema: a trigger without a type, a list length that is a number', async () => {
+    const so = structuredClone(scaledObjectOf('floe-maintenance-worker')[0]);
+    delete so.spec.triggers[0].type;
+    await expect(validateAgainstSchema(so)).rejects.toThrow(/triggers\/0 must have required property/);
+    const t = structuredClone(scaledObjectOf('floe-maintenance-worker')[0]);
+    t.spec.triggers[0].metadata.listLength = 20;
+    await expect(validateAgainstSchema(t)).rejects.toThrow(/listLength must be string/);
+  });
+
+  test('a kind neither package knows is an error, not a pass', async () => {
+    await expect(validateAgainstSchema({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).rejects.toThrow();
+    await expect(validateAgainstSchema({ apiVersion: 'apps/v1', kind: 'Widget', metadata: { name: 'w' } })).rejects.toThrow(/no model of kind Widget/);
+  });
+});
+
+describe('k8s/: resources, autoscaling and disruption budgets', () => {
+  test('every container has CPU and memory requests and limits, each request within its limit', () => {
+    const withPods = k8sObjects.filter((o) => o.spec?.template?.spec);
+    expect(withPods.length).toBeGreaterThan(0);
+    for (const o of withPods) {
+      for (const c of containersOf(o)) {
+        const where = `${o.__file} ${o.kind}/${o.metadata.name} ${c.name}`;
+        for (const r of ['cpu', 'memory']) {
+          const request = c.resources?.requests?.[r];
+          const limit = c.resources?.limits?.[r];
+          expect({ where, r, request: request !== undefined, limit: limit !== undefined }).toEqual({ where, r, request: true, limit: true });
+          expect({ where, r, withinLimit: quantity(request) <= quantity(limit) }).toEqual({ where, r, withinLimit: true });
+        }
+      }
+    }
+  });
+
+  test('a deployable that runs the engine: its scratch directory on a volume of its own, its memory limit above the engine\'s with headroom', () => {
+    const engines = DEPLOYABLES.filter(runsEngine);
+    expect(engines).toEqual(expect.arrayContaining(['maintenance-worker', 'roller-worker']));
+    for (const name of engines) {
+      const [c] = podSpec(named('Deployment', `floe-${name}`)!).containers as Obj[];
+      const env = Object.fromEntries((c.env ?? []).map((e: Obj) => [e.name, e.value]));
+      // The effective settings, defaults included, as the worker reads them.
+      const config = loadConfig({ ...(configMap?.data ?? {}), ...(secretExample?.stringData ?? {}), FLOE_DATA_KEYS: TEST_DATA_KEYS, ...env });
+      // The default (under the OS temp directory) is the 64 MiB /tmp volume here.
+      expect({ name, scratchDir: config.engine.scratchDir }).toEqual({ name, scratchDir: expect.any(String) });
+      const mounts = (c.volumeMounts ?? []) as Obj[];
+      const scratch = mounts.find((m) => config.engine.scratchDir === m.mountPath || config.engine.scratchDir!.startsWith(`${m.mountPath}/`));
+      expect({ name, scratchMount: scratch?.mountPath }).toEqual({ name, scratchMount: expect.not.stringMatching(/^\/tmp$/) });
+      const limit = quantity(c.resources.limits.memory);
+      const engine = duckdbBytes(config.engine.memoryLimit);
+      expect({ name, limit, room: limit - engine >= ENGINE_HEADROOM_BYTES }).toEqual({ name, limit, room: true });
+      // The engine's threads fit the container's CPU limit.
+      expect({ name, threadsFit: config.engine.threads <= quantity(c.resources.limits.cpu) }).toEqual({ name, threadsFit: true });
+    }
+  });
+
+  test('an autoscaled Deployment leaves its replica count to the autoscaler', () => {
+    for (const d of ofKind('Deployment')) {
+      const scaled = hpaOf(d.metadata.name).length + scaledObjectOf(d.metadata.name).length > 0;
+      if (scaled) expect({ deployment: d.metadata.name, replicas: d.spec.replicas }).toEqual({ deployment: d.metadata.name, replicas: undefined });
+    }
+  });
+
+  test('the workers and the HTTP services between them are every deployable', () => {
+    expect(WORKERS.length).toBeGreaterThan(0);
+    expect(HTTP_SERVICES.length).toBeGreaterThan(0);
+    // Each worker is a BullMQ consumer.
+    for (const name of WORKERS) expect({ name, queues: consumedQueues(name).length > 0 }).toEqual({ name, queues: true });
+  });
+
+  for (const name of HTTP_SERVICES) {
+    test(`${name}: a HorizontalPodAutoscaler on CPU, 2 replicas at least, and no ScaledObject`, () => {
+      const hpas = hpaOf(`floe-${name}`);
+      expect(hpas).toHaveLength(1);
+      expect(scaledObjectOf(`floe-${name}`)).toHaveLength(0);
+      const [hpa] = hpas;
+      expect(hpa.apiVersion).toBe('autoscaling/v2');
+      expect(hpa.spec.scaleTargetRef.apiVersion).toBe('apps/v1');
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+      expect(hpa.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } }]);
+      const utilisation = hpa.spec.metrics[0].resource.target.averageUtilization as number;
+      expect(utilisation).toBeGreaterThan(0);
+      expect(utilisation).toBeLessThanOrEqual(100);
+      // Utilisation is measured against the CPU request.
+      for (const c of podSpec(named('Deployment', `floe-${name}`)!).containers as Obj[]) expect(c.resources?.requests?.cpu).toBeDefined();
+    });
+  }
+
+  // KEDA's ScaledObject: its schema comes from @kubernetes-models/keda (above); what it scales on is checked here.
+  for (const name of WORKERS) {
+    test(`${name}: a KEDA ScaledObject on the waiting lists of queues it consumes, and no HorizontalPodAutoscaler of its own`, () => {
+      const sos = scaledObjectOf(`floe-${name}`);
+      expect(sos).toHaveLength(1);
+      expect(hpaOf(`floe-${name}`)).toHaveLength(0);
+      const [so] = sos;
+      expect(so.apiVersion).toBe('keda.sh/v1alpha1');
+      expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+      expect(so.spec.maxReplicaCount).toBeGreaterThan(so.spec.minReplicaCount);
+      const consumed = consumedQueues(name);
+      const triggers = so.spec.triggers as Obj[];
+      expect(triggers.length).toBeGreaterThan(0);
+      const auths = ofKind('TriggerAuthentication').map((a) => a.metadata.name as string);
+      for (const t of triggers) {
+        expect(t.type).toBe('redis');
+        const queue = consumed.find((q) => waitList(q) === t.metadata?.listName);
+        expect({ name, listName: t.metadata?.listName, consumed: queue !== undefined }).toEqual({ name, listName: t.metadata?.listName, consumed: true });
+        expect(t.metadata.listLength).toMatch(/^[1-9]\d*$/);
+        // Where Redis is: from the TriggerAuthentication (address, password), never written here.
+        expect(t.metadata.address ?? t.metadata.host ?? t.metadata.password).toBeUndefined();
+        expect(auths).toContain(t.authenticationRef?.name);
+      }
+    });
+  }
+
+  test('the waiting lists are BullMQ\'s keys under the deployment\'s prefix', () => {
+    expect(configMap?.data?.FLOE_REDIS_PREFIX).toBe('floe:');
+    expect(waitList('maintenance')).toBe('floe:bull:maintenance:wait');
+  });
+
+  test('every Deployment that runs two or more replicas has a PodDisruptionBudget that lets one go at a time', () => {
+    const multi = ofKind('Deployment').filter((d) => minReplicas(d) > 1);
+    expect(multi.length).toBeGreaterThan(0);
+    for (const d of multi) {
+      const pdbs = pdbsOf(d);
+      expect({ deployment: d.metadata.name, pdbs: pdbs.length }).toEqual({ deployment: d.metadata.name, pdbs: 1 });
+      const { minAvailable, maxUnavailable } = pdbs[0].spec;
+      expect({ deployment: d.metadata.name, ok: minAvailable === 1 || maxUnavailable === 1 }).toEqual({ deployment: d.metadata.name, ok: true });
+    }
+  });
+
+  test('no PodDisruptionBudget blocks a drain of a Deployment that may run one replica', () => {
+    for (const d of ofKind('Deployment').filter((x) => minReplicas(x) <= 1)) {
+      for (const p of pdbsOf(d)) {
+        expect({ deployment: d.metadata.name, minAvailable: p.spec.minAvailable ?? 0 }).toEqual({ deployment: d.metadata.name, minAvailable: 0 });
       }
     }
   });

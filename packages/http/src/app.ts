@@ -71,6 +71,9 @@ export function createApp(opts: AppOptions): Express {
     app.use(raw ? (req, res, next) => (raw.test(req.path) ? next() : json(req, res, next)) : json);
     app.use(refuseMalformedJson());
   }
+  // Liveness for an orchestrator: the process answers, whatever its dependencies do (a database or catalog
+  // outage must not restart every pod; /healthz, the readiness, says when one is down).
+  app.get('/livez', (_req, res) => { res.json({ ok: true, service: opts.service }); });
   opts.mount(app);
   app.use((req, _res, next) => next(new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`)));
   app.use(errorHandler(opts.logger, opts.bodyLimitBytes, opts.renderError));

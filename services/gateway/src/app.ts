@@ -18,10 +18,10 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
   const proofKey = gatewayProofKey(config.bootstrapSecret);
   if (!proofKey) logger.warn('no FLOE_BOOTSTRAP_SECRET: the gateway cannot prove the addresses it forwards; services will see every caller as the gateway');
   const upstreams: Record<Upstream, RequestHandler> = {
-    identity: proxyTo(config.services.identity, logger, proofKey),
-    'control-plane': proxyTo(config.services.controlPlane, logger, proofKey),
-    ingest: proxyTo(config.services.ingest, logger, proofKey),
-    mcp: proxyTo(config.services.mcp, logger, proofKey),
+    identity: proxyTo(config.upstreams.identity, logger, proofKey),
+    'control-plane': proxyTo(config.upstreams.controlPlane, logger, proofKey),
+    ingest: proxyTo(config.upstreams.ingest, logger, proofKey),
+    mcp: proxyTo(config.upstreams.mcp, logger, proofKey),
   };
 
   return createApp({
@@ -34,9 +34,7 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
     // The public edge: X-Forwarded-For only from FLOE_TRUST_PROXY's hops; proofs from clients are ignored.
     clientAddress: clientAddressFor(config, 'public-edge'),
     mount: (app) => {
-      // The gateway's own liveness, independent of the services behind it.
-      app.get('/livez', (_req, res) => { res.json({ ok: true, service: 'gateway' }); });
-
+      // Its own liveness (/livez) is createApp's, independent of the services behind it.
       app.use((req, _res, next) => {
         // Internal routes never; the operator routes only where the deployment made them public (spec: "not public by default").
         if (isInternalPath(req.path) || (isAdminPath(req.path) && !config.adminRoutesPublic)) {
