@@ -46,6 +46,8 @@ export default {
       displayName: 'e2e',
       ...timeout(30_000),
       testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
+      // Replicas' own question (one sweep per period with two workers), a minute of waiting: asked by e2e-replicas only.
+      testPathIgnorePatterns: ['/node_modules/', '/tests/e2e/metering-sweep-ticks\\.test\\.ts$'],
       globalSetup: '<rootDir>/tests/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/tests/e2e/global-teardown.ts',
     },
