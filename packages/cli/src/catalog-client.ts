@@ -5,6 +5,7 @@
 // answers in the Iceberg error model {error:{message, type, code}}, whose
 // exception type (NoSuchTableException, …) stands in for the code, and the
 // token route in OAuth's flat {error, error_description}.
+import type { TableMetadata as IcebirdTableMetadata } from 'icebird/src/types.js';
 import { reasonOf, TIMEOUT_MS, USER_AGENT } from './api-client.js';
 import { ApiError, envelopeOf, NetworkError, usageError, type Envelope } from './errors.js';
 
@@ -14,8 +15,12 @@ export interface TableName {
   name: string;
 }
 
-/** The Iceberg table metadata as JSON.parse reads it (ids past 2^53 rounded; see `currentSnapshotId`). */
-export type TableMetadata = Record<string, any>;
+/**
+ * The Iceberg table metadata as JSON.parse reads it (ids past 2^53 rounded;
+ * see `currentSnapshotId`): icebird's model, which reads it, with v1's lone
+ * `schema`.
+ */
+export type TableMetadata = IcebirdTableMetadata & { schema?: { fields: Array<{ id: number; name: string; type: unknown }> } };
 
 export interface LoadedTable {
   metadata: TableMetadata;

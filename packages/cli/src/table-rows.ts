@@ -49,7 +49,7 @@ export async function readSnapshotRows(loaded: LoadedTable, table: string, limit
   const columns = currentColumns(metadata);
   if (currentSnapshotId === null) return { table, columns, rows: [], total: 0, snapshotId: null };
   return withFetch(storeFetch(loaded.config, fetchImpl), async () => {
-    const { dataEntries, deleteEntries } = splitManifestEntries(await icebergManifests(metadata as never));
+    const { dataEntries, deleteEntries } = splitManifestEntries(await icebergManifests(metadata));
     const unreadable = [...dataEntries, ...deleteEntries].find((e) => String(e.data_file.file_format).toLowerCase() !== 'parquet');
     if (unreadable) {
       throw new CliError(`${table} holds ${String(unreadable.data_file.file_format)} files (${unreadable.data_file.file_path}), which floe rows cannot read`, undefined,
@@ -58,7 +58,7 @@ export async function readSnapshotRows(loaded: LoadedTable, table: string, limit
     const stored = dataEntries.reduce((n, e) => n + Number(e.data_file.record_count), 0);
     // icebird fails on a snapshot with no data file; an emptied table is simply empty.
     if (stored === 0) return { table, columns, rows: [], total: 0, snapshotId: currentSnapshotId };
-    const read = (rowEnd?: number) => icebergRead({ tableUrl: metadata.location, metadata: metadata as never, rowEnd });
+    const read = (rowEnd?: number) => icebergRead({ tableUrl: metadata.location, metadata, rowEnd });
     if (deleteEntries.length === 0) {
       // No deletes: the count is the data files' and only the first rows are fetched.
       return { table, columns, rows: await read(Math.min(limit, stored)), total: stored, snapshotId: currentSnapshotId };
