@@ -80,13 +80,16 @@ export interface SinkStorage {
   sealedSecretKey: string;
 }
 
+/** The warehouse columns a SinkStorage is read from, and the reading. */
+const STORAGE_COLUMNS = { blobBucket: true, tableBucket: true, storageAccessKey: true, storageSecretKey: true } as const;
+const storageOf = (w: { blobBucket: string; tableBucket: string; storageAccessKey: string; storageSecretKey: string }): SinkStorage => ({
+  blobBucket: w.blobBucket, tableBucket: w.tableBucket, accessKeyId: w.storageAccessKey, sealedSecretKey: w.storageSecretKey,
+});
+
 /** Where a sink's objects are, and the identity that writes them: its warehouse's buckets and storage keys. */
 export async function sinkStorage(prisma: PrismaClient, sinkId: string): Promise<SinkStorage> {
   const { warehouseId } = await prisma.sink.findUniqueOrThrow({ where: { id: sinkId }, select: { warehouseId: true } });
-  const w = await prisma.warehouse.findUniqueOrThrow({
-    where: { id: warehouseId }, select: { blobBucket: true, tableBucket: true, storageAccessKey: true, storageSecretKey: true },
-  });
-  return { blobBucket: w.blobBucket, tableBucket: w.tableBucket, accessKeyId: w.storageAccessKey, sealedSecretKey: w.storageSecretKey };
+  return storageOf(await prisma.warehouse.findUniqueOrThrow({ where: { id: warehouseId }, select: STORAGE_COLUMNS }));
 }
 
 /** Every sink, deleted ones too, that has written a reject file, with where its catalog keeps them; sinks of catalogs no longer live are left out (their buckets go with them). */
@@ -95,12 +98,12 @@ export async function sinksWithRejects(prisma: PrismaClient): Promise<Array<{ si
   if (!sinks.length) return [];
   const live = await prisma.warehouse.findMany({
     where: { id: { in: [...new Set(sinks.map((s) => s.warehouseId))] }, status: { in: ['provisioning', 'ready'] } },
-    select: { id: true, blobBucket: true, tableBucket: true, storageAccessKey: true, storageSecretKey: true },
+    select: { id: true, ...STORAGE_COLUMNS },
   });
-  const byId = new Map(live.map((w) => [w.id, w]));
+  const byId = new Map(live.map((w) => [w.id, storageOf(w)]));
   return sinks.flatMap((s) => {
-    const w = byId.get(s.warehouseId);
-    return w ? [{ sinkId: s.id, blobBucket: w.blobBucket, tableBucket: w.tableBucket, accessKeyId: w.storageAccessKey, sealedSecretKey: w.storageSecretKey }] : [];
+    const storage = byId.get(s.warehouseId);
+    return storage ? [{ sinkId: s.id, ...storage }] : [];
   });
 }
 
