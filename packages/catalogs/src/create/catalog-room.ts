@@ -1,5 +1,5 @@
 import type { Db } from '@floe/db';
-import { effectiveLimits } from '@floe/db/limits';
+import { effectiveLimits, type Limits } from '@floe/db/limits';
 import { limitExceeded } from '@floe/http';
 import { countedInProject, countedInScope } from './creation-records';
 
@@ -8,9 +8,10 @@ import { countedInProject, countedInScope } from './creation-records';
  * and the organisation's `warehouses` (outside an organisation, the owner's),
  * else 409 `limit_exceeded` naming the limit. Creation and restore both ask,
  * inside the transaction that holds the scope's creation lock, so 20 at once
- * never pass one limit together.
+ * never pass one limit together. Returns the scope's limits it read, for the
+ * caller's other checks.
  */
-export async function requireCatalogRoom(tx: Db, at: { projectId: string; orgId: string | null; ownerId: string | null }, except: string | null = null): Promise<void> {
+export async function requireCatalogRoom(tx: Db, at: { projectId: string; orgId: string | null; ownerId: string | null }, except: string | null = null): Promise<Limits> {
   const { limits } = await effectiveLimits(tx, at.orgId);
   const inProject = await countedInProject(tx, at.projectId, except);
   if (inProject >= limits.warehouses_per_project) {
@@ -24,4 +25,5 @@ export async function requireCatalogRoom(tx: Db, at: { projectId: string; orgId:
       limit: 'warehouses', limit_value: limits.warehouses, current: inScope,
     });
   }
+  return limits;
 }

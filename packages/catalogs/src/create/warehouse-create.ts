@@ -151,8 +151,7 @@ async function claimCreation(
         takeOver = holder;
       }
 
-      await requireCatalogRoom(tx, { projectId: project.id, orgId: project.orgId, ownerId: project.ownerId }, takeOver?.id ?? null);
-      const { limits } = await effectiveLimits(tx, project.orgId);
+      const limits = await requireCatalogRoom(tx, { projectId: project.id, orgId: project.orgId, ownerId: project.ownerId }, takeOver?.id ?? null);
       const bytes = await scopeStoredBytes(tx, project.orgId, project.ownerId);
       if (bytes >= limits.storage_bytes) {
         throw quotaExceeded('the storage limit is reached; delete data or ask for a higher limit', {
