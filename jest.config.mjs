@@ -34,7 +34,8 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      ...timeout(20_000),
+      // The engine's DuckDB tests take most of 20 s while three test files share two cores.
+      ...timeout(60_000),
       testMatch: [
         '<rootDir>/packages/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',

@@ -161,22 +161,37 @@ export function specCodes(spec: string): Map<string, string> {
 export function appRoutes(): { served: Set<string>; unbuilt: Set<string> } {
   const served = new Set<string>();
   const unbuilt = new Set<string>();
+  for (const r of mountedRoutes()) (r.unbuilt ? unbuilt : served).add(r.route);
+  return { served, unbuilt };
+}
+
+/** One mounted route: "METHOD shape" (parameters as `:`), the service (its folder under services/) and whether it answers 501. */
+export interface MountedRoute { route: string; service: string; unbuilt: boolean }
+
+/** Every route the deployables mount, each with its service. */
+export function mountedRoutes(): MountedRoute[] {
+  const out: MountedRoute[] = [];
   const sources = files('services/*/src', (p) => !isTest(p) && (/\/src\/routes\/[^/]+\.ts$/.test(p) || p.endsWith('/src/app.ts')));
   for (const path of sources) {
     const src = read(path);
+    const service = path.split('/')[1];
+    const add = (method: string, address: string, unbuilt = false) => out.push({ route: `${method.toUpperCase()} ${shape(address)}`, service, unbuilt });
     for (const m of src.matchAll(/\broute\(\s*\w+\s*,\s*'(\/[^']*)'\s*,\s*/g)) {
       const at = m.index + m[0].length;
-      if (src[at] === '{') for (const method of methodKeys(src, at)) served.add(`${method} ${shape(m[1])}`);
+      if (src[at] === '{') for (const method of methodKeys(src, at)) add(method, m[1]);
     }
-    for (const m of src.matchAll(/\b(?:app|router)\.(get|post|put|patch|delete)\(\s*'(\/[^']*)'/g)) served.add(`${m[1].toUpperCase()} ${shape(m[2])}`);
+    for (const m of src.matchAll(/\b(?:app|router)\.(get|post|put|patch|delete)\(\s*'(\/[^']*)'/g)) add(m[1], m[2]);
     if (path.endsWith('/unbuilt.ts')) {
       for (const m of src.matchAll(/\[\s*'(\/[^']*)'\s*,\s*\[([^\]]*)\]/g)) {
-        for (const method of m[2].matchAll(/'(\w+)'/g)) unbuilt.add(`${method[1].toUpperCase()} ${shape(m[1])}`);
+        for (const method of m[2].matchAll(/'(\w+)'/g)) add(method[1], m[1], true);
       }
     }
   }
-  return { served, unbuilt };
+  return out;
 }
+
+/** "METHOD shape" of an OpenAPI or express path, parameters as `:`. */
+export const routeShape = (method: string, path: string): string => `${method.toUpperCase()} ${shape(path)}`;
 
 // ---- the tests ----
 

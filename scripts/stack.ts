@@ -21,6 +21,7 @@ function firstStep(state: StackState): void {
   say(`  ingest_url   ${state.ingest_url}   (sink send route and device route /d/<token>)`);
   if (state.mcp_url) say(`  mcp_url      ${state.mcp_url}   (Floe's MCP tool server for assistants; OAuth, see docs/mcp.md)`);
   if (state.mail_inbox_url) say(`  mail inbox   ${state.mail_inbox_url}   (the development mail server: every mail the stack sends)`);
+  if (state.identity_provider_url) say(`  sign-in IdP  ${state.identity_provider_url}   (the development OpenID Connect provider: any e-mail address signs in, any password)`);
   for (const [name, s] of Object.entries(state.services)) say(`  ${name.padEnd(12)} ${s.url}  pid ${s.pid}  log ${relative(process.cwd(), s.log)}`);
   say('');
   say('First step: sign up (one call on a local stack: an account, its API key, an organisation, a project and the catalog `lake`):');

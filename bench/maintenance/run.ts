@@ -130,7 +130,7 @@ try {
   Object.assign(process.env, joinPrivateStackEnv(state), { FLOE_LOG_LEVEL: 'warn' });
   const { loadConfig } = await import('@floe/config');
   const { createLogger } = await import('@floe/http');
-  const { accessOf } = await import('../../services/maintenance-worker/src/table-access');
+  const { accessOf } = await import('@floe/catalog-client');
   const { figuresOf } = await import('../../services/maintenance-worker/src/figures');
   const { readHeadFiles } = await import('../../services/maintenance-worker/src/runs/head');
   const { compact, DOWNLOADS_AT_ONCE } = await import('../../services/maintenance-worker/src/runs/compact');

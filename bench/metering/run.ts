@@ -23,7 +23,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { Agent, setGlobalDispatcher } from 'undici';
-import { METERING_QUEUE, queueConnection, queuePrefix } from '@floe/queues';
+import { METERING_QUEUE, METERING_SWEEP_QUEUE, queueConnection, queuePrefix } from '@floe/queues';
 import { stackApi, useLocalCeph } from '../lib/stack-api';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 
@@ -50,6 +50,8 @@ const { state, stateFile } = await startPrivateStack('bench-metering', {
 });
 const pool = new pg.Pool({ connectionString: state.database_url, max: 4 });
 const queue = new Queue(METERING_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: queuePrefix(state.redis_prefix) });
+// The sweep's measure jobs run on their own queue (packages/queues metering.ts), where their times are read.
+const sweepQueue = new Queue(METERING_SWEEP_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: queuePrefix(state.redis_prefix) });
 try {
   const api = stackApi(state, await orgAdminKey(state, 'bench'));
   const project = await api('POST', '/v1/projects', { name: 'bench' });
@@ -133,7 +135,7 @@ try {
   const { rows: jobs } = await pool.query<{ warehouse_id: string; job_key: string; objects: string }>(
     `SELECT warehouse_id, job_key, objects::text FROM usage_samples WHERE source = 'sweep'`);
   const jobMs = async (jobKey: string) => {
-    const job = await queue.getJob(jobKey);
+    const job = await sweepQueue.getJob(jobKey);
     return job?.processedOn && job.finishedOn ? job.finishedOn - job.processedOn : null;
   };
   const fullIds = new Set([...big, measured].map((w) => w.warehouse_id));
@@ -162,6 +164,7 @@ try {
   ].join('\n'));
 } finally {
   await queue.close();
+  await sweepQueue.close();
   await pool.end();
   await stopPrivateStack(stateFile);
 }

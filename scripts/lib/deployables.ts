@@ -13,6 +13,8 @@ export interface Deployable {
 export const DEPLOYABLES: Deployable[] = [
   // Not Floe's code: the development mail server (maildev) that identity sends to on local stacks.
   { name: 'mail', entry: 'infra/mail/dev-mail-server.ts', port: (c) => c.ports.mailWeb, health: '/api/healthz', runs: (c) => c.mail.devServer },
+  // Not Floe's code either: the development OpenID Connect provider (oidc-provider), a sign-in provider and trusted issuer of local stacks.
+  { name: 'identity-provider', entry: 'infra/identity-provider/dev-identity-provider.ts', port: (c) => c.ports.devIdp, health: '/healthz', runs: (c) => c.devIdentityProvider !== null },
   // The catalog first: identity's health (the spec's liveness) includes the catalog answering its config route.
   { name: 'catalog', entry: 'services/catalog/src/main.ts', port: (c) => c.ports.catalog, health: '/healthz' },
   { name: 'identity', entry: 'services/identity/src/main.ts', port: (c) => c.ports.identity, health: '/healthz' },
@@ -22,6 +24,7 @@ export const DEPLOYABLES: Deployable[] = [
   { name: 'roller-worker', entry: 'services/roller-worker/src/main.ts', port: (c) => c.ports.rollerHealth, health: '/healthz' },
   { name: 'metering-worker', entry: 'services/metering-worker/src/main.ts', port: (c) => c.ports.meteringHealth, health: '/healthz' },
   { name: 'maintenance-worker', entry: 'services/maintenance-worker/src/main.ts', port: (c) => c.ports.maintenanceHealth, health: '/healthz' },
+  { name: 'query-worker', entry: 'services/query-worker/src/main.ts', port: (c) => c.ports.queryHealth, health: '/healthz' },
   { name: 'teardown-worker', entry: 'services/teardown-worker/src/main.ts', port: (c) => c.ports.teardownHealth, health: '/healthz' },
   // The gateway's /healthz is answered through identity, so it passes only when routing works end to end.
   { name: 'gateway', entry: 'services/gateway/src/main.ts', port: (c) => c.ports.gateway, health: '/healthz' },

@@ -1,5 +1,5 @@
 import { execSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -90,40 +90,59 @@ export function redact(url: string): string {
   return u.toString();
 }
 
-/** A port nobody listens on right now (for test stacks that must not collide with a running one). */
 /**
- * `count` distinct free ports: every listener is held open until all are
- * chosen, so the kernel cannot hand one port out twice (one at a time, a
- * port just closed may come back: a private stack once gave its gateway and
- * its tool server the same port, and the gateway never listened).
+ * Where stack ports are chosen: below the kernel's ephemeral range, so an
+ * outgoing connection (to Postgres, Redis, the store: a busy suite opens
+ * thousands) can never hold the port a deployable is about to listen on,
+ * or listen on again after a fault test killed it (EADDRINUSE, seen). Null
+ * where that range leaves too little room: the kernel chooses then.
+ */
+function stackPortRange(): [number, number] | null {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {
+    // Not Linux: keep the usual start of the range.
+  }
+  const high = Math.min(ephemeralLow, 32768);
+  const low = Math.max(high - 12_000, 10_000);
+  return high - low >= 2_000 ? [low, high] : null;
+}
+const STACK_PORTS = stackPortRange();
+
+/** A listener on `port` (0: the kernel's choice), or null when the port is taken. */
+function listenOn(port: number): Promise<net.Server | null> {
+  return new Promise((resolveP) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolveP(null));
+    srv.listen(port, '127.0.0.1', () => resolveP(srv));
+  });
+}
+
+/**
+ * `count` distinct free ports (for stacks that must not collide with a
+ * running one): every listener is held open until all are chosen, so none
+ * is handed out twice (a private stack once gave its gateway and its tool
+ * server the same port, and the gateway never listened). Random within
+ * STACK_PORTS, so two processes choosing at once rarely meet.
  */
 export async function freePorts(count: number): Promise<number[]> {
   const servers: net.Server[] = [];
   try {
-    const ports: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const srv = net.createServer();
-      srv.unref();
-      servers.push(srv);
-      ports.push(await new Promise<number>((resolveP, reject) => {
-        srv.on('error', reject);
-        srv.listen(0, '127.0.0.1', () => resolveP((srv.address() as net.AddressInfo).port));
-      }));
+    for (let tries = 0; servers.length < count; tries++) {
+      if (tries > 100 * count) throw new Error(`no ${count} free ports found among ${STACK_PORTS?.join('–') ?? 'the kernel\'s'}`);
+      const port = STACK_PORTS ? STACK_PORTS[0] + Math.floor(Math.random() * (STACK_PORTS[1] - STACK_PORTS[0])) : 0;
+      const srv = await listenOn(port);
+      if (srv) servers.push(srv);
     }
-    return ports;
+    return servers.map((srv) => (srv.address() as net.AddressInfo).port);
   } finally {
     await Promise.all(servers.map((srv) => new Promise((r) => srv.close(() => r(undefined)))));
   }
 }
 
+/** One free port, as freePorts chooses them. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolveP, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolveP(port));
-    });
-  });
+  return (await freePorts(1))[0];
 }

@@ -33,7 +33,9 @@ const PORT_SETTINGS: Record<string, string> = {
   'roller-worker': 'FLOE_ROLLER_HEALTH_PORT',
   'metering-worker': 'FLOE_METERING_HEALTH_PORT',
   'maintenance-worker': 'FLOE_MAINTENANCE_HEALTH_PORT',
+  'query-worker': 'FLOE_QUERY_HEALTH_PORT',
   mail: 'FLOE_MAIL_WEB_PORT',
+  'identity-provider': 'FLOE_DEV_IDP_PORT',
 };
 
 /** A private stack's environment: its own settings over the caller's, addresses derived from its own ports. */
@@ -77,6 +79,7 @@ const SECOND_PORTS: Record<string, string[]> = {
   'roller-worker': ['FLOE_ROLLER_HEALTH_PORT'],
   'metering-worker': ['FLOE_METERING_HEALTH_PORT'],
   'maintenance-worker': ['FLOE_MAINTENANCE_HEALTH_PORT'],
+  'query-worker': ['FLOE_QUERY_HEALTH_PORT'],
   'teardown-worker': ['FLOE_TEARDOWN_HEALTH_PORT'],
 };
 
@@ -84,8 +87,8 @@ const REPLICA_PORTS = Object.values(SECOND_PORTS).flat().length + 2;
 
 /**
  * The second processes and the two balancers on `ports` (REPLICA_PORTS of them); `own` gains the
- * public catalog and ingest URLs (the balancers) and the gateway's lists of
- * replicas per service.
+ * public catalog and ingest URLs (the balancers) and the lists of replicas per
+ * service the gateway and the services calling each other spread requests across.
  */
 function replicaPlan(own: NodeJS.ProcessEnv, ports: number[]): ReplicaPlan {
   const local = (port: string | number | undefined) => `http://127.0.0.1:${port}`;
@@ -101,6 +104,7 @@ function replicaPlan(own: NodeJS.ProcessEnv, ports: number[]): ReplicaPlan {
   own.FLOE_IDENTITY_URL = both('identity', 'FLOE_IDENTITY_PORT');
   own.FLOE_CONTROL_PLANE_URL = both('control-plane', 'FLOE_CONTROL_PLANE_PORT');
   own.FLOE_INGEST_GATEWAY_URL = both('ingest-gateway', 'FLOE_INGEST_PORT');
+  own.FLOE_INGEST_INTERNAL_URL = both('ingest-gateway', 'FLOE_INGEST_INTERNAL_PORT');
   own.FLOE_MCP_SERVER_URL = both('mcp-server', 'FLOE_MCP_PORT');
   return {
     second,

@@ -20,6 +20,8 @@ export interface StackState {
   mcp_url?: string;
   /** The development mail server's inbox (web and REST API), when the stack runs one. */
   mail_inbox_url: string | null;
+  /** The development identity provider's issuer (its discovery document under /.well-known), when the stack runs one. */
+  identity_provider_url: string | null;
   /** Where the stack's mail goes; null: logged, not sent. */
   smtp_url: string | null;
   bootstrap_secret: string;
@@ -144,6 +146,7 @@ export async function startStack(paths: StackPaths, opts: { detached: boolean; b
     ingest_internal_url: config.services.ingestInternal,
     mcp_url: config.oauth.mcpUrl,
     mail_inbox_url: config.mail.inboxUrl,
+    identity_provider_url: config.devIdentityProvider?.issuer ?? null,
     smtp_url: config.mail.smtpUrl,
     bootstrap_secret: env.FLOE_BOOTSTRAP_SECRET!,
     data_keys: env.FLOE_DATA_KEYS!,

@@ -13,8 +13,12 @@ import type { ChildProcess } from 'node:child_process';
 import { exited, stopPid, waitHealthy, type Running } from './processes';
 
 export const RESTART_POLICY = {
-  /** The pause before a deployable's first restart; it doubles with each restart after it... */
-  firstDelayMs: 500,
+  /**
+   * The pause before a deployable's first restart (FLOE_STACK_RESTART_PAUSE_MS,
+   * 500 by default: a test that waits out five failed starts shortens it); it
+   * doubles with each restart after it...
+   */
+  firstDelayMs: firstPauseMs(process.env),
   /** ...up to this. */
   maxDelayMs: 30_000,
   /** A deployable that stayed healthy this long before it exited starts over at the first pause. */
@@ -24,6 +28,14 @@ export const RESTART_POLICY = {
   /** Failed starts in a row (exited during start-up, or never healthy) after which the stack stops. */
   maxFailedStarts: 5,
 };
+
+function firstPauseMs(env: NodeJS.ProcessEnv): number {
+  const set = env.FLOE_STACK_RESTART_PAUSE_MS;
+  if (set === undefined || set === '') return 500;
+  const ms = Number(set);
+  if (!Number.isInteger(ms) || ms < 1) throw new Error(`FLOE_STACK_RESTART_PAUSE_MS is a whole number of milliseconds, not "${set}"`);
+  return ms;
+}
 
 export interface GiveUp {
   name: string;

@@ -4,10 +4,10 @@
 // approves; the binary stores the agent's key and `floe catalogs` lists
 // exactly the approved catalogs at the approved levels. Denied on the page,
 // the binary ends with a clear message and exit code 1.
-import { uniq } from './control-plane-helpers';
-import { bearer, gateway, identity, stack } from './helpers';
+import { bearer, gateway, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
 import { floe, startFloe, tempConfigDir, type Running } from '../support/floe-cli';
+import { personWithPassword, signInOnTheWay, type PersonWithSession } from '../support/people';
 
 const browser = chromiumForFile();
 const shot = screenshots('cli-login-browser');
@@ -15,18 +15,13 @@ const PASSWORD = 'a command line passphrase 7';
 /** The address line `floe login` prints, with the code in it. */
 const ADDRESS = /^ {2}(https?:\/\/\S+user_code=([A-Z0-9]{4}-[A-Z0-9]{4}))$/m;
 
-let person: { email: string; access: string };
+let person: PersonWithSession;
 const running: Running[] = [];
 const dirs: Array<() => void> = [];
 
 beforeAll(async () => {
-  const email = `cli-browser-${uniq()}${uniq()}@example.com`;
-  expect((await gateway().post('/v1/auth/signup').send({ email, full_name: 'Cli Person', organization_name: 'Cli Org', handle: `clb-${uniq()}${uniq()}` })).status).toBe(202);
-  const link = await identity().get(`/internal/login-tokens/${encodeURIComponent(email)}`).set(bearer(stack().bootstrap_secret));
-  const set = await gateway().post('/v1/auth/password/set').send({ token: link.body.token, password: PASSWORD });
-  expect(set.status).toBe(200);
-  person = { email, access: set.body.access_token };
-  expect((await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: set.body.warehouse.project_id, name: 'scratch' })).status).toBe(201);
+  person = await personWithPassword('clb', PASSWORD);
+  expect((await gateway().post('/v1/warehouses').set(bearer(person.access)).send({ project_id: person.project, name: 'scratch' })).status).toBe(201);
 }, 60_000);
 
 afterEach(() => {
@@ -46,12 +41,7 @@ async function startLogin(args: string[]) {
 /** Opens the address floe printed; signed out, the page sends the person to sign in and back. */
 async function openSignedIn(address: string) {
   const page = await browser().newPage();
-  await page.goto(address);
-  await page.waitForURL(/\/app\/login\?return_to=/);
-  await page.getByLabel('Email address').fill(person.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(address);
+  await signInOnTheWay(page, address, person);
   return page;
 }
 
@@ -71,7 +61,7 @@ test('approved on the page: floe stores the key and lists exactly the approved c
   expect(done.stdout).toContain('Catalogs granted: lake (read)');
   const catalogs = await floe(['catalogs', '--json'], { FLOE_CONFIG_DIR: dir });
   expect(catalogs.code).toBe(0);
-  expect(JSON.parse(catalogs.stdout).map((w: { name: string; my_level: string }) => [w.name, w.my_level])).toEqual([['lake', 'read']]);
+  expect(JSON.parse(catalogs.stdout).warehouses.map((w: { name: string; my_level: string }) => [w.name, w.my_level])).toEqual([['lake', 'read']]);
   const whoami = await floe(['whoami'], { FLOE_CONFIG_DIR: dir });
   expect(whoami.code).toBe(0);
   expect(whoami.stdout).toContain('build-box');

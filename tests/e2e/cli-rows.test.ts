@@ -140,14 +140,14 @@ test("an unknown table is the catalog's NoSuchTableException; an unknown catalog
   const table = await floe(['rows', 'lake', 'shop.nope'], withKey(admin));
   expect(table.code).toBe(1);
   expect(table.stdout).toBe('');
-  expect(table.stderr).toMatch(/^error: Table does not exist: shop\.nope \(NoSuchTableException, HTTP 404\)\nrequest id: \S+\n$/);
+  expect(table.stderr).toMatch(/^error: NoSuchTableException: Table does not exist: shop\.nope \(HTTP 404\) — see `floe tables list <catalog>` \[request \S+\]\n$/);
   const ns = await floe(['rows', 'lake', 'nowhere.orders'], withKey(admin));
   expect(ns.code).toBe(1);
-  expect(ns.stderr).toContain('(NoSuchTableException, HTTP 404)');
+  expect(ns.stderr).toContain('error: NoSuchTableException: ');
 
   const catalog = await floe(['rows', `nope_${uniq()}`, 'shop.orders'], withKey(admin));
   expect(catalog.code).toBe(1);
-  expect(catalog.stderr).toContain('(warehouse_not_found, HTTP 404)');
+  expect(catalog.stderr).toContain('error: warehouse_not_found: ');
   expect(catalog.stderr).not.toMatch(/\n\s+at /);
 });
 
@@ -155,14 +155,14 @@ test("another organisation's key is refused this catalog (404), and its own `lak
   const byId = await floe(['rows', warehouseId, 'shop.orders'], withKey(outsider));
   expect(byId.code).toBe(1);
   expect(byId.stdout).toBe('');
-  expect(byId.stderr).toContain('(warehouse_not_found, HTTP 404)');
+  expect(byId.stderr).toContain('error: warehouse_not_found: ');
   const byName = await floe(['rows', 'lake', 'shop.orders', '--json'], withKey(outsider));
   expect(byName.code).toBe(1);
   expect(byName.stdout).toBe('');
-  expect(byName.stderr).toContain('error: Table does not exist: shop.orders (NoSuchTableException, HTTP 404)');
+  expect(byName.stderr).toContain('"code":"NoSuchTableException"');
 });
 
-test('a member whose read was revoked is refused (403 forbidden), exit 1', async () => {
+test('a member whose read was revoked is refused (403 forbidden), exit 3', async () => {
   const other = await newPrincipal('human');
   const org = (await gateway().get('/v1/orgs').set(bearer(admin))).body.organizations[0];
   await joinOrg({ org_id: org.org_id, handle: org.handle, name: org.name }, other, 'member');
@@ -170,7 +170,7 @@ test('a member whose read was revoked is refused (403 forbidden), exit 1', async
   const revoked = await gateway().delete(`/v1/warehouses/${warehouseId}/grants/${other.principal_id}`).set(bearer(admin));
   expect(revoked.body).toMatchObject({ level: 'none' });
   const r = await floe(['rows', 'lake', 'shop.orders'], withKey(other.api_key));
-  expect(r.code).toBe(1);
+  expect(r.code).toBe(3);
   expect(r.stdout).toBe('');
-  expect(r.stderr).toContain('(forbidden, HTTP 403)');
+  expect(r.stderr).toContain('error: forbidden: ');
 });

@@ -1,12 +1,13 @@
 // The `floe` command line, run as the installed binary against the private
 // stack, with a person's API key in FLOE_API_KEY (device login has its own
-// file, cli-login.test.ts): whoami, catalogs, connect, the error envelope on
-// the terminal, exit codes, and the stored login's file mode.
+// file, cli-login.test.ts; the first-day journey cli-journey.test.ts): whoami,
+// catalogs, connect, the error envelope on the terminal, exit codes, and the
+// stored profile's file modes.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { join as joinOrg, newWarehouse, uniq } from './control-plane-helpers';
 import { bearer, gateway, newPrincipal, stack, type NewPrincipal } from './helpers';
-import { floe, tempConfigDir } from '../support/floe-cli';
+import { floe, floeTty, screenText, tempConfigDir } from '../support/floe-cli';
 
 let admin: string;
 let member: NewPrincipal;
@@ -38,25 +39,30 @@ test('whoami says what Floe says of the key: its organisation and role', async (
   expect(r.stdout).toContain(`organisation ${org.name} (${org.handle}, ${org.org_id}), role member`);
   expect(r.stdout).toContain(`Using the key in FLOE_API_KEY (key ${member.key_id})`);
   const json = JSON.parse((await floe(['whoami', '--json'], withKey(admin))).stdout);
-  expect(json).toMatchObject({ base_url: stack().base_url, key_source: 'env', stored_login: null, organizations: [{ org_id: org.org_id, role: 'admin' }] });
+  expect(json).toMatchObject({ current: null, profiles: [], live: { base_url: stack().base_url, key_source: 'env', organizations: [{ org_id: org.org_id, role: 'admin' }] } });
 });
 
 test('catalogs lists exactly the catalogs the key reaches, with its level on each', async () => {
   const asMember = await floe(['catalogs', '--json'], withKey(member.api_key));
   expect(asMember.code).toBe(0);
-  const rows = JSON.parse(asMember.stdout) as Array<{ name: string; my_level: string; my_via: string }>;
+  const rows = JSON.parse(asMember.stdout).warehouses as Array<{ name: string; my_level: string; my_via: string }>;
   expect(rows.map((w) => [w.name, w.my_level]).sort()).toEqual([['lake', 'read'], [second, 'write']].sort());
   const api = await gateway().get('/v1/warehouses').set(bearer(member.api_key));
   // The stack's metering may write a sample between the two reads: the storage figure is compared by its shape only.
   const unmetered = (ws: Array<Record<string, unknown>>) => ws.map(({ stored: _stored, ...w }) => ({ ...w, stored: expect.any(Object) }));
   expect(rows).toEqual(unmetered(api.body.warehouses));
 
-  const table = await floe(['catalogs'], withKey(member.api_key));
-  const lines = table.stdout.trim().split('\n').map((l) => l.split(/\s{2,}/));
-  expect(lines[0]).toEqual(['NAME', 'LEVEL', 'VIA', 'PROJECT']);
+  // Piped: tab-separated rows without a header, for cut and awk.
+  const piped = await floe(['catalogs'], withKey(member.api_key));
+  const tsv = piped.stdout.trim().split('\n').map((l) => l.split('\t'));
+  expect(tsv.map((l) => l.slice(0, 3)).sort()).toEqual(rows.map((w) => [w.name, w.my_level, w.my_via]).sort());
+  // On a terminal: an aligned table under a header.
+  const table = screenText((await floeTty(['catalogs'], withKey(member.api_key))).stdout);
+  const lines = table.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+  expect(lines[0].slice(0, 3)).toEqual(['NAME', 'LEVEL', 'VIA']);
   expect(lines.slice(1).map((l) => l.slice(0, 3)).sort()).toEqual(rows.map((w) => [w.name, w.my_level, w.my_via]).sort());
 
-  const asAdmin = JSON.parse((await floe(['catalogs', '--json'], withKey(admin))).stdout) as Array<{ name: string; my_level: string; my_via: string }>;
+  const asAdmin = JSON.parse((await floe(['catalogs', '--json'], withKey(admin))).stdout).warehouses as Array<{ name: string; my_level: string; my_via: string }>;
   expect(asAdmin.map((w) => [w.name, w.my_level, w.my_via]).sort()).toEqual([['lake', 'write', 'admin'], [second, 'write', 'admin']].sort());
 });
 
@@ -75,61 +81,59 @@ test('connect prints the recipe alone on stdout, holding the credential for the 
   expect(JSON.parse(asked.stdout)).toMatchObject({ warehouse: 'lake', engine: 'duckdb', level: 'read', catalog_credential: { client_id: expect.stringMatching(/-ro$/) } });
 });
 
-test('a refusal prints the envelope (message, code, remedy), never a stack, and exits 1', async () => {
+test('a refusal prints the envelope as one line (code, message, remedy, request id), never a stack, and exits 1', async () => {
   const r = await floe(['connect', 'nope_nothing_here'], withKey(admin));
   expect(r.code).toBe(1);
   const api = (await gateway().get('/v1/connection').query({ warehouse: 'nope_nothing_here' }).set(bearer(admin))).body.error;
-  expect(r.stderr).toContain(`error: ${api.message} (warehouse_not_found, HTTP 404)`);
-  if (api.remedy) expect(r.stderr).toContain(`remedy: ${api.remedy}`);
-  expect(r.stderr).toMatch(/request id: \S+/);
-  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(r.stderr.startsWith(`error: warehouse_not_found: ${api.message} (HTTP 404) — ${api.remedy ?? 'see `floe catalogs list`'}`)).toBe(true);
+  expect(r.stderr).toMatch(/ \[request \S+\]\n$/);
+  expect(r.stderr.split('\n')).toHaveLength(2);
   expect(r.stdout).toBe('');
 
   const level = await floe(['connect', second, '--level', 'write'], withKey(member.api_key));
   expect(level.code).toBe(0);
   const refused = await floe(['connect', 'lake', '--level', 'write'], withKey(member.api_key));
-  expect(refused).toMatchObject({ code: 1 });
-  expect(refused.stderr).toContain('(forbidden, HTTP 403)');
+  expect(refused).toMatchObject({ code: 3 });
+  expect(refused.stderr).toMatch(/^error: forbidden: .* \(HTTP 403\) — /);
 
   const badKey = await floe(['catalogs'], withKey(`al_live_nokey${uniq()}_secret`));
-  expect(badKey.code).toBe(1);
-  expect(badKey.stderr).toMatch(/HTTP 401\)\nremedy: /);
+  expect(badKey.code).toBe(3);
+  expect(badKey.stderr).toMatch(/\(HTTP 401\) — /);
 });
 
 test('where Floe is: --base-url over FLOE_BASE_URL; none is a usage error; an unreachable one is named', async () => {
   const flag = await floe(['--base-url', stack().base_url, 'catalogs'], withKey(admin, { FLOE_BASE_URL: 'http://127.0.0.1:9' }));
   expect(flag.code).toBe(0);
   const gone = await floe(['catalogs'], withKey(admin, { FLOE_BASE_URL: 'http://127.0.0.1:59999/' }));
-  expect(gone.code).toBe(1);
+  expect(gone.code).toBe(4);
   expect(gone.stderr).toContain('could not reach http://127.0.0.1:59999/v1/warehouses');
   const none = await floe(['catalogs'], { FLOE_API_KEY: admin, FLOE_CONFIG_DIR: config.dir });
   expect(none.code).toBe(2);
   expect(none.stderr).toContain('no Floe base URL: pass --base-url <url>, set FLOE_BASE_URL');
   const nobody = await floe(['whoami'], { FLOE_BASE_URL: stack().base_url, FLOE_CONFIG_DIR: config.dir });
-  expect(nobody.code).toBe(1);
+  expect(nobody.code).toBe(3);
   expect(nobody.stderr).toContain('not logged in');
 });
 
-test('login --with-key stores the key 0600 in a 0700 directory; later commands use it; logout forgets it and leaves it live', async () => {
+test('login --with-key keeps the key 0600 in a 0700 directory; later commands use it; logout forgets it and leaves it live', async () => {
   const own = tempConfigDir();
   const dir = join(own.dir, 'floe');
   try {
     const login = await floe(['login', '--with-key', '--base-url', stack().base_url], { FLOE_CONFIG_DIR: dir }, `${member.api_key}\n`);
     expect(login.code).toBe(0);
-    expect(login.stdout).toContain(`Key ${member.key_id} stored in ${join(dir, 'login.json')}`);
-    expect(statSync(join(dir, 'login.json')).mode & 0o777).toBe(0o600);
+    expect(login.stderr).toContain(`Key ${member.key_id} kept in ${join(dir, 'credentials.json')}`);
+    for (const f of ['config.json', 'credentials.json']) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
 
-    const who = await floe(['whoami'], { FLOE_CONFIG_DIR: dir });
+    const who = await floe(['whoami', '--json'], { FLOE_CONFIG_DIR: dir });
     expect(who.code).toBe(0);
-    expect(who.stdout).toContain(`principal ${member.principal_id}`);
-    expect(who.stdout).toContain(`role member`);
-    expect(JSON.parse((await floe(['catalogs', '--json'], { FLOE_CONFIG_DIR: dir })).stdout)).toHaveLength(2);
+    expect(JSON.parse(who.stdout)).toMatchObject({ profiles: [{ current: true, via: 'key', agent_id: member.principal_id, key_id: member.key_id }], live: { key_source: 'login', organizations: [{ role: 'member' }] } });
+    expect(JSON.parse((await floe(['catalogs', '--json'], { FLOE_CONFIG_DIR: dir })).stdout).warehouses).toHaveLength(2);
 
     const out = await floe(['logout'], { FLOE_CONFIG_DIR: dir });
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('stays live');
-    expect((await floe(['whoami'], { FLOE_CONFIG_DIR: dir })).code).toBe(1);
+    expect((await floe(['whoami'], { FLOE_CONFIG_DIR: dir })).code).toBe(3);
     expect((await gateway().get('/v1/orgs').set(bearer(member.api_key))).status).toBe(200);
   } finally {
     own.cleanup();

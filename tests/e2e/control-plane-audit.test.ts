@@ -16,12 +16,21 @@ test('events carry actor, target and request id; visibility and filters follow t
   expect(projectEvent).toMatchObject({ actor_id: admin.principal_id, actor_kind: 'human', org_id: org.org_id, target_type: 'project', request_id: created.headers['x-request-id'] });
   expect(own.body.events.map((e: { action: string }) => e.action)).not.toContain(undefined);
   expect(own.body.events.some((e: { actor_id: string }) => e.actor_id === member.principal_id)).toBe(false);
+  // The default is one's own events (the spec); an admin is told which organisation's they can ask for.
+  expect(own.body).toMatchObject({ scope: 'own', org_id: null, admin_of: [{ org_id: org.org_id, handle: org.handle }] });
+  expect(own.body.note).toContain(`?org_id=${org.org_id}`);
 
   // An admin with org_id sees the member's events too; the member sees only their own.
   const orgWide = await gateway().get('/v1/audit').query({ org_id: org.org_id }).set(bearer(admin.api_key));
   expect(orgWide.body.events.some((e: { target_id: string }) => e.target_id === memberProject.project_id)).toBe(true);
   const memberView = await gateway().get('/v1/audit').query({ org_id: org.org_id }).set(bearer(member.api_key));
   expect(memberView.body.events.every((e: { actor_id: string }) => e.actor_id === member.principal_id)).toBe(true);
+  expect(orgWide.body).toMatchObject({ scope: 'organisation', org_id: org.org_id });
+  expect(orgWide.body).not.toHaveProperty('admin_of');
+  expect(memberView.body).toMatchObject({ scope: 'own', org_id: org.org_id });
+  const memberOwn = await gateway().get('/v1/audit').set(bearer(member.api_key));
+  expect(memberOwn.body.scope).toBe('own');
+  expect(memberOwn.body).not.toHaveProperty('admin_of');
 
   // Filters: action prefix, exact action, since, limit.
   const warehouses = await gateway().get('/v1/audit').query({ action: 'warehouse.*' }).set(bearer(admin.api_key));

@@ -64,6 +64,14 @@ test('create (catalog default and explicit v3), list, get with exact rows, idemp
     schema: [{ id: 1, name: 'id', type: 'long', required: true }, { id: 2, name: 'note', type: 'string', required: false }],
   });
   expect(got.body.writers.length).toBeGreaterThan(0);
+  // The history, newest first, with each commit's figures; the table is unsorted.
+  expect(got.body.sort_order).toEqual({ order_id: 0, fields: [] });
+  expect(got.body.snapshot_log).toEqual([
+    expect.objectContaining({ snapshot_id: Number(appended.snapshotId), operation: 'append', current: true, added_records: 1, added_data_files: 1, total_records: 3, total_data_files: 2 }),
+    expect.objectContaining({ parent_snapshot_id: null, operation: 'append', current: false, added_records: 2, total_records: 2 }),
+  ]);
+  expect(got.body.snapshot_log[0].parent_snapshot_id).toBe(got.body.snapshot_log[1].snapshot_id);
+  expect(Date.parse(got.body.snapshot_log[0].committed_at)).toBeGreaterThanOrEqual(Date.parse(got.body.snapshot_log[1].committed_at));
   const noTable = await gateway().get('/v1/table').query({ warehouse: w.name, namespace: 'sales.eu', name: 'ghost' }).set(bearer(admin.api_key));
   expect(expectError(noTable, 404, 'table_not_found').available).toEqual(['orders']);
   expectError(await gateway().get('/v1/table').query({ warehouse: w.name, namespace: 'ghost', name: 'x' }).set(bearer(admin.api_key)), 404, 'namespace_not_found');

@@ -80,7 +80,7 @@ test('rotate needs write; public and unpublish are for admins and need the name'
   const pool = db();
   try {
     const { rows } = await pool.query(`SELECT data FROM audit_events WHERE action = 'warehouse.update' AND target_id = $1 ORDER BY id`, [w.warehouse_id]);
-    expect(rows.map((r) => r.data.changes)).toEqual([{ public: true }, { public: false }]);
+    expect(rows.map((r) => r.data.changes)).toEqual([{ public: true, files_prefix: '' }, { public: false }]);
   } finally {
     await pool.end();
   }
@@ -317,8 +317,11 @@ test('a refused provisioning probe queues the next attempt within the window and
   const waitForJob = async (id: string, state: string) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const job = await queue.getJob(id);
-      if (job && (await job.getState()) === state) return job;
+      // The state first, then the job: a job read while active and completed after carries no return value.
+      if ((await queue.getJobState(id)) === state) {
+        const job = await queue.getJob(id);
+        if (job) return job;
+      }
       if (Date.now() > deadline) throw new Error(`job ${id} did not reach ${state}`);
       await new Promise((r) => setTimeout(r, 200));
     }

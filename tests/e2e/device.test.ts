@@ -64,6 +64,7 @@ describe('POST /v1/auth/device', () => {
       interval: 5,
       client_name: 'cli',
       requested_level: 'write',
+      requested_role: 'member',
       warehouse_ids: [],
       warehouses: [],
     });
@@ -80,6 +81,7 @@ describe('POST /v1/auth/device', () => {
 
   test.each([
     [{ requested_level: 'admin' }, 'requested_level'],
+    [{ requested_role: 'owner' }, 'requested_role'],
     [{ warehouses: [{ level: 'read' }] }, 'warehouses.0'],
     [{ warehouses: [{ name: 'lake', warehouse_id: 'x' }] }, 'warehouses.0'],
     [{ warehouses: [{ name: 'lake' }], warehouse_ids: ['lake'] }, 'warehouse_ids'],
@@ -149,6 +151,7 @@ describe('GET /v1/auth/device/pending', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       user_code: s.user_code, client: 'cli', hostname: 'ada-laptop', client_name: 'Ada laptop', requested_level: 'write', level: 'write',
+      requested_role: 'member', role: 'member',
       organization: { org_id: admin.org.org_id, name: expect.any(String), handle: expect.any(String), role: 'admin' },
       warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'write', my_level: 'write', my_via: 'admin', capped: false, pending: false, requested: true }],
       requested: [{ warehouse_id: admin.lake, name: 'lake', level: 'write' }],
@@ -217,13 +220,13 @@ describe('POST /v1/auth/device/approve and GET /v1/auth/device/status', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       approved: true, claimed: false, user_code: s.user_code, client: 'cli', hostname: 'ada-laptop', client_name: 'ada-laptop', label: 'cli on ada-laptop',
-      requested_level: 'write',
-      connection: { name: 'ada-laptop', level: 'write', org_id: admin.org.org_id, warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'write' }] },
+      requested_level: 'write', requested_role: 'member',
+      connection: { name: 'ada-laptop', level: 'write', role: 'member', org_id: admin.org.org_id, warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'write' }] },
       expires_in: expect.any(Number), note: expect.any(String),
     });
     expect((await status(admin.key, s.user_code)).body).toEqual({
       user_code: s.user_code, status: 'approved', claimed: false, client: 'cli', hostname: 'ada-laptop', client_name: 'ada-laptop', expires_in: expect.any(Number),
-      connection: { name: 'ada-laptop', org_id: admin.org.org_id, agent_id: null, warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'write' }] },
+      connection: { name: 'ada-laptop', org_id: admin.org.org_id, role: 'member', agent_id: null, warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'write' }] },
     });
     const someoneElse = await newMember(admin.org);
     expectError(await status(someoneElse.api_key, s.user_code), 404, 'device_code_not_found');
@@ -278,7 +281,7 @@ describe('POST /v1/auth/device/approve and GET /v1/auth/device/status', () => {
     const s = await start({ requested_level: 'write' });
     const res = await approve(member.api_key, { user_code: s.user_code, warehouses: [{ name: 'lake', level: 'write' }] });
     expect(res.status).toBe(200);
-    expect(res.body.connection).toEqual({ name: 'cli', level: 'read', org_id: admin.org.org_id, warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'read' }] });
+    expect(res.body.connection).toEqual({ name: 'cli', level: 'read', role: 'member', org_id: admin.org.org_id, warehouses: [{ warehouse_id: admin.lake, name: 'lake', level: 'read' }] });
   });
 
   test('the older spelling: `level` lowers, `warehouse_ids` narrows', async () => {
@@ -317,7 +320,7 @@ describe('POST /v1/auth/device/approve and GET /v1/auth/device/status', () => {
     expect(res.status).toBe(200);
     const listed = (await gateway().get('/v1/warehouses').set(bearer(a.api_key))).body.warehouses;
     expect(listed).toEqual([expect.objectContaining({ name: 'demo_data', my_level: 'write' })]);
-    expect(res.body.connection).toEqual({ name: 'cli', level: 'write', org_id: org.org_id, warehouses: [{ warehouse_id: listed[0].warehouse_id, name: 'demo_data', level: 'write' }] });
+    expect(res.body.connection).toEqual({ name: 'cli', level: 'write', role: 'member', org_id: org.org_id, warehouses: [{ warehouse_id: listed[0].warehouse_id, name: 'demo_data', level: 'write' }] });
     // A second approval finds the catalog and makes no other.
     const again = await approve(a.api_key, { user_code: (await start()).user_code });
     expect(again.body.connection.warehouses).toEqual(res.body.connection.warehouses);
@@ -408,6 +411,91 @@ describe('guessing user codes', () => {
     expectError(await approve(guesser.key, { user_code: s.user_code }), 429, 'rate_limited');
     expect((await status(admin.key, s.user_code)).body.status).toBe('pending');
     expect((await pending(admin.key, s.user_code)).status).toBe(200);
+  });
+});
+
+describe('the agent\'s role (requested_role)', () => {
+  /** The caller's role in an organisation, as GET /v1/orgs answers it. */
+  const roleIn = async (key: string, orgId: string) =>
+    (await gateway().get('/v1/orgs').set(bearer(key))).body.organizations.find((o: { org_id: string }) => o.org_id === orgId).role;
+  /** The audit data of a login's approval. */
+  const approvalAudit = async (userCode: string) =>
+    (await sql<{ data: Record<string, unknown> }>(
+      `SELECT a.data FROM audit_events a JOIN device_logins d ON a.target_id = d.id WHERE a.action = 'device.approve' AND d.user_code = $1`, [userCode],
+    )).map((r) => r.data);
+
+  test('an admin approving an admin request: the collected key\'s agent is an admin of the organisation', async () => {
+    const own = await signedUp();
+    const second = await newWarehouse(own.key, own.project, `second_${uniq()}`);
+    const s = await start({ hostname: `adm-${uniq()}`, requested_role: 'admin', requested_level: 'read' });
+    expect(s.requested_role).toBe('admin');
+    expect((await pending(own.key, s.user_code)).body).toMatchObject({ requested_role: 'admin', role: 'admin', organization: { role: 'admin' } });
+
+    const decided = await approve(own.key, { user_code: s.user_code });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ approved: true, requested_role: 'admin', connection: { role: 'admin', org_id: own.org.org_id } });
+    expect(decided.body.note).not.toMatch(/capped/);
+    expect(await approvalAudit(s.user_code)).toEqual([expect.objectContaining({ requested_role: 'admin', role: 'admin' })]);
+    expect((await status(own.key, s.user_code)).body.connection).toMatchObject({ role: 'admin', agent_id: null });
+
+    const key = await poll(s.device_code);
+    expect(key.status).toBe(200);
+    expect(key.body.connection).toMatchObject({ role: 'admin', org_id: own.org.org_id, created_by: own.principalId });
+    expect(await roleIn(key.body.api_key, own.org.org_id)).toBe('admin');
+    // An admin agent sees every catalog of the organisation, not only the one given, and may delete one.
+    const seen = await gateway().get('/v1/warehouses').set(bearer(key.body.api_key));
+    expect(seen.body.warehouses.map((w: { name: string }) => w.name).sort()).toEqual(['lake', second.name].sort());
+    const deleted = await gateway().delete(`/v1/warehouses/${second.warehouse_id}`).set(bearer(key.body.api_key)).send({ confirm: second.name });
+    expect(deleted.status).toBe(202);
+    expect((await status(own.key, s.user_code)).body.connection).toMatchObject({ role: 'admin', agent_id: key.body.principal_id });
+  }, 60_000);
+
+  test('a member approving an admin request gives a member agent, whatever they ask; the answers say so', async () => {
+    const member = await newMember(admin.org);
+    const s = await start({ hostname: `capped-${uniq()}`, requested_role: 'admin', requested_level: 'read' });
+    expect((await pending(member.api_key, s.user_code)).body).toMatchObject({ requested_role: 'admin', role: 'member', organization: { role: 'member' } });
+
+    const decided = await approve(member.api_key, { user_code: s.user_code, role: 'admin' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ approved: true, requested_role: 'admin', connection: { role: 'member' } });
+    expect(decided.body.note).toMatch(/capped/);
+    expect(await approvalAudit(s.user_code)).toEqual([expect.objectContaining({ requested_role: 'admin', role: 'member' })]);
+    expect((await status(member.api_key, s.user_code)).body.connection).toMatchObject({ role: 'member' });
+
+    const key = await poll(s.device_code);
+    expect(key.status).toBe(200);
+    expect(key.body.connection).toMatchObject({ role: 'member', created_by: member.principal_id });
+    expect(await roleIn(key.body.api_key, admin.org.org_id)).toBe('member');
+    // Refused before the confirmation is asked for (sent without one, so a wrong answer deletes nothing shared).
+    expectError(await gateway().delete(`/v1/warehouses/${admin.lake}`).set(bearer(key.body.api_key)), 403, 'forbidden');
+  });
+
+  test('the approver may lower an admin request with `role: member`, not raise a member request', async () => {
+    const s = await start({ hostname: `lowered-${uniq()}`, requested_role: 'admin', requested_level: 'read' });
+    const decided = await approve(admin.key, { user_code: s.user_code, role: 'member' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ requested_role: 'admin', connection: { role: 'member' } });
+    expect(decided.body.note).not.toMatch(/capped/);
+    const key = await poll(s.device_code);
+    expect(key.status).toBe(200);
+    expect(key.body.connection.role).toBe('member');
+    expect(await roleIn(key.body.api_key, admin.org.org_id)).toBe('member');
+
+    const plain = await start({ hostname: `raised-${uniq()}` });
+    expect(expectError(await approve(admin.key, { user_code: plain.user_code, role: 'admin' }), 400, 'invalid_value').field).toBe('role');
+    expectError(await approve(admin.key, { user_code: plain.user_code, role: 'owner' }), 400, 'invalid_value');
+    expect((await status(admin.key, plain.user_code)).body.status).toBe('pending');
+  });
+
+  test('an approver demoted between the approval and the collection gives a member agent', async () => {
+    const own = await signedUp();
+    const other = await newMember(own.org, 'human', 'admin');
+    const s = await start({ hostname: `demoted-${uniq()}`, requested_role: 'admin', requested_level: 'read' });
+    expect((await approve(other.api_key, { user_code: s.user_code })).body.connection).toMatchObject({ role: 'admin' });
+    expect((await gateway().patch(`/v1/orgs/${own.org.org_id}/members/${other.principal_id}`).set(bearer(own.key)).send({ role: 'member' })).status).toBe(200);
+    const key = await poll(s.device_code);
+    expect(key.status).toBe(200);
+    expect(key.body.connection).toMatchObject({ role: 'member', created_by: other.principal_id });
   });
 });
 

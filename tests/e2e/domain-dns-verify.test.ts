@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { joinPrivateStackEnv } from '../../scripts/lib/private-stack';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server';
@@ -12,36 +13,45 @@ import type { NewPrincipal } from './helpers';
 // `floe-domain-verification=<token>`), and the claim route's refusal naming
 // that record. The lookups go to a real DNS server on loopback
 // (tests/support/dns-server.ts), which the stack's own control plane does not
-// ask: this file runs a control plane of its own on the stack's database,
-// Redis and secrets with FLOE_DNS_SERVERS pointed at it, and calls it directly.
-// The stack's control plane makes the same token (the same bootstrap secret),
-// so the claim's refusal through the gateway names the record verified here.
+// ask: this file runs control planes of its own on the stack's database and
+// Redis with FLOE_DNS_SERVERS pointed at it, and calls them directly: one with
+// the stack's secrets, one without its bootstrap secret. The token is stored
+// with the organisation when the claim's refusal first names it, so the
+// record named through the gateway is the one verified here, whatever secret
+// each process holds.
 
 let dns: TestDnsServer;
-let controlPlane: WorkerProcess;
+let controlPlanes: WorkerProcess[] = [];
 let cpUrl: string;
+/** The control plane without FLOE_BOOTSTRAP_SECRET (its catalog credential key given apart, as it must be then). */
+let unkeyedUrl: string;
 
 beforeAll(async () => {
   dns = await startDnsServer();
   const s = stack();
-  controlPlane = startWorkerProcess('services/control-plane/src/main.ts', 'FLOE_CONTROL_PLANE_PORT', {
+  const env: NodeJS.ProcessEnv = {
     ...process.env, ...joinPrivateStackEnv(s), FLOE_ENV: 'test', FLOE_LOG_LEVEL: 'warn', FLOE_DNS_SERVERS: dns.address,
     ...(s.smtp_url ? { FLOE_SMTP_URL: s.smtp_url } : {}),
-  });
-  cpUrl = `http://127.0.0.1:${await controlPlane.port}`;
-  await until('the test\'s control plane to answer', async () => {
-    const res = await request(cpUrl).get('/healthz').catch(() => null);
-    return res?.status === 200 ? true : null;
-  }, 60);
+  };
+  const unkeyed: NodeJS.ProcessEnv = { ...env, FLOE_CREDENTIAL_KEY: env.FLOE_CREDENTIAL_KEY ?? s.bootstrap_secret };
+  delete unkeyed.FLOE_BOOTSTRAP_SECRET;
+  controlPlanes = [env, unkeyed].map((e) => startWorkerProcess('services/control-plane/src/main.ts', 'FLOE_CONTROL_PLANE_PORT', e));
+  [cpUrl, unkeyedUrl] = await Promise.all(controlPlanes.map(async (p) => `http://127.0.0.1:${await p.port}`));
+  for (const url of [cpUrl, unkeyedUrl]) {
+    await until('the test\'s control plane to answer', async () => {
+      const res = await request(url).get('/healthz').catch(() => null);
+      return res?.status === 200 ? true : null;
+    }, 60);
+  }
 }, 90_000);
 
 afterAll(async () => {
-  await controlPlane?.stop();
+  await Promise.all(controlPlanes.map((p) => p.stop()));
   await dns?.close();
 });
 
 type Admin = { org: TestOrg; admin: NewPrincipal };
-const verify = (o: Admin, domain: string, key = o.admin.api_key) => request(cpUrl).post(`/v1/orgs/${o.org.org_id}/domains/${domain}/verify`).set(bearer(key));
+const verify = (o: Admin, domain: string, key = o.admin.api_key, url = cpUrl) => request(url).post(`/v1/orgs/${o.org.org_id}/domains/${domain}/verify`).set(bearer(key));
 const claim = (o: Admin, domain: string) => gateway().post(`/v1/orgs/${o.org.org_id}/domains`).set(bearer(o.admin.api_key)).send({ domain });
 /** The record an organisation must publish, as the claim route's refusal names it. */
 async function recordFor(o: Admin, domain: string): Promise<{ type: string; name: string; value: string }> {
@@ -58,8 +68,10 @@ test('the claim\'s refusal names the TXT record; verify: 409 before it is publis
   const record = refusal.dns_record as { type: string; name: string; value: string };
   expect(record).toEqual({ type: 'TXT', name: `_floe-challenge.${domain}`, value: expect.stringMatching(/^floe-domain-verification=[A-Za-z0-9_-]{32}$/) });
   expect(refusal).toMatchObject({ field: 'domain', verify: `POST /v1/orgs/${o.org.org_id}/domains/${domain}/verify`, remedy: expect.stringContaining('TXT') });
-  // Stable: asked again, the same token.
+  // Stable: asked again, the same token, stored with the organisation.
   expect(await recordFor(o, domain)).toEqual(record);
+  expect(await sql(`SELECT token FROM org_domain_challenges WHERE org_id = $1 AND domain = $2`, [o.org.org_id, domain]))
+    .toEqual([{ token: record.value.replace('floe-domain-verification=', '') }]);
 
   // Nothing published: NXDOMAIN.
   const before = expectError(await verify(o, domain), 409, 'domain_not_verified');
@@ -180,4 +192,32 @@ test('20 verifies at once from two organisations that both published their recor
   }
   expect(all.filter(({ res }) => res.status === 200 && res.body.created === true)).toHaveLength(1);
   expect(await sql(`SELECT org_id, data FROM audit_events WHERE action = 'org.domain_claim' AND target_id = $1`, [domain])).toEqual([{ org_id: holder.org_id, data: { proof: 'dns_txt' } }]);
+}, 60_000);
+
+test('the stored token needs no bootstrap secret: a control plane without one verifies it; a record derived from the secret before tokens were stored still proves the domain where the secret is', async () => {
+  // Stored: the control plane without the secret names the same record and verifies it (no 501).
+  const o = await newOrgWithAdmin();
+  const domain = newDomain('unkeyed');
+  const record = await recordFor(o, domain);
+  const unpublished = expectError(await verify(o, domain, o.admin.api_key, unkeyedUrl), 409, 'domain_not_verified');
+  expect(unpublished).toMatchObject({ dns_record: record, found: [] });
+  dns.setTxt(record.name, record.value);
+  const ok = await verify(o, domain, o.admin.api_key, unkeyedUrl);
+  expect([ok.status, ok.body.proof, ok.body.created, ok.body.dns_record]).toEqual([200, 'dns_txt', true, record]);
+
+  // Derived: the token the secret gave before tokens were stored (this organisation, this domain; the formula as it was), published.
+  const earlier = await newOrgWithAdmin();
+  const old = newDomain('derived');
+  const key = createHmac('sha256', 'floe domain verification v1').update(stack().bootstrap_secret).digest();
+  const token = createHmac('sha256', key).update(`domain-verification:${earlier.org.org_id}:${old}`).digest('base64url').slice(0, 32);
+  const derived = { type: 'TXT', name: `_floe-challenge.${old}`, value: `floe-domain-verification=${token}` };
+  dns.setTxt(derived.name, derived.value);
+  // Without the secret it proves nothing (the stored token, made now, is the record to publish).
+  const refused = expectError(await verify(earlier, old, earlier.admin.api_key, unkeyedUrl), 409, 'domain_not_verified');
+  expect(refused).toMatchObject({ found: [derived.value] });
+  expect((refused.dns_record as { value: string }).value).not.toBe(derived.value);
+  // With it, it does, and the answer names the record found.
+  const proven = await verify(earlier, old);
+  expect([proven.status, proven.body.proof, proven.body.dns_record]).toEqual([200, 'dns_txt', derived]);
+  expect(await sql(`SELECT org_id FROM org_domains WHERE domain = $1`, [old])).toEqual([{ org_id: earlier.org.org_id }]);
 }, 60_000);

@@ -41,10 +41,14 @@ test('an admin claims the domain of their verified address; domain join lets a n
   expect(joiner.start.will_join).toEqual({ org_id: admin.orgId, name: expect.any(String), handle: expect.any(String) });
   expect(joiner.verify.organization).toEqual({ org_id: admin.orgId, role: 'member', joined_via: 'domain' });
   expectError(await gateway().post(`/v1/orgs/${admin.orgId}/domains`).set(bearer(joiner.key)).send({ domain }), 403, 'insufficient_role');
+  // Any member reads the claimed domains and whether domain join is on with the policy.
+  const read = await gateway().get(`/v1/orgs/${admin.orgId}/policy`).set(bearer(joiner.key));
+  expect(read.body).toMatchObject({ role: 'member', domain_join: true, domains: [{ domain, claimed_by: admin.principalId, claimed_at: claim.body.claimed_at }] });
 
   // Removing the last domain switches domain join off; members who joined stay.
   const removed = await gateway().delete(`/v1/orgs/${admin.orgId}/domains/${domain}`).set(bearer(admin.key));
   expect(removed.body).toMatchObject({ removed: true, domain_join: false });
+  expect((await gateway().get(`/v1/orgs/${admin.orgId}/policy`).set(bearer(admin.key))).body).toMatchObject({ domain_join: false, domains: [] });
   expectError(await gateway().delete(`/v1/orgs/${admin.orgId}/domains/${domain}`).set(bearer(admin.key)), 404, 'domain_not_found');
   const members = await gateway().get(`/v1/orgs/${admin.orgId}/members`).set(bearer(admin.key));
   expect(members.body.members.map((m: { principal_id: string }) => m.principal_id)).toContain(joiner.principalId);

@@ -87,13 +87,13 @@ describe('the gateway edge', () => {
 
   test('a control-plane route not built yet asks for a credential first, as a built one does, then answers 501 in the envelope', async () => {
     const { api_key } = await newPrincipal();
-    for (const [method, path] of [['get', '/v1/object'], ['post', '/v1/query'], ['get', '/v1/warehouses']] as const) {
+    for (const [method, path] of [['get', '/v1/indexes/idx_1'], ['post', '/v1/query'], ['get', '/v1/warehouses']] as const) {
       const res = await gateway()[method](path).send({});
       expectError(res, 401, 'unauthorized');
       expect(res.headers['www-authenticate']).toBe('Bearer');
     }
-    expectError(await gateway().get('/v1/object').set(bearer(api_key)), 501, 'not_implemented');
-    expectError(await gateway().post('/v1/query').set(bearer(api_key)).send({}), 501, 'not_implemented');
+    expectError(await gateway().get('/v1/indexes/idx_1').set(bearer(api_key)), 501, 'not_implemented');
+    expectError(await gateway().post('/v1/query').set(bearer(api_key)).send({}), 400, 'missing_field');
   });
 
   test('the OAuth revocation endpoint reaches identity: 200 {} to anyone', async () => {

@@ -16,8 +16,8 @@ describe('health and identity discovery (through the gateway)', () => {
   });
 
   test('every deployable answers a process-only /livez (what Kubernetes\' liveness probes ask)', async () => {
-    const services = Object.entries(stack().services).filter(([name]) => name !== 'mail' && name !== 'gateway' && !/-\d+$/.test(name));
-    expect(services.map(([name]) => name).sort()).toEqual(['catalog', 'control-plane', 'identity', 'ingest-gateway', 'maintenance-worker', 'mcp-server', 'metering-worker', 'roller-worker', 'teardown-worker']);
+    const services = Object.entries(stack().services).filter(([name]) => name !== 'mail' && name !== 'identity-provider' && name !== 'gateway' && !/-\d+$/.test(name));
+    expect(services.map(([name]) => name).sort()).toEqual(['catalog', 'control-plane', 'identity', 'ingest-gateway', 'maintenance-worker', 'mcp-server', 'metering-worker', 'query-worker', 'roller-worker', 'teardown-worker']);
     for (const [name, s] of services) {
       const res = await fetch(`${s.url}/livez`);
       expect([name, res.status, await res.json()]).toEqual([name, 200, { ok: true, service: name }]);
@@ -54,7 +54,10 @@ describe('health and identity discovery (through the gateway)', () => {
     const res = await gateway().get('/v1/auth/config');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      issuer: stack().base_url, password_login: true, signup: true, signup_modes: ['email_code', 'password', 'one_call'], api_keys: true, mail_delivery: 'email', trusted_issuers: [],
+      issuer: stack().base_url, password_login: true, signup: true, signup_modes: ['email_code', 'password', 'one_call'], api_keys: true, mail_delivery: 'email',
+      // The development identity provider the stack runs is both a trusted issuer and a sign-in provider.
+      trusted_issuers: [{ issuer: stack().identity_provider_url, audiences: [stack().base_url] }],
+      sign_in_providers: [{ id: 'dev', name: 'the development identity provider', issuer: stack().identity_provider_url, start_url: `${stack().base_url}/v1/auth/oidc/dev/start` }],
       device_authorization: true, device_authorization_url: `${stack().base_url}/v1/auth/device`, device_token_url: `${stack().base_url}/v1/auth/device/token`,
     });
     expect(res.body.note).toMatch(/device login: POST \/v1\/auth\/device/);
@@ -63,6 +66,9 @@ describe('health and identity discovery (through the gateway)', () => {
     const started = await gateway().post(res.body.device_authorization_url.slice(stack().base_url.length)).send({ client: 'cli' });
     expect(started.status).toBe(200);
     expect(started.body.user_code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    const signIn = await gateway().post(res.body.sign_in_providers[0].start_url.slice(stack().base_url.length)).send({});
+    expect(signIn.status).toBe(200);
+    expect(signIn.body.authorization_url).toMatch(new RegExp(`^${stack().identity_provider_url}/`));
   });
 
   test('GET /v1/config/formats lists versions 2 and 3 with machine-parseable engine strings', async () => {

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { StackState } from '../../scripts/lib/stack';
+import { floeRequest } from '../support/openapi';
 
 export function stack(): StackState {
   const file = process.env.FLOE_E2E_STATE;
@@ -10,8 +12,21 @@ export function stack(): StackState {
   return JSON.parse(readFileSync(file, 'utf8')) as StackState;
 }
 
-/** supertest against the public gateway. */
-export const gateway = () => request(stack().base_url);
+/**
+ * What a response that does not match Floe's OpenAPI document (docs/openapi.json) does: the
+ * request fails, naming the operation, status and JSON pointer. With FLOE_API_CHECK=record the
+ * violation is written instead, one JSON line each, to .data/api-violations/<pid>.ndjson, so one run
+ * lists every mismatch (after a large change of shapes).
+ */
+function onApiViolation(err: Error): void {
+  if (process.env.FLOE_API_CHECK !== 'record') throw err;
+  const dir = join(process.cwd(), '.data', 'api-violations');
+  mkdirSync(dir, { recursive: true });
+  appendFileSync(join(dir, `${process.pid}.ndjson`), `${JSON.stringify({ test: expect.getState().currentTestName ?? null, violation: err.message })}\n`);
+}
+
+/** supertest against the public gateway; every response is checked against Floe's OpenAPI document. */
+export const gateway = () => floeRequest(stack().base_url, onApiViolation);
 /** supertest against the identity service's own port (internal routes). */
 export const identity = () => request(stack().services.identity.url);
 
@@ -50,6 +65,11 @@ export const bearer = (credential: string) => ({ Authorization: `Bearer ${creden
 
 export function db(): pg.Pool {
   return new pg.Pool({ connectionString: stack().database_url, max: 2 });
+}
+
+/** A login session whose password was typed 11 minutes ago: its next sensitive change is 401 `reauth_required` (Authentication 7). */
+export async function signInGoesStale(sessionId: string): Promise<void> {
+  await sql(`UPDATE sessions SET signed_in_at = now() - interval '11 minutes' WHERE id = $1`, [sessionId]);
 }
 
 /** One statement against the stack's database (a test moving a clock, or reading what an answer cannot show). */

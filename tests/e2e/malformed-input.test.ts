@@ -612,18 +612,20 @@ describe('routes built since: every malformed input a 4xx with its exact status 
     }
     // A broken escape in a query name or value (it used to be read as U+FFFD, a value nobody sent).
     for (const [path, field] of [
-      ['/v1/warehouses/{wh}/blobs/presign?key=%zz', 'key'], ['/v1/auth/device/pending?user_code=%E0%A4%A', 'user_code'], ['/v1/orgs/{org}/agents?include_revoked=%ED%A0%80', 'include_revoked'],
+      ['/v1/auth/device/pending?user_code=%E0%A4%A', 'user_code'], ['/v1/orgs/{org}/agents?include_revoked=%ED%A0%80', 'include_revoked'],
       ['/v1/admin/orgs/{org}/limits/audit?limit=1%', 'limit'], ['/v1/usage?da%zzys=1', 'da%zzys'],
     ] as const) {
       const res = await api('GET', at(path), { localAddress: FROM });
       if (res.status !== 400 || res.body?.error?.code !== 'invalid_value' || res.body.error.field !== field) failures.push(`${path} -> ${res.status} ${res.text.slice(0, 120)}`);
     }
     expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs?prefix=%zz'), { localAddress: FROM }), 400, 'invalid_prefix').field).toBe('prefix');
+    expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs/presign?key=%zz'), { localAddress: FROM }), 400, 'invalid_key').field).toBe('key');
     // An escaped % and a + are read as sent.
     expect((await api('GET', at('/v1/warehouses/{wh}/blobs/presign?key=100%25+done'), { localAddress: FROM })).body.key).toBe('100% done');
-    // A NUL in a query value: the blobs' prefix answers its own code, the others invalid_value.
+    // A NUL in a query value: the blobs' prefix and key answer their own codes, the others invalid_value.
     expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs?prefix=a%00'), { localAddress: FROM }), 400, 'invalid_prefix').field).toBe('prefix');
-    expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs/presign?key=a%00'), { localAddress: FROM }), 400, 'invalid_value').field).toBe('key');
+    expect(envelope(await api('GET', at('/v1/warehouses/{wh}/blobs/presign?key=a%00'), { localAddress: FROM }), 400, 'invalid_key').field).toBe('key');
+    expect(envelope(await api('GET', at('/v1/usage?days=1%00'), { localAddress: FROM }), 400, 'invalid_value').field).toBe('days');
     expect(failures).toEqual([]);
   }, 60_000);
 
@@ -788,7 +790,7 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
       // Built: the same refusals without a credential of this surface; with the key, an answer of their own.
       ['GET', '/v1/auth/sessions'], ['POST', '/v1/auth/password/change'], ['GET', '/v1/terms'],
     ];
-    const built = new Set(['/v1/usage', '/v1/admin/plans', `/v1/warehouses/${t.warehouseId}`, `/v1/warehouses/${t.warehouseId}/uploaders`, '/v1/auth/sessions', '/v1/auth/password/change', '/v1/terms', '/v1/me', '/v1/orgs', '/v1/orgs/org_x/agents', '/v1/auth/device/pending?user_code=ABCD-EFGH', '/v1/oauth/authorize/decision', '/v1/sinks/any-sink']);
+    const built = new Set(['/v1/usage', '/v1/query', '/v1/admin/plans', `/v1/warehouses/${t.warehouseId}`, `/v1/warehouses/${t.warehouseId}/uploaders`, '/v1/auth/sessions', '/v1/auth/password/change', '/v1/terms', '/v1/me', '/v1/orgs', '/v1/orgs/org_x/agents', '/v1/auth/device/pending?user_code=ABCD-EFGH', '/v1/oauth/authorize/decision', '/v1/sinks/any-sink']);
     const otherSurfaces = { catalog: `Bearer ${t.catalogToken}`, 'send key': `Bearer fsk_${'0'.repeat(16)}_${'a'.repeat(43)}`, 'catalog secret': `Bearer ${t.credential.client_secret}`, garbage: 'Bearer x' };
     for (const [method, path] of routes) {
       const none = await anon(method, path);

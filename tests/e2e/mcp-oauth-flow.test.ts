@@ -112,7 +112,7 @@ test('the SDK client discovers, authorizes through the consent page, and works w
   const { client } = await connect(host);
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
   // Read on lake only: a read-level token, so only the read tools are listed.
-  expect(tools).toEqual(['catalog_instructions', 'catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'table_health']);
+  expect(tools).toEqual(['catalog_instructions', 'catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'query', 'table_health']);
   const catalogs = await callTool(client, 'list_catalogs');
   expect(catalogs.isError).toBe(false);
   expect(JSON.stringify(catalogs.data)).toContain(person.lake);

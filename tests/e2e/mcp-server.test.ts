@@ -13,7 +13,7 @@ import {
 // the token's grants and nothing more, refusals as tool errors with the
 // control plane's codes, a revoked token turned into a 401, and the audit.
 
-const READ_TOOLS = ['catalog_instructions', 'catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'table_health'];
+const READ_TOOLS = ['catalog_instructions', 'catalog_usage', 'connection_recipe', 'describe_table', 'list_catalogs', 'list_tables', 'query', 'table_health'];
 const ALL_TOOLS = [...READ_TOOLS, 'create_table', 'send_rows'].sort();
 
 let docs: Served;

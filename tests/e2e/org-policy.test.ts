@@ -7,7 +7,7 @@ import { bearer, expectError, gateway, sql } from './helpers';
 // its effect on the agent routes and publishing. Device approval and the
 // OAuth decision are tested in device.test.ts and oauth-decision.test.ts.
 
-const DEFAULTS = { agents: 'members', device_login: 'members', oauth_consent: 'members', public_catalogs: 'admins' };
+const DEFAULTS = { agents: 'members', device_login: 'members', oauth_consent: 'members', public_catalogs: 'admins', second_factor: 'optional' };
 const policyOf = (key: string, org: string) => gateway().get(`/v1/orgs/${org}/policy`).set(bearer(key));
 const setPolicy = (key: string, org: string, body: unknown) => gateway().patch(`/v1/orgs/${org}/policy`).set(bearer(key)).send(body as object);
 
@@ -18,7 +18,7 @@ test('GET: the defaults for an organisation that never set one, readable by any 
     const res = await policyOf(key, org.org_id);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ org_id: org.org_id, handle: org.handle, policy: DEFAULTS, defaults: DEFAULTS, updated_at: null, updated_by: null });
-    expect(res.body.choices).toEqual({ agents: ['members', 'admins'], device_login: ['members', 'admins', 'nobody'], oauth_consent: ['members', 'admins', 'nobody'], public_catalogs: ['admins', 'nobody'] });
+    expect(res.body.choices).toEqual({ agents: ['members', 'admins'], device_login: ['members', 'admins', 'nobody'], oauth_consent: ['members', 'admins', 'nobody'], public_catalogs: ['admins', 'nobody'], second_factor: ['optional', 'required'] });
   }
   expectError(await gateway().get(`/v1/orgs/${org.org_id}/policy`), 401, 'unauthorized');
   // Cross-tenant: an admin of another organisation reads and changes nothing here.
@@ -33,7 +33,7 @@ test('PATCH: an admin changes some fields (audited once with the previous values
   const member = await newMember(org);
   expectError(await setPolicy(member.api_key, org.org_id, { agents: 'admins' }), 403, 'insufficient_role');
   const unknown = expectError(await setPolicy(admin.api_key, org.org_id, { agents: 'admins', mfa: 'required' }), 400, 'invalid_field');
-  expect(unknown).toMatchObject({ field: 'mfa', accepts: ['agents', 'device_login', 'oauth_consent', 'public_catalogs'] });
+  expect(unknown).toMatchObject({ field: 'mfa', accepts: ['agents', 'device_login', 'oauth_consent', 'public_catalogs', 'second_factor'] });
   expect(expectError(await setPolicy(admin.api_key, org.org_id, { public_catalogs: 'members' }), 400, 'invalid_value').field).toBe('public_catalogs');
   expect(expectError(await setPolicy(admin.api_key, org.org_id, { agents: true }), 400, 'invalid_value').field).toBe('agents');
   expectError(await setPolicy(admin.api_key, org.org_id, {}), 400, 'missing_field');
@@ -59,7 +59,7 @@ test('two admins changing different fields at once: both land', async () => {
   const fields = [{ agents: 'admins' }, { public_catalogs: 'nobody' }, { oauth_consent: 'admins' }, { device_login: 'admins' }];
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => setPolicy(i % 2 ? admin.api_key : second.api_key, org.org_id, fields[i % 4])));
   expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
-  expect((await policyOf(admin.api_key, org.org_id)).body.policy).toEqual({ agents: 'admins', device_login: 'admins', oauth_consent: 'admins', public_catalogs: 'nobody' });
+  expect((await policyOf(admin.api_key, org.org_id)).body.policy).toEqual({ agents: 'admins', device_login: 'admins', oauth_consent: 'admins', public_catalogs: 'nobody', second_factor: 'optional' });
   // Each field changed exactly once.
   const events = await sql(`SELECT data FROM audit_events WHERE org_id = $1 AND action = 'org.update'`, [org.org_id]);
   expect(events.length).toBe(4);

@@ -97,6 +97,7 @@ test('a new person signs up on the way: the welcome link leads back to the devic
   await page.getByLabel('Your name').fill('New Person');
   await page.getByLabel('Organisation name').fill('New Device Org');
   await page.getByLabel('Organisation handle').fill(`pdn-${uniq()}${uniq()}`);
+  await page.getByLabel(/I accept the Terms of Service/).check();
   await page.getByRole('button', { name: 'Send me a link' }).click();
   await page.getByRole('status').filter({ hasText: 'Check your mail' }).waitFor();
 

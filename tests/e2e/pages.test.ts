@@ -1,4 +1,5 @@
-import { expectError, gateway, stack } from './helpers';
+import { TERMS } from '@floe/config';
+import { bearer, expectError, gateway, stack } from './helpers';
 import { chromiumForFile, screenshots } from '../support/browser';
 import { linkTokenIn, newestMailTo } from '../support/mail';
 
@@ -24,6 +25,12 @@ test('sign up, set a password, sign out another session, reset the password — 
   await page.getByLabel('Your name').fill('Page Person');
   await page.getByLabel('Organisation name').fill('Page Org');
   await page.getByLabel('Organisation handle').fill(handle);
+  // The Terms in force are named beside a box that must be ticked, and linked.
+  await page.locator('#terms-version').filter({ hasText: TERMS.version }).waitFor();
+  expect(await page.getByRole('link', { name: 'Terms of Service' }).getAttribute('href')).toBe(TERMS.url);
+  await page.getByRole('button', { name: 'Send me a link' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Tick the box to accept the Terms' }).waitFor();
+  await page.getByLabel(/I accept the Terms of Service/).check();
   await page.getByRole('button', { name: 'Send me a link' }).click();
   await page.getByRole('status').filter({ hasText: 'Check your mail' }).waitFor();
   await shot(page, '1-signup-sent');
@@ -37,7 +44,9 @@ test('sign up, set a password, sign out another session, reset the password — 
   await shot(page, '2-welcome-refused');
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Set password and continue' }).click();
-  await page.waitForURL(url('/app/account'));
+  await page.waitForURL(url('/app/home'));
+  expect((await gateway().get('/v1/terms').set(bearer(await page.evaluate(() => JSON.parse(localStorage.getItem('floe.session')!).access_token as string)))).body).toMatchObject({ version: TERMS.version, accepted: true });
+  await page.goto(url('/app/account'));
   await page.getByText(`Signed in as ${email}.`).waitFor();
   await page.getByText('(this session)').waitFor();
   await shot(page, '3-account');
@@ -83,12 +92,19 @@ test('sign up, set a password, sign out another session, reset the password — 
   await page.close();
 }, 90_000);
 
-test('the pages are served with a strict content security policy; /app goes to the account page', async () => {
+test('the pages are served with a strict content security policy; /app goes to the console\'s home; the Terms and the privacy notice are pages', async () => {
   const res = await gateway().get('/app/login');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/text\/html/);
   expect(res.headers['content-security-policy']).toMatch(/default-src 'self'/);
   expect(res.headers['content-security-policy']).not.toMatch(/unsafe-inline/);
-  expect((await gateway().get('/app')).headers.location).toBe('/app/account');
+  expect((await gateway().get('/app')).headers.location).toBe('/app/home');
   expect((await gateway().get('/app/nope')).status).toBe(404);
+  for (const path of [TERMS.url, TERMS.privacy_url]) {
+    const legal = await gateway().get(path);
+    expect(legal.status).toBe(200);
+    expect(legal.headers['content-security-policy']).toMatch(/default-src 'self'/);
+    expect(legal.text).toContain(`<strong id="${path === TERMS.url ? 'terms' : 'privacy'}-version">${TERMS.version}</strong>`);
+  }
+  expect((await gateway().get('/v1/auth/config')).body.terms).toEqual({ version: TERMS.version, url: TERMS.url, privacy_url: TERMS.privacy_url });
 });

@@ -140,3 +140,66 @@ test('the public tier: a public catalog\'s table bytes leave the private storage
   await gateway().delete(`/v1/warehouses/${w.warehouse_id}/public`).set(bearer(admin.api_key)).expect(200);
   expect(expectError(await create(), 409, 'quota_exceeded')).toMatchObject({ current: 11_400_000_000 });
 });
+
+test('files_prefix: only one table\'s files are public; its connection lists that table alone; the prefix is validated and can be widened', async () => {
+  const { org, admin } = await newOrgWithAdmin();
+  const name = `part_${uniq()}`;
+  const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id, name);
+  const cred = (await gateway().get('/v1/connection').query({ warehouse: w.warehouse_id, level: 'write' }).set(bearer(admin.api_key))).body.catalog_credential;
+  const tok = await token(cred.client_id, cred.client_secret);
+  const c = icebergClient(w.warehouse_id, tok);
+  for (const ns of ['open', 'shut']) {
+    await c.createNamespace({ namespace: [ns] });
+    await c.createTable({ namespace: [ns] }, { name: 'cities', schema: schema as never });
+    await appendRows({ warehouseId: w.warehouse_id, bucket: w.bucket, token: tok, namespace: ns, table: 'cities' }, [{ id: 1n, city: ns }]);
+  }
+  // The catalog's own answers, with each table's current metadata file.
+  const load = async (ns: string) => (await request(stack().catalog_url).get(`/v1/${w.warehouse_id}/namespaces/${ns}/tables/cities`).set(bearer(tok)).expect(200)).body;
+  const [open, shut] = [await load('open'), await load('shut')];
+  const anonymousUrlOf = (location: string) => `${stack().s3_url}/${location.replace(/^s3:\/\//, '')}`;
+  const openLocation = String(open.metadata.location);
+  const prefix = `${openLocation.replace(`s3://${w.bucket}/`, '')}/`;
+  const post = (body: Record<string, unknown>) => gateway().post(`/v1/warehouses/${w.warehouse_id}/public`).set(bearer(admin.api_key)).send({ confirm: name, ...body });
+
+  // Refused before anything changes: the catalog stays private.
+  for (const bad of ['s3://someone-elses-bucket/open/', '../x/', '/open/', 'open/*', 'open\u0007/', 7]) {
+    expect(expectError(await post({ files_prefix: bad }), 400, 'invalid_files_prefix')).toMatchObject({ field: 'files_prefix', example: 'lake/cities/' });
+  }
+  expect((await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(admin.api_key))).body.public).toBe(false);
+
+  // Published by the table's location: the answer, the row and the connection say the prefix.
+  const on = await post({ files_prefix: openLocation });
+  expect(on.status).toBe(200);
+  expect(on.body).toMatchObject({
+    public: true, files_prefix: prefix, public_url: `${stack().s3_url}/${w.bucket}/${prefix}`,
+    public_read: { bucket: w.bucket, prefix, anonymous_get: true, anonymous_list: false, writes: 'refused', catalog: 'private' },
+  });
+  expect(JSON.stringify(on.body.policy)).toContain(`arn:aws:s3:::${w.bucket}/${prefix}*`);
+  expect((await gateway().get(`/v1/warehouses/${w.warehouse_id}`).set(bearer(admin.api_key))).body.public_url).toBe(`${stack().s3_url}/${w.bucket}/${prefix}`);
+  const conn = (await gateway().get(publicPath(org.handle, name))).body;
+  expect(conn).toMatchObject({ files_prefix: prefix, public_url: `${stack().s3_url}/${w.bucket}/${prefix}`, count: 1 });
+  expect(conn.tables.map((t: { table: string }) => t.table)).toEqual(['open.cities']);
+
+  // Anonymous reads: the open table's rows, and nothing of the other.
+  const openMeta = await fetch(conn.tables[0].metadata_url);
+  expect(openMeta.status).toBe(200);
+  const rows = await readPublicWithIcebird(stack().s3_url, await openMeta.json());
+  expect(rows.map((r: { city: string }) => r.city)).toEqual(['open']);
+  const shutUrl = anonymousUrlOf(shut['metadata-location']);
+  expect((await fetch(shutUrl)).status).toBe(403);
+
+  // The same prefix again changes nothing; the whole bucket widens it, audited as a change of prefix.
+  expect((await post({ files_prefix: `${prefix}` })).body.note).toMatch(/nothing changed/);
+  const wide = await post({});
+  expect(wide.body).toMatchObject({ files_prefix: '', public_url: `${stack().s3_url}/${w.bucket}/` });
+  expect((await fetch(shutUrl)).status).toBe(200);
+  expect((await gateway().get(publicPath(org.handle, name))).body.count).toBe(2);
+  const audit = await gateway().get('/v1/audit').query({ org_id: org.org_id, action: 'warehouse.update' }).set(bearer(admin.api_key));
+  const changes = audit.body.events.filter((e: { target_id: string }) => e.target_id === w.warehouse_id).map((e: { data: unknown }) => e.data);
+  expect(changes).toEqual(expect.arrayContaining([
+    { changes: { public: true, files_prefix: prefix }, previous: { public: false } },
+    { changes: { files_prefix: '' }, previous: { files_prefix: prefix } },
+  ]));
+  await gateway().delete(`/v1/warehouses/${w.warehouse_id}/public`).set(bearer(admin.api_key)).expect(200);
+  expect((await fetch(anonymousUrlOf(open['metadata-location']))).status).toBe(403);
+}, 90_000);

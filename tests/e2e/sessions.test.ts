@@ -430,7 +430,7 @@ describe('reauth_required', () => {
       await pool.end();
     }
     const res = await gateway().post(`/v1/warehouses/${lake}/rotate`).set(bearer(session.access_token));
-    expect(expectError(res, 401, 'reauth_required').remedy).toBe('POST /v1/auth/login');
+    expect(expectError(res, 401, 'reauth_required').remedy).toBe('POST /v1/auth/reauth');
     expectError(await gateway().post(`/v1/orgs/${session.organization.org_id}/agents`).set(bearer(session.access_token)).send({ name: 'late' }), 401, 'reauth_required');
     // Reading is not a sensitive change.
     expect((await gateway().get(`/v1/warehouses/${lake}`).set(bearer(session.access_token))).status).toBe(200);

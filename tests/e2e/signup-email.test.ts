@@ -32,6 +32,14 @@ async function signedUp(email = newEmail(), extra: Record<string, unknown> = {})
   return { email, start: s.body, verify: v.body };
 }
 
+test('every sign-up route refuses a throwaway-mail address with 400 disposable_email, and mails nothing', async () => {
+  const email = `signup-${uniq()}@mailinator.com`;
+  expect(expectError(await start({ email, workspace: 'throwaway' }), 400, 'disposable_email').field).toBe('email');
+  expectError(await gateway().post('/v1/auth/signup').send({ email, full_name: 'Throw Away', organization_name: 'Throwaway', handle: `tw-${Date.now().toString(36)}` }), 400, 'disposable_email');
+  expectError(await gateway().post('/v1/signup').send({ email, workspace: 'throwaway', accept_terms: true }), 400, 'disposable_email');
+  expect(await mailsTo(email)).toEqual([]);
+});
+
 describe('POST /v1/signup/start and /verify', () => {
   test('a code is mailed, a wrong code counts down, the right one makes the account, its key, organisation, project and lake', async () => {
     const email = newEmail();

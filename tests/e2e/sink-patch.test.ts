@@ -3,7 +3,7 @@ import { linkTokenIn, newestMailTo } from '../support/mail';
 import { until } from '../support/poll';
 import { catalog, token } from './catalog-helpers';
 import { bearer, expectError, gateway, uniq } from './control-plane-helpers';
-import { sql, stack } from './helpers';
+import { signInGoesStale, sql, stack } from './helpers';
 import { sinkSetup, sinkTestSchema as schema } from './sink-helpers';
 
 // PATCH /v1/sinks/{sink_id} (Floe's shape; the spec names the route in its
@@ -150,7 +150,7 @@ test('who may change a sink: write level only; another organisation gets 404; a 
   const mine = await gateway().post('/v1/sinks').set(bearer(session.access_token)).send({ name: 'mine', table: 'events.clicks', warehouse: lake });
   expect(mine.status).toBe(201);
   expect((await patch(mine.body.sink_id, session.access_token, { roll_seconds: 120 })).status).toBe(200);
-  await sql(`UPDATE sessions SET signed_in_at = now() - interval '11 minutes' WHERE id = $1`, [session.session_id]);
+  await signInGoesStale(session.session_id);
   expectError(await patch(mine.body.sink_id, session.access_token, { roll_seconds: 180 }), 401, 'reauth_required');
   expect((await get(mine.body.sink_id, session.access_token)).body.roll.seconds).toBe(120);
 }, 60_000);

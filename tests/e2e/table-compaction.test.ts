@@ -1,16 +1,12 @@
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { randomUUID } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEngine } from '@floe/engine';
-import {
-  EntryStatus, parseJson, readManifest, readManifestList, stringifyJson, writeDeletionVector, writeManifest, writeManifestList, writeParquetDataFile,
-  type DataFile,
-} from '@floe/iceberg';
+import { EntryStatus, parseJson, readManifest, readManifestList } from '@floe/iceberg';
 import { readWithIcebird } from '../support/icebird';
 import { until } from '../support/poll';
-import { appendRows, icebergClient, keyOf, vendedS3, type TableRef } from './append-helpers';
+import { appendRows, deleteRows, icebergClient, keyOf, vendedS3, type TableRef } from './append-helpers';
 import { catalog, token } from './catalog-helpers';
 import { bearer, gateway, newOrgWithAdmin, newProject, newWarehouse } from './control-plane-helpers';
 import { stack } from './helpers';
@@ -60,81 +56,6 @@ async function headEntries(ref: TableRef) {
   const manifests = readManifestList(await read(head['manifest-list'])).manifests;
   const entries = (await Promise.all(manifests.map(async (m) => readManifest(await read(m.manifest_path), m).entries))).flat();
   return { head, manifests, live: entries.filter((e) => e.status !== EntryStatus.DELETED), read, metadata, s3 };
-}
-
-/**
- * Commits a `delete` snapshot as an engine does: position deletes of `positions` in `dataPath` —
- * a Parquet position delete file (v2) or a Puffin deletion vector (v3) — or, with `equalityIds`,
- * an equality delete file on `id` (v2).
- */
-async function deleteRows(ref: TableRef, dataPath: string, positions: bigint[], equalityIds?: bigint[]): Promise<void> {
-  const { s3, location, metadata } = await vendedS3(ref);
-  const v = metadata['format-version'];
-  const put = (p: string, body: Uint8Array) => s3.send(new PutObjectCommand({ Bucket: w.bucket, Key: keyOf(w.bucket, p), Body: body }));
-  const read = async (p: string) => new Uint8Array(await (await s3.send(new GetObjectCommand({ Bucket: w.bucket, Key: keyOf(w.bucket, p) }))).Body!.transformToByteArray());
-  let file: DataFile;
-  if (equalityIds) {
-    const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
-    const { bytes, stats } = writeParquetDataFile({ schema: schema as never, rows: equalityIds.map((id) => ({ id })) });
-    const p = `${location}/data/${randomUUID()}-eq-deletes.parquet`;
-    await put(p, bytes);
-    file = { content: 2, file_path: p, file_format: 'parquet', partition: {}, equality_ids: [1], ...stats };
-  } else if (v >= 3) {
-    const blob = writeDeletionVector(positions);
-    const footer = Buffer.from(JSON.stringify({ blobs: [{ type: 'deletion-vector-v1', fields: [2147483645], 'snapshot-id': -1, 'sequence-number': -1, offset: 4, length: blob.length, properties: { 'referenced-data-file': dataPath, cardinality: String(positions.length) } }] }));
-    const size = Buffer.alloc(4);
-    size.writeUInt32LE(footer.length);
-    const puffin = Buffer.concat([Buffer.from('PFA1'), blob, Buffer.from('PFA1'), footer, size, Buffer.alloc(4), Buffer.from('PFA1')]);
-    const p = `${location}/data/${randomUUID()}-deletes.puffin`;
-    await put(p, puffin);
-    file = {
-      content: 1, file_path: p, file_format: 'puffin', partition: {}, record_count: BigInt(positions.length), file_size_in_bytes: BigInt(puffin.length),
-      referenced_data_file: dataPath, content_offset: 4n, content_size_in_bytes: BigInt(blob.length),
-    };
-  } else {
-    const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 2147483546, name: 'file_path', required: true, type: 'string' }, { id: 2147483545, name: 'pos', required: true, type: 'long' }] };
-    const { bytes, stats } = writeParquetDataFile({ schema: schema as never, rows: positions.map((pos) => ({ file_path: dataPath, pos })) });
-    const p = `${location}/data/${randomUUID()}-deletes.parquet`;
-    await put(p, bytes);
-    // As Java's writers do, the file_path bounds are kept whole (not truncated): a reader knows the one file it names.
-    const whole = new TextEncoder().encode(dataPath);
-    file = {
-      content: 1, file_path: p, file_format: 'parquet', partition: {}, ...stats,
-      lower_bounds: new Map([...(stats.lower_bounds ?? []), [2147483546, whole]]), upper_bounds: new Map([...(stats.upper_bounds ?? []), [2147483546, whole]]),
-    };
-  }
-  const head = metadata.snapshots.find((s: any) => s['snapshot-id'] === metadata['current-snapshot-id']);
-  const snapshotId = BigInt(Math.floor(Math.random() * 2 ** 52));
-  const tableSchema = metadata.schemas.find((s: any) => s['schema-id'] === metadata['current-schema-id']);
-  const mPath = `${location}/metadata/${randomUUID()}-d.avro`;
-  const manifest = writeManifest({
-    formatVersion: v, schema: tableSchema, spec: metadata['partition-specs'][0], content: 'deletes', snapshotId, path: mPath,
-    entries: [{ status: EntryStatus.ADDED, snapshot_id: snapshotId, sequence_number: null, file_sequence_number: null, data_file: file }],
-  });
-  const seq = BigInt(metadata['last-sequence-number']) + 1n;
-  const list = writeManifestList({
-    formatVersion: v, snapshotId, parentSnapshotId: BigInt(head['snapshot-id']), sequenceNumber: seq, firstRowId: v >= 3 ? BigInt(metadata['next-row-id']) : undefined,
-    manifests: [manifest.manifestFile, ...readManifestList(await read(head['manifest-list'])).manifests],
-  });
-  const lPath = `${location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`;
-  await put(mPath, manifest.bytes);
-  await put(lPath, list.bytes);
-  const total = (k: string, plus: number) => String(Number(head.summary[k] ?? 0) + plus);
-  const snapshot = {
-    'snapshot-id': snapshotId, 'parent-snapshot-id': BigInt(head['snapshot-id']), 'sequence-number': seq, 'timestamp-ms': BigInt(Date.now()), 'manifest-list': lPath,
-    summary: {
-      ...Object.fromEntries(Object.entries(head.summary).filter(([k]) => k.startsWith('total-'))), operation: 'delete', 'added-delete-files': '1',
-      'total-delete-files': total('total-delete-files', 1),
-      ...(equalityIds
-        ? { 'added-equality-deletes': String(equalityIds.length), 'total-equality-deletes': total('total-equality-deletes', equalityIds.length) }
-        : { 'added-position-deletes': String(positions.length), 'total-position-deletes': total('total-position-deletes', positions.length) }),
-    },
-    'schema-id': tableSchema['schema-id'], ...(v >= 3 ? { 'first-row-id': BigInt(metadata['next-row-id']), 'added-rows': list.addedRows } : {}),
-  };
-  await icebergClient(ref.warehouseId, ref.token).commitTable({ namespace: [ref.namespace], name: ref.table }, {
-    requirements: [{ type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': head['snapshot-id'] }],
-    updates: [{ action: 'add-snapshot', snapshot: JSON.parse(stringifyJson(snapshot)) }, { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': Number(snapshotId) }],
-  } as never);
 }
 
 beforeAll(async () => {

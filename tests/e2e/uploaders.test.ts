@@ -6,7 +6,7 @@ import { adminStorage, awsCli, boto3 } from '../support/store';
 import { until } from '../support/poll';
 import { linkTokenIn, newestMailTo } from '../support/mail';
 import { bearer, expectError, gateway, newMember, newOrgWithAdmin, newProject, newWarehouse, uniq } from './control-plane-helpers';
-import { sql } from './helpers';
+import { signInGoesStale, sql } from './helpers';
 
 // Spec: Uploaders (write-only blob credentials), through the gateway, with
 // the keys they hand out used by real clients (Debian's aws CLI and boto3)
@@ -111,7 +111,7 @@ describe('refusals', () => {
     const session = set.body;
     const lake = { warehouse_id: session.warehouse.warehouse_id };
     expect((await gateway().post(path(lake)).set(bearer(session.access_token)).send({ name: 'fresh' })).status).toBe(201);
-    await sql(`UPDATE sessions SET signed_in_at = now() - interval '11 minutes' WHERE id = $1`, [session.session_id]);
+    await signInGoesStale(session.session_id);
     expectError(await gateway().post(path(lake)).set(bearer(session.access_token)).send({ name: 'late' }), 401, 'reauth_required');
     expectError(await gateway().delete(`${path(lake)}/fresh`).set(bearer(session.access_token)), 401, 'reauth_required');
     expect((await gateway().get(path(lake)).set(bearer(session.access_token))).status).toBe(200);

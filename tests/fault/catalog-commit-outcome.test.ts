@@ -42,7 +42,7 @@ beforeAll(async () => {
     .send({ grant_type: 'client_credentials', client_id: wh.rw.clientId, client_secret: wh.rw.clientSecret });
   token = t.body.access_token;
   await api().post(`/v1/${wh.id}/namespaces`).set(auth()).send({ namespace: ['f'] }).expect(200);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await pool?.end();

@@ -33,7 +33,7 @@ beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('restore', SETTINGS));
   // appendRows reaches the catalog through the e2e helpers, which read the stack's record from here.
   process.env.FLOE_E2E_STATE = stateFile;
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);

@@ -19,7 +19,7 @@ let pool: pg.Pool;
 beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('device-crash', { FLOE_LOG_LEVEL: 'warn' }));
   pool = new pg.Pool({ connectionString: state.database_url, max: 3 });
-}, 180_000);
+}, 240_000);
 
 afterAll(async () => {
   await pool?.end();

@@ -1,12 +1,17 @@
-// Kill during sends: while producers send batches as fast as they are
-// answered, the ingest gateway and the roller are killed (SIGKILL, no
-// goodbye) at random moments of their work and started again, over and over. A producer whose send got no
-// answer sends the same batch again, under the same batch id, as a sender
-// should. When it is over, every row of every batch is in the table exactly
-// once, and every misfit in exactly one reject file, counted once.
+// Kill during sends, on a stack with two of everything (private-stack.ts
+// `replicas: 2`): while producers send batches through the ingest host's
+// balancer as fast as they are answered, each of the two ingest gateways and
+// each of the two rollers is killed (SIGKILL, no goodbye) at random moments of
+// its work and started again, over and over, each on its own clock, so now one
+// replica is down, now both. A producer whose send got no answer sends the
+// same batch again, under the same batch id, as a sender should. When it is
+// over, every row of every batch is in the table exactly once, and every
+// misfit in exactly one reject file, counted once: the two rollers never roll
+// a batch twice, nor the two gateways take one twice.
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { stopPid } from '../../scripts/lib/processes';
+import { freePort } from '../../scripts/lib/infra';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
 import { blobReader } from '../support/blob-reader';
@@ -19,11 +24,10 @@ let stateFile: string;
 let state: StackState;
 
 beforeAll(async () => {
-  ({ state, stateFile } = await startPrivateStack('chaos', { FLOE_LOG_LEVEL: 'warn' }));
-  // This test runs its own ingest gateway and rollers, to kill them.
-  await stopPid(state.services['roller-worker'].pid);
-  await stopPid(state.services['ingest-gateway'].pid);
-}, 120_000);
+  ({ state, stateFile } = await startPrivateStack('chaos', { FLOE_LOG_LEVEL: 'warn' }, { replicas: 2 }));
+  // This test runs its own ingest gateways and rollers, to kill them; the gateways on the ports the balancer sends to.
+  for (const name of ['roller-worker', 'roller-worker-2', 'ingest-gateway', 'ingest-gateway-2']) await stopPid(state.services[name].pid);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);
@@ -34,11 +38,12 @@ const note = (m: string) => { if (process.env.CHAOS_DEBUG) process.stderr.write(
 const PRODUCERS = 4;
 const ROWS = 300;
 
-test(`the ingest gateway and the roller killed again and again for ${SECONDS} s of sends: every row once, every misfit once`, async () => {
+test(`two ingest gateways and two rollers killed again and again for ${SECONDS} s of sends: every row once, every misfit once`, async () => {
   const env = { ...process.env, ...joinPrivateStackEnv(state), FLOE_ROLLER_TICK_MS: '300', FLOE_LOG_LEVEL: 'warn' };
-  const ingestPort = Number(new URL(state.ingest_url).port);
-  const ingestInternalPort = Number(new URL(state.ingest_internal_url!).port);
-  const gateway = () => startWorkerProcess('services/ingest-gateway/src/main.ts', 'FLOE_INGEST_PORT', { ...env, FLOE_INGEST_INTERNAL_PORT: String(ingestInternalPort) }, ingestPort);
+  // The first gateway's internal listener where the stack put it; the second's is called by nothing here.
+  const internalPorts = [Number(new URL(state.ingest_internal_url!).port), await freePort()];
+  const ingestPorts = ['ingest-gateway', 'ingest-gateway-2'].map((name) => Number(new URL(state.services[name].url).port));
+  const gateway = (i: number) => startWorkerProcess('services/ingest-gateway/src/main.ts', 'FLOE_INGEST_PORT', { ...env, FLOE_INGEST_INTERNAL_PORT: String(internalPorts[i]) }, ingestPorts[i]);
   const roller = () => startWorkerProcess('services/roller-worker/src/main.ts', 'FLOE_ROLLER_HEALTH_PORT', env);
 
   const api = () => request(state.base_url);
@@ -49,8 +54,8 @@ test(`the ingest gateway and the roller killed again and again for ${SECONDS} s 
   await api().post('/v1/tables').set(auth).send({ warehouse_id: w.warehouse_id, namespace: 'ev', name: 't', schema }).expect(201);
   const sink = (await api().post('/v1/sinks').set(auth).send({ name: 's', table: 'ev.t', warehouse: w.warehouse_id, inactivity_seconds: 1 }).expect(201)).body;
 
-  let g: WorkerProcess = gateway();
-  let r: WorkerProcess = roller();
+  const gateways: WorkerProcess[] = [gateway(0), gateway(1)];
+  const rollers: WorkerProcess[] = [roller(), roller()];
   const healthy = async (p: WorkerProcess) => until('the process to answer', async () => {
     try {
       return (await request(`http://127.0.0.1:${await p.port}`).get('/healthz').timeout(1000)).status === 200 ? true : null;
@@ -60,8 +65,8 @@ test(`the ingest gateway and the roller killed again and again for ${SECONDS} s 
   }, 90, 50); // a loaded machine (two fault tests at once) can take half a minute to start a process
 
   // The killers, one per process: each lets its process come up, then kills it at a random moment of its work
-  // and starts a new one at once: the gateway within 0.2-1.5 s (a send in flight, most likely), the roller within
-  // 3-8 s (a killed roller's jobs stay locked for up to 15 s, so rolls happen between its deaths, and some die).
+  // and starts a new one at once: a gateway within 0.2-1.5 s (a send in flight, most likely), a roller within
+  // 3-8 s (a killed roller's jobs stay locked for up to 8 s, so rolls happen between its deaths, and some die).
   let sending = true;
   let kills = 0;
   let next = 0;
@@ -79,14 +84,17 @@ test(`the ingest gateway and the roller killed again and again for ${SECONDS} s 
       note(`kill ${kills}, batches ${next}, retries ${retries}`);
     }
   })();
-  const killers = [killer(() => g, () => { g = gateway(); }, [200, 1500]), killer(() => r, () => { r = roller(); }, [3000, 8000])];
+  const killers = [
+    ...[0, 1].map((i) => killer(() => gateways[i], () => { gateways[i] = gateway(i); }, [200, 1500])),
+    ...[0, 1].map((i) => killer(() => rollers[i], () => { rollers[i] = roller(); }, [3000, 8000])),
+  ];
 
   // The producers: batch k holds ids k*ROWS .. k*ROWS+ROWS-1 and one misfit; a send with no answer (or a 5xx) is sent again, same id.
   const started = Date.now();
   const until0 = started + SECONDS * 1000;
   // At least MIN_KILLS deaths, however slowly a loaded machine restarts the processes: the sends go on past
   // SECONDS until the killers have had them (for at most three times as long).
-  const MIN_KILLS = 8;
+  const MIN_KILLS = 12;
   const cap = started + 3 * SECONDS * 1000;
   const sendingOn = () => Date.now() < until0 || (kills < MIN_KILLS && Date.now() < cap);
   const sendOnce = async (k: number): Promise<void> => {
@@ -148,8 +156,8 @@ test(`the ingest gateway and the roller killed again and again for ${SECONDS} s 
     expect(ids.length).toBe(batches * ROWS);
     expect(new Set(ids).size).toBe(batches * ROWS);
     // Printed for the record (issue 30's rerun of this chaos): how hard it was.
-    console.log(`chaos: ${batches} batches by ${PRODUCERS} producers in ${SECONDS} s, ${kills} kills, ${retries} sends again, ${table.body.snapshots} rolls`);
+    console.log(`chaos (two replicas): ${batches} batches by ${PRODUCERS} producers in ${SECONDS} s, ${kills} kills, ${retries} sends again, ${table.body.snapshots} rolls`);
   } finally {
-    await Promise.all([g.stop(), r.stop()]);
+    await Promise.all([...gateways, ...rollers].map((p) => p.stop()));
   }
 }, 240_000);

@@ -9,8 +9,9 @@
 //
 // A killed worker's job stays `active` under its lock until BullMQ's stalled
 // check (lockDuration and stalledInterval, FLOE_MAINTENANCE_JOB_LOCK_SECONDS:
-// 5 s here; one check marks the job, the next moves it back to wait) hands it
-// to the next worker: most of each case's time.
+// 3 s here; one check marks the job, the next moves it back to wait) hands it
+// to the next worker: most of each case's time, which the next cases' tables
+// and their first commits are made in (`prepare`).
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import request from 'supertest';
@@ -25,6 +26,8 @@ import { adminStorage } from '../support/store';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 type Stage = 'after_files' | 'after_commit' | 'mid_expiry';
+/** The stages an expiry is killed at, a case each. */
+const EXPIRY_STAGES = ['after_commit', 'mid_expiry'] as const;
 
 interface Run {
   run_id: string;
@@ -38,6 +41,13 @@ interface Run {
 }
 
 const NS = 'mc';
+/**
+ * FLOE_MAINTENANCE_JOB_LOCK_SECONDS of every maintenance worker here, the
+ * stack's own too: its stalled check at its start keeps any other from
+ * running for one stalled interval, which at the default (15 s) held up the
+ * first case's takeover.
+ */
+const JOB_LOCK_SECONDS = '3';
 const schema = { type: 'struct', fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };
 
 let stateFile: string;
@@ -45,9 +55,11 @@ let state: StackState;
 let admin: { Authorization: string };
 let wh: { warehouse_id: string; bucket: string };
 let catalogAuth: { Authorization: string };
+/** Each case's table, made ahead of it (see `prepare`), by name. */
+let prepared: Map<string, Promise<Prepared>>;
 
 beforeAll(async () => {
-  ({ state, stateFile } = await startPrivateStack('maintenance', { FLOE_LOG_LEVEL: 'warn' }));
+  ({ state, stateFile } = await startPrivateStack('maintenance', { FLOE_LOG_LEVEL: 'warn', FLOE_MAINTENANCE_JOB_LOCK_SECONDS: JOB_LOCK_SECONDS }));
   // This test runs its own maintenance workers.
   await stopPid(state.services['maintenance-worker'].pid);
   admin = { Authorization: `Bearer ${await orgAdminKey(state, 'maintenance')}` };
@@ -58,7 +70,15 @@ beforeAll(async () => {
   const t = await catalog().post('/v1/oauth/tokens').type('form')
     .send({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret, scope: 'PRINCIPAL_ROLE:ALL' }).expect(200);
   catalogAuth = { Authorization: `Bearer ${t.body.access_token}` };
-}, 120_000);
+  // The first case's table first; the expiry cases' two together while the first case runs.
+  const compacted = prepare('compacted', 12);
+  prepared = new Map([
+    ['compacted', compacted],
+    ...EXPIRY_STAGES.map((stage) => [expiredTable(stage), compacted.then(() => prepare(expiredTable(stage), 25, EXPIRY_PROPERTIES))] as const),
+  ]);
+  // Each is awaited by its case: one that fails before then is that case's failure, not an unhandled rejection.
+  for (const p of prepared.values()) p.catch(() => undefined);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);
@@ -70,11 +90,14 @@ const tablePath = (name: string) => `/v1/${wh.warehouse_id}/namespaces/${NS}/tab
 const keyOf = (path: string) => path.slice(`s3://${wh.bucket}/`.length);
 const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const snapshotIds = (m: any): string[] => (m.snapshots ?? []).map((s: any) => String(s['snapshot-id']));
+const expiredTable = (stage: Stage) => `expired_${stage}`;
+/** No file is small against a 100-byte target, so the rule an expiry table's appends cross is the snapshots' alone. */
+const EXPIRY_PROPERTIES = { 'write.target-file-size-bytes': '100' };
 
 /** A maintenance worker against the private stack, removing unnamed files at any age; resolves `exited` with its exit code. */
 function maintenanceWorker(crashAt?: Stage): WorkerProcess {
   return startWorkerProcess('services/maintenance-worker/src/main.ts', 'FLOE_MAINTENANCE_HEALTH_PORT', {
-    ...process.env, ...joinPrivateStackEnv(state), FLOE_LOG_LEVEL: 'warn', FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: '0', FLOE_MAINTENANCE_JOB_LOCK_SECONDS: '5',
+    ...process.env, ...joinPrivateStackEnv(state), FLOE_LOG_LEVEL: 'warn', FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS: '0', FLOE_MAINTENANCE_JOB_LOCK_SECONDS: JOB_LOCK_SECONDS,
     ...(crashAt ? { FLOE_MAINTENANCE_CRASH_AT: crashAt } : {}),
   });
 }
@@ -145,6 +168,28 @@ async function appender(name: string): Promise<(rows: number[]) => Promise<strin
   };
 }
 
+interface Prepared {
+  /** Appends to the table, one commit a call (see `appender`). */
+  append: (rows: number[]) => Promise<string>;
+  /** The snapshots the commits made so far, oldest first. */
+  heads: string[];
+}
+
+/**
+ * A case's table and its first `commits` one-row appends, made while the
+ * cases before it wait on workers. None of them crosses a rule, so none
+ * queues a run the cases before it would see: 25 snapshots at most (a
+ * commit past 25 queues an expiry) and fewer than 16 small files (16 queue a
+ * compaction).
+ */
+async function prepare(name: string, commits: number, properties?: Record<string, string>): Promise<Prepared> {
+  await newTable(name, properties);
+  const append = await appender(name);
+  const heads: string[] = [];
+  for (const id of ids(commits)) heads.push(await append([id]));
+  return { append, heads };
+}
+
 /** The table's ids as icebird reads them at its head, sorted: every row exactly once or the test sees it. */
 async function rowsOf(name: string): Promise<number[]> {
   const res = await catalog().get(tablePath(name)).set(catalogAuth).expect(200);
@@ -172,10 +217,10 @@ async function runsOf(name: string): Promise<Run[]> {
 
 const ask = (name: string, kinds: string[]) => api().post('/v1/table/maintenance').set(admin).send({ warehouse: wh.warehouse_id, namespace: NS, name, kinds });
 
-/** A run of `kind` not among `seen`, once it finished (the dead worker's job runs again a minute after the kill). */
+/** A run of `kind` not among `seen`, once it finished (the dead worker's job runs again once BullMQ found it stalled). */
 async function finishedRun(name: string, kind: string, seen: Run[], seconds = 60): Promise<Run> {
   const old = new Set(seen.map((r) => r.run_id));
-  return until(`a finished ${kind} run of ${name}`, async () => (await runsOf(name)).find((r) => r.kind === kind && !old.has(r.run_id) && r.status !== 'running') ?? null, seconds, 1000);
+  return until(`a finished ${kind} run of ${name}`, async () => (await runsOf(name)).find((r) => r.kind === kind && !old.has(r.run_id) && r.status !== 'running') ?? null, seconds, 250);
 }
 
 /** Asks for an orphan pass of its own (not joined to a job just finishing) and waits for its run. */
@@ -194,10 +239,7 @@ const orphanReason = (files: Map<string, number>) =>
 
 test('a compaction killed after uploading its files: the head and rows stay, the stalled job compacts once, the orphan pass removes what the dead run wrote', async () => {
   const name = 'compacted';
-  await newTable(name);
-  const append = await appender(name);
-  const heads: string[] = [];
-  for (const id of ids(12)) heads.push(await append([id]));
+  const { heads } = await prepared.get(name)!;
   const before = await metadataOf(name);
   const dataPrefix = `${before.location}/data/`;
   const data0 = await objectsUnder(dataPrefix);
@@ -254,13 +296,10 @@ test('a compaction killed after uploading its files: the head and rows stay, the
   }
 }, 200_000);
 
-test.each(['after_commit', 'mid_expiry'] as const)('a snapshot expiry killed %s: the newest 20 snapshots and every row stay, the orphan pass removes what the expired ones alone reached', async (stage) => {
-  // No file is small against a 100-byte target, so the rule the appends cross is the snapshots' alone.
-  const name = `expired_${stage}`;
-  await newTable(name, { 'write.target-file-size-bytes': '100' });
-  const append = await appender(name);
-  const heads: string[] = [];
-  for (const id of ids(30)) heads.push(await append([id]));
+test.each(EXPIRY_STAGES)('a snapshot expiry killed %s: the newest 20 snapshots and every row stay, the orphan pass removes what the expired ones alone reached', async (stage) => {
+  const name = expiredTable(stage);
+  const { append, heads } = await prepared.get(name)!;
+  for (const id of ids(30).slice(heads.length)) heads.push(await append([id]));
   const before = await metadataOf(name);
   expect(snapshotIds(before)).toEqual(heads);
   // Appends carry their parents' manifests: what only the 10 oldest snapshots reach is their manifest lists.

@@ -7,7 +7,7 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import request from 'supertest';
-import { METERING_QUEUE, queueConnection, queuePrefix, SWEEP_JOB_OPTIONS, sweepMeasureJobId, sweepSlot } from '@floe/queues';
+import { METERING_QUEUE, METERING_SWEEP_QUEUE, queueConnection, queuePrefix, SWEEP_JOB_OPTIONS, sweepMeasureJobId, sweepSlot } from '@floe/queues';
 import { stopPid } from '../../scripts/lib/processes';
 import { joinPrivateStackEnv, startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 import type { StackState } from '../../scripts/lib/stack';
@@ -22,25 +22,34 @@ const settings = { FLOE_LOG_LEVEL: 'warn', FLOE_METERING_SWEEP_SECONDS: String(S
 
 let stateFile: string;
 let state: StackState;
+/** `metering` (the scheduler, the fan-out) and `metering-sweep` (each catalog's measurement). */
 let queue: Queue;
+let sweepQueue: Queue;
 let pool: pg.Pool;
 
 const pendingJobs = async () => {
-  const c = await queue.getJobCounts('wait', 'active', 'prioritized');
-  return c.wait + c.active + c.prioritized;
+  let n = 0;
+  for (const q of [queue, sweepQueue]) {
+    const c = await q.getJobCounts('wait', 'active');
+    n += c.wait + c.active;
+  }
+  return n;
 };
 
 beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('metering', settings));
   pool = new pg.Pool({ connectionString: state.database_url, max: 2 });
-  queue = new Queue(METERING_QUEUE, { connection: queueConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: queuePrefix(state.redis_prefix) });
+  const connection = queueConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  queue = new Queue(METERING_QUEUE, { connection, prefix: queuePrefix(state.redis_prefix) });
+  sweepQueue = new Queue(METERING_SWEEP_QUEUE, { connection, prefix: queuePrefix(state.redis_prefix) });
   // The stack's own worker runs the scheduler's first sweep (over no catalog yet; the next is a day away), then stops: this test runs its own workers.
   await until('the scheduler\'s first sweep to be taken', async () => ((await pendingJobs()) === 0 ? true : null), 30);
   await stopPid(state.services['metering-worker'].pid);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await queue?.close();
+  await sweepQueue?.close();
   await pool?.end();
   if (stateFile) await stopPrivateStack(stateFile);
 }, 120_000);
@@ -63,11 +72,11 @@ test('a metering worker killed mid-sweep after a report: the next one completes 
   for (let i = 0; i < CATALOGS; i++) ids.push((await api().post('/v1/warehouses').set(auth).send({ project_id: project.project_id, name: `lake_${i}` }).expect(201)).body.warehouse_id);
   expect(await samples()).toEqual([]);
 
-  // One sweep, queued as the scheduler queues it: its fan-out gives each catalog one measure job of the sweep's slot.
+  // One sweep, queued as the scheduler queues it: its fan-out gives each catalog one measure job of the sweep's slot, on metering-sweep.
   const sweep = await queue.add('sweep', {}, { ...SWEEP_JOB_OPTIONS, jobId: `fault-sweep-${Date.now()}` });
   const slot = sweepSlot(sweep.timestamp, SWEEP_SECONDS);
 
-  // The first worker dies once its first report is recorded (four jobs run at a time: the sweep is part done).
+  // The first worker dies once its first report is recorded (four of the sweep's jobs run at a time: the sweep is part done).
   const crashing = meteringWorker('after_report');
   expect(await crashing.exited).toBe(86);
   const mid = await samples();
@@ -82,7 +91,7 @@ test('a metering worker killed mid-sweep after a report: the next one completes 
     // Exactly one sample per catalog, each the sweep slot's job's.
     expect(final.map((s) => s.warehouse_id).sort()).toEqual([...ids].sort());
     for (const s of final) expect(s.job_key).toBe(sweepMeasureJobId(s.warehouse_id, slot));
-    for (const id of ids) expect(await (await queue.getJob(sweepMeasureJobId(id, slot)))!.getState()).toBe('completed');
+    for (const id of ids) expect(await (await sweepQueue.getJob(sweepMeasureJobId(id, slot)))!.getState()).toBe('completed');
     // A job the dead worker had reported was measured again: its sample is the same row, with the retry's later time.
     const rewritten = mid.filter((m) => {
       const now = final.find((f) => f.id === m.id);

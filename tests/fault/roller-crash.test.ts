@@ -19,7 +19,7 @@ beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('roller', { FLOE_LOG_LEVEL: 'warn' }));
   // This test runs its own rollers.
   await stopPid(state.services['roller-worker'].pid);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);

@@ -23,7 +23,7 @@ let state: StackState;
 
 beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('sealing', { FLOE_LOG_LEVEL: 'warn' }));
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);

@@ -17,7 +17,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.address() as { port: number }).port;
   ({ state, stateFile } = await startPrivateStack('smtp', { FLOE_LOG_LEVEL: 'warn', FLOE_DEV_MAIL: 'off', FLOE_SMTP_URL: `smtp://127.0.0.1:${port}` }));
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);

@@ -8,7 +8,10 @@
 //
 // Runs `scripts/stack.ts start` itself, the code `npm start` runs, in the
 // foreground on a private stack's settings (private stacks proper are not
-// supervised: see scripts/lib/private-stack.ts).
+// supervised: see scripts/lib/private-stack.ts). The two tests run at once,
+// each on a stack of its own: most of either is waiting on its own processes
+// (a stack's start, restarts, the supervisor's pauses), and neither needs the
+// other's to be over.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
@@ -50,9 +53,23 @@ async function within<T>(what: string, p: Promise<T>, seconds: number): Promise<
   }
 }
 
-/** `npm start`'s own process (`tsx scripts/stack.ts start`) on a private stack's settings; resolves once it printed `Floe is up.`. */
-async function startForeground(label: string): Promise<ForegroundStack> {
-  const plan = await privateStackPlan(label, { FLOE_LOG_LEVEL: 'warn' });
+/** The ports of the stacks this file runs at once: plans made at the same time can be handed one free port twice. */
+const portsPlanned = new Set<string>();
+
+/** A private stack's settings whose ports are none of another stack's of this file. */
+async function planOwnPorts(label: string, extraEnv: NodeJS.ProcessEnv): Promise<PrivateStackPlan> {
+  for (;;) {
+    const plan = await privateStackPlan(label, { FLOE_LOG_LEVEL: 'warn', ...extraEnv });
+    const ports = Object.entries(plan.env).filter(([k, v]) => k.endsWith('_PORT') && v !== process.env[k]).map(([, v]) => v!);
+    if (ports.some((p) => portsPlanned.has(p))) continue;
+    for (const p of ports) portsPlanned.add(p);
+    return plan;
+  }
+}
+
+/** `npm start`'s own process (`tsx scripts/stack.ts start`) on a private stack's settings and `extraEnv`; resolves once it printed `Floe is up.`. */
+async function startForeground(label: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<ForegroundStack> {
+  const plan = await planOwnPorts(label, extraEnv);
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/stack.ts', 'start'], { cwd: ROOT, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => { out += c.toString('utf8'); });
@@ -130,11 +147,11 @@ async function occupy(port: number): Promise<net.Server> {
 
 const health = (name: string) => DEPLOYABLES.find((d) => d.name === name)!.health;
 
-test('each deployable SIGKILLed once under load comes back healthy on its port under a new pid, recorded and printed; Ctrl-C then stops everything', async () => {
+test.concurrent('each deployable SIGKILLed once under load comes back healthy on its port under a new pid, recorded and printed; Ctrl-C then stops everything', async () => {
   const stack = await startForeground('supervise');
   try {
     const names = Object.keys(stack.state().services);
-    expect(names).toEqual(expect.arrayContaining(['mail', 'identity', 'catalog', 'control-plane', 'ingest-gateway', 'mcp-server', 'roller-worker', 'metering-worker', 'maintenance-worker', 'teardown-worker', 'gateway']));
+    expect(names).toEqual(expect.arrayContaining(['mail', 'identity-provider', 'identity', 'catalog', 'control-plane', 'ingest-gateway', 'mcp-server', 'roller-worker', 'metering-worker', 'maintenance-worker', 'query-worker', 'teardown-worker', 'gateway']));
     expect(stack.state().supervisor_pid).toBe(stack.child.pid);
     const key = await orgAdminKey(stack.state(), 'supervise');
     const load = startLoad(stack.state().base_url, key);
@@ -176,8 +193,9 @@ test('each deployable SIGKILLed once under load comes back healthy on its port u
   }
 }, 600_000);
 
-test('a deployable that fails to come up five times in a row stops the stack, which exits non-zero naming it and its log', async () => {
-  const stack = await startForeground('supervise-fail');
+test.concurrent('a deployable that fails to come up five times in a row stops the stack, which exits non-zero naming it and its log', async () => {
+  // The first pause 100 ms, not 0.5 s (the other test sees the default): the five pauses are most of the wait.
+  const stack = await startForeground('supervise-fail', { FLOE_STACK_RESTART_PAUSE_MS: '100' });
   let squatter: net.Server | undefined;
   try {
     const pids = Object.values(stack.state().services).map((s) => s.pid);
@@ -188,12 +206,12 @@ test('a deployable that fails to come up five times in a row stops the stack, wh
     expect(await within('the stack to give up', stack.exit, 180)).toEqual({ code: 1, signal: null });
 
     const out = stack.output();
-    // The pause doubles: 0.5, 1, 2, 4, 8 s.
-    expect(out).toContain('[stack] teardown-worker exited (signal SIGKILL); restarting in 0.5 s (restart 1)\n');
-    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 1 s (restart 2)\n');
-    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 2 s (restart 3)\n');
-    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 4 s (restart 4)\n');
-    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 8 s (restart 5)\n');
+    // The pause doubles: 0.1, 0.2, 0.4, 0.8, 1.6 s.
+    expect(out).toContain('[stack] teardown-worker exited (signal SIGKILL); restarting in 0.1 s (restart 1)\n');
+    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 0.2 s (restart 2)\n');
+    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 0.4 s (restart 3)\n');
+    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 0.8 s (restart 4)\n');
+    expect(out).toContain('[stack] teardown-worker exited (code 1); restarting in 1.6 s (restart 5)\n');
     expect(out).not.toContain('(restart 6)');
     expect(out).toContain('[stack] teardown-worker failed to come up healthy 5 times in a row (the last time: teardown-worker exited during start-up); stopping the stack.\n');
     expect(out).toContain(`[stack] teardown-worker's log is ${relative(ROOT, victim.log)}; its last lines:\n`);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   ({ state, stateFile } = await startPrivateStack('teardown', { FLOE_LOG_LEVEL: 'warn', FLOE_WAREHOUSE_DELETE_GRACE_SECONDS: '1' }));
   // This test runs its own teardown workers.
   await stopPid(state.services['teardown-worker'].pid);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   if (stateFile) await stopPrivateStack(stateFile);

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { uniq, type TestOrg } from '../e2e/control-plane-helpers';
-import { bearer, gateway, identity, stack } from '../e2e/helpers';
+import { bearer, gateway, stack } from '../e2e/helpers';
 import { requestFrom, type AddressedAnswer } from './from-address';
+import { personWithPassword } from './people';
 
 // The OAuth authorization server's e2e setup, shared by the files that walk
 // its flow: client metadata documents served from a loopback host (127.0.0.77
@@ -11,7 +11,6 @@ import { requestFrom, type AddressedAnswer } from './from-address';
 // a caller address of the file's own, the consent request they make, and a
 // person with a login session.
 
-const MINE = '127.0.0.61';
 export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 export const SESSION_PASSWORD = 'an oauth consent passphrase 7';
 
@@ -86,18 +85,8 @@ export async function newCatalogOf(p: { access: string; project: string }, name:
   return w.body.warehouse_id;
 }
 
-/** A person with a password and a login session: admin of an organisation with `lake`. */
-export async function personWithSession() {
-  const email = `oa-${uniq()}${uniq()}@example.com`;
-  expect((await gateway().post('/v1/auth/signup').send({ email, full_name: 'Consent Person', organization_name: 'Consent Org', handle: `oa-${uniq()}${uniq()}` })).status).toBe(202);
-  const link = await identity().get(`/internal/login-tokens/${encodeURIComponent(email)}`).set(bearer(stack().bootstrap_secret));
-  const set = await gateway().post('/v1/auth/password/set').send({ token: link.body.token, password: SESSION_PASSWORD });
-  expect(set.status).toBe(200);
-  return {
-    email, access: set.body.access_token as string, principalId: set.body.principal.principal_id as string,
-    org: set.body.organization as TestOrg & { role: string }, lake: set.body.warehouse.warehouse_id as string, project: set.body.warehouse.project_id as string,
-  };
-}
+/** A person with a password (SESSION_PASSWORD) and a login session: admin of an organisation with `lake`. */
+export const personWithSession = () => personWithPassword('oa', SESSION_PASSWORD);
 
 
 /**

@@ -1,9 +1,11 @@
-// Validates catalog responses against the Iceberg REST catalog OpenAPI document.
+// Validates responses against an OpenAPI document: the catalog's against the Iceberg REST catalog
+// document, Floe's own API's against docs/openapi.json (packages/api).
 //
 // `validateCatalogResponse` checks one response (status and JSON body) against the operation the
 // document declares for its method and path; `catalogRequest` is a drop-in for
 // `request(stack().catalog_url)` (supertest) and `validatingFetch` a `fetch` for iceberg-js, both of
-// which fail the request with an Error naming the path and each violation.
+// which fail the request with an Error naming the path and each violation. `floeRequest` does the
+// same for the gateway with Floe's document.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -18,7 +20,31 @@ type Json = Record<string, any>;
 export const OPENAPI_SPEC_PATH = process.env.FLOE_OPENAPI_SPEC
   ?? fileURLToPath(new URL('../../spec/iceberg-rest-catalog-open-api.yaml', import.meta.url));
 
-const DOC_ID = 'iceberg-rest-catalog-openapi';
+/** Floe's own API document, as `npm run docs:openapi` writes it. */
+export const FLOE_OPENAPI_PATH = fileURLToPath(new URL('../../docs/openapi.json', import.meta.url));
+
+/** A document the validator knows: its id in Ajv, how to read it, and what its responses are called in messages. */
+interface DocSource {
+  id: string;
+  read: () => Json;
+  what: string;
+  /** Paths the document does not describe on purpose (checked for nothing). */
+  outside?: RegExp;
+  /**
+   * The service's answers to any path and method (Floe's: 404 `not_found` for a path it does not
+   * serve, 405 `method_not_allowed` for a method a path does not take), checked as the envelope
+   * with that code instead of against an operation.
+   */
+  anyPath?: true;
+}
+const CATALOG: DocSource = { id: 'iceberg-rest-catalog-openapi', read: () => parse(readFileSync(OPENAPI_SPEC_PATH, 'utf8')) as Json, what: 'catalog response' };
+// The gateway also serves pages (/app, /legal), the reference itself (/docs, /v1/openapi.json), the MCP tool
+// server (its own protocol) and, refused, internal paths: none of them are API operations.
+const FLOE: DocSource = {
+  id: 'floe-openapi', read: () => JSON.parse(readFileSync(FLOE_OPENAPI_PATH, 'utf8')) as Json, what: 'Floe API response',
+  outside: /^\/(app|legal|docs|internal|mcp)(\/|$)|^\/\.well-known\/oauth-protected-resource|^\/(v1\/openapi\.json|livez)$/,
+  anyPath: true,
+};
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 interface PathTemplate {
@@ -35,7 +61,7 @@ interface Loaded {
   validators: Map<string, ValidateFunction>;
 }
 
-let loaded: Loaded | undefined;
+const loaded = new Map<string, Loaded>();
 
 /** Escapes one JSON-pointer segment for use in a `$ref` URI fragment. */
 const pointerSegment = (s: string) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'));
@@ -98,15 +124,16 @@ function adapt(doc: Json): Json {
   return walk(doc);
 }
 
-function load(): Loaded {
-  if (loaded) return loaded;
-  const doc = parse(readFileSync(OPENAPI_SPEC_PATH, 'utf8')) as Json;
+function load(source: DocSource): Loaded {
+  const known = loaded.get(source.id);
+  if (known) return known;
+  const doc = source.read();
   const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true, validateSchema: false, logger: false });
   addFormats(ajv);
   // The whole (adapted) document is one schema resource, so that the document's own
   // `#/components/schemas/...` references resolve and any response schema is addressable by pointer.
   const adapted = adapt(doc);
-  ajv.addSchema({ ...adapted, $id: DOC_ID }, DOC_ID);
+  ajv.addSchema({ ...adapted, $id: source.id }, source.id);
   const paths: PathTemplate[] = Object.entries(doc.paths ?? {}).map(([template, item]) => {
     const parts = template.split(/(\{[^}]+\})/).filter(Boolean);
     const params = parts.filter((p) => p.startsWith('{')).length;
@@ -115,8 +142,9 @@ function load(): Loaded {
   });
   // Literal segments win over parameters when two templates match.
   paths.sort((a, b) => a.params - b.params);
-  loaded = { doc, ajv, paths, validators: new Map() };
-  return loaded;
+  const fresh = { doc, ajv, paths, validators: new Map() };
+  loaded.set(source.id, fresh);
+  return fresh;
 }
 
 function formatError(e: ErrorObject): string {
@@ -145,8 +173,8 @@ interface Resolved {
   schema?: { pointer: string; name: string };
 }
 
-function resolve(method: string, urlPath: string, status: number): Resolved {
-  const { doc, paths } = load();
+function resolve(source: DocSource, method: string, urlPath: string, status: number): Resolved {
+  const { doc, paths } = load(source);
   const m = method.toLowerCase();
   const path = urlPath.split('?')[0].split('#')[0];
   const label = `${method.toUpperCase()} ${path} -> ${status}`;
@@ -187,15 +215,15 @@ function resolve(method: string, urlPath: string, status: number): Resolved {
  */
 const BARE_ERROR_MODEL = '#/components/schemas/ErrorModel';
 
-function validateBody(r: Resolved, body: unknown): string[] {
+function validateBody(source: DocSource, r: Resolved, body: unknown): string[] {
   if (!r.schema) return [];
-  if (r.schema.name === BARE_ERROR_MODEL && body && typeof body === 'object' && 'error' in body) {
-    return validateBody({ ...r, schema: { pointer: BARE_ERROR_MODEL, name: `${BARE_ERROR_MODEL} (as {error: ErrorModel}, the form every other operation declares)` } }, (body as { error: unknown }).error);
+  if (source === CATALOG && r.schema.name === BARE_ERROR_MODEL && body && typeof body === 'object' && 'error' in body) {
+    return validateBody(source, { ...r, schema: { pointer: BARE_ERROR_MODEL, name: `${BARE_ERROR_MODEL} (as {error: ErrorModel}, the form every other operation declares)` } }, (body as { error: unknown }).error);
   }
-  const { ajv, validators } = load();
+  const { ajv, validators } = load(source);
   let validate = validators.get(r.schema.pointer);
   if (!validate) {
-    validate = ajv.compile({ $ref: `${DOC_ID}${r.schema.pointer}` });
+    validate = ajv.compile({ $ref: `${source.id}${r.schema.pointer}` });
     validators.set(r.schema.pointer, validate);
   }
   if (validate(body)) return [];
@@ -210,28 +238,42 @@ function validateBody(r: Resolved, body: unknown): string[] {
  * without a JSON body (204, 304, HEAD) are checked only for a declared status.
  */
 export function validateCatalogResponse(method: string, urlPath: string, status: number, body: unknown): string[] {
-  const r = resolve(method, urlPath, status);
-  return r.violations.length > 0 ? r.violations : validateBody(r, body);
+  const r = resolve(CATALOG, method, urlPath, status);
+  return r.violations.length > 0 ? r.violations : validateBody(CATALOG, r, body);
+}
+
+/** The same for a response of Floe's own API (the gateway's routes) against docs/openapi.json. */
+export function validateFloeResponse(method: string, urlPath: string, status: number, body: unknown): string[] {
+  const r = resolve(FLOE, method, urlPath, status);
+  return r.violations.length > 0 ? r.violations : validateBody(FLOE, r, body);
 }
 
 /**
  * Validates a response as seen on the wire: besides `validateCatalogResponse`, a declared JSON body
  * must be present and typed as JSON. `text` is the raw body.
  */
-function validateWireResponse(method: string, urlPath: string, status: number, contentType: string | null | undefined, text: string, body: unknown): string[] {
-  const r = resolve(method, urlPath, status);
+/** Floe's answer to a path or method it does not serve. */
+function unservedAnswer(status: number, body: unknown): boolean {
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  return (status === 404 && code === 'not_found') || (status === 405 && code === 'method_not_allowed');
+}
+
+function validateWireResponse(source: DocSource, method: string, urlPath: string, status: number, contentType: string | null | undefined, text: string, body: unknown): string[] {
+  if (source.outside?.test(urlPath.split('?')[0])) return [];
+  if (source.anyPath && unservedAnswer(status, body)) return [];
+  const r = resolve(source, method, urlPath, status);
   if (r.violations.length > 0) return r.violations;
   if (!r.schema) return [];
   if (text.length === 0) return [`${r.where}: the document declares an application/json body (${r.schema.name}), the response has none`];
   const typed = !!contentType && /^application\/([\w.-]+\+)?json\b/i.test(contentType.trim());
   return [
     ...(typed ? [] : [`${r.where}: the document declares an application/json body, the response's Content-Type is ${contentType ?? 'missing'}`]),
-    ...validateBody(r, body),
+    ...validateBody(source, r, body),
   ];
 }
 
-function violationError(method: string, urlPath: string, status: number, violations: string[]): Error {
-  const err = new Error(`catalog response to ${method.toUpperCase()} ${urlPath} (${status}) violates the OpenAPI document:\n  - ${violations.join('\n  - ')}`);
+function violationError(source: DocSource, method: string, urlPath: string, status: number, violations: string[]): Error {
+  const err = new Error(`${source.what} to ${method.toUpperCase()} ${urlPath} (${status}) violates the OpenAPI document:\n  - ${violations.join('\n  - ')}`);
   err.name = 'OpenApiViolation';
   return err;
 }
@@ -252,6 +294,18 @@ const AGENT_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'del', 'head', '
  * document before the test sees it; a violation fails the request with an Error.
  */
 export function catalogRequest(baseUrl: string): Agent {
+  return validatingRequest(CATALOG, baseUrl, (err) => { throw err; });
+}
+
+/**
+ * `request(stack().base_url)` whose every response is checked against Floe's own document.
+ * `onViolation` decides what a violation does: throw (the test fails) or be recorded.
+ */
+export function floeRequest(baseUrl: string, onViolation: (err: Error) => void): Agent {
+  return validatingRequest(FLOE, baseUrl, onViolation);
+}
+
+function validatingRequest(source: DocSource, baseUrl: string, onViolation: (err: Error) => void): Agent {
   const agent = request(baseUrl) as any;
   const wrapped: any = Object.create(agent);
   for (const name of AGENT_METHODS) {
@@ -263,8 +317,8 @@ export function catalogRequest(baseUrl: string): Agent {
       // supertest runs assertions in the order they were added, on every `end`/`await`, so this one runs first.
       test.expect((res: request.Response) => {
         const text = typeof res.text === 'string' ? res.text : '';
-        const violations = validateWireResponse(method, path, res.status, res.headers['content-type'], text, res.body);
-        if (violations.length > 0) throw violationError(method, path, res.status, [...new Set(violations)]);
+        const violations = validateWireResponse(source, method, path, res.status, res.headers['content-type'], text, res.body);
+        if (violations.length > 0) onViolation(violationError(source, method, path, res.status, [...new Set(violations)]));
       });
       return test;
     };
@@ -291,8 +345,8 @@ export function validatingFetch(baseUrl: string, realFetch: typeof fetch = globa
         body = text;
       }
     }
-    const violations = validateWireResponse(method, path, res.status, res.headers.get('content-type'), text, body);
-    if (violations.length > 0) throw violationError(method, path, res.status, [...new Set(violations)]);
+    const violations = validateWireResponse(CATALOG, method, path, res.status, res.headers.get('content-type'), text, body);
+    if (violations.length > 0) throw violationError(CATALOG, method, path, res.status, [...new Set(violations)]);
     return res;
   };
 }

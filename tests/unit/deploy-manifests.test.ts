@@ -17,17 +17,20 @@
 //     fields that matter (probes, resources, scaling) are checked by name too;
 //   - liveness never waits on a dependency where a process-only route exists,
 //     every container has requests and limits, an engine's container has room
-//     above the engine's memory limit, every Deployment is autoscaled (HTTP
-//     services on CPU, queue workers by KEDA on their BullMQ waiting lists,
-//     named from packages/queues and BullMQ's own key layout), and every
-//     Deployment that runs two or more replicas has a PodDisruptionBudget.
+//     above its engines' memory limits (the query worker's: one per statement
+//     it runs at once) and a scratch volume larger than the files it keeps,
+//     every Deployment is autoscaled (HTTP services on CPU, queue workers by
+//     KEDA on their BullMQ waiting lists, named from packages/queues and
+//     BullMQ's own key layout; the query worker up to enough replicas for
+//     every statement the control plane admits), and every Deployment that
+//     runs two or more replicas has a PodDisruptionBudget.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QueueKeys } from 'bullmq';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '@floe/config';
+import { loadConfig, type FloeConfig } from '@floe/config';
 import * as queueDefinitions from '@floe/queues';
 
 type Obj = Record<string, any>;
@@ -170,6 +173,28 @@ function duckdbBytes(size: string): number {
 
 /** What a container needs above the engine's memory limit: Node's heap, the compiled sources, streams. */
 const ENGINE_HEADROOM_BYTES = 512 * 2 ** 20;
+
+/**
+ * What a deployable's engines hold at once, as it reads its settings: one engine of FLOE_ENGINE_* for
+ * compaction and the roller; for the query worker, FLOE_QUERY_WORKER_CONCURRENCY statements, each an
+ * engine of its own (FLOE_QUERY_MEMORY_LIMIT, FLOE_QUERY_THREADS), and the table files it keeps on its
+ * scratch volume (FLOE_QUERY_FILE_CACHE_BYTES).
+ */
+function engineDemand(name: string, config: FloeConfig): { memoryBytes: number; threads: number; keptBytes: number } {
+  if (name === 'query-worker') {
+    const q = config.query;
+    return { memoryBytes: q.workerConcurrency * duckdbBytes(q.memoryLimit), threads: q.threads, keptBytes: q.fileCacheBytes };
+  }
+  return { memoryBytes: duckdbBytes(config.engine.memoryLimit), threads: config.engine.threads, keptBytes: 0 };
+}
+
+/** A deployable's pod spec, its one container, and the settings it runs with (ConfigMap, Secret, its own env; defaults included). */
+function deployed(name: string): { spec: Obj; c: Obj; config: FloeConfig } {
+  const spec = podSpec(named('Deployment', `floe-${name}`)!);
+  const [c] = spec.containers as Obj[];
+  const env = Object.fromEntries((c.env ?? []).map((e: Obj) => [e.name, e.value]));
+  return { spec, c, config: loadConfig({ ...(configMap?.data ?? {}), ...(secretExample?.stringData ?? {}), FLOE_DATA_KEYS: TEST_DATA_KEYS, ...env }) };
+}
 
 // Schema validation. kubernetes-models ships one model per kind, each with a
 // validator compiled from the API's OpenAPI schema (by ajv, at the package's
@@ -483,22 +508,24 @@ describe('k8s/: resources, autoscaling and disruption budgets', () => {
 
   test('a deployable that runs the engine: its scratch directory on a volume of its own, its memory limit above the engine\'s with headroom', () => {
     const engines = DEPLOYABLES.filter(runsEngine);
-    expect(engines).toEqual(expect.arrayContaining(['maintenance-worker', 'roller-worker']));
+    expect(engines).toEqual(expect.arrayContaining(['maintenance-worker', 'query-worker', 'roller-worker']));
     for (const name of engines) {
-      const [c] = podSpec(named('Deployment', `floe-${name}`)!).containers as Obj[];
-      const env = Object.fromEntries((c.env ?? []).map((e: Obj) => [e.name, e.value]));
       // The effective settings, defaults included, as the worker reads them.
-      const config = loadConfig({ ...(configMap?.data ?? {}), ...(secretExample?.stringData ?? {}), FLOE_DATA_KEYS: TEST_DATA_KEYS, ...env });
+      const { spec, c, config } = deployed(name);
       // The default (under the OS temp directory) is the 64 MiB /tmp volume here.
       expect({ name, scratchDir: config.engine.scratchDir }).toEqual({ name, scratchDir: expect.any(String) });
       const mounts = (c.volumeMounts ?? []) as Obj[];
       const scratch = mounts.find((m) => config.engine.scratchDir === m.mountPath || config.engine.scratchDir!.startsWith(`${m.mountPath}/`));
       expect({ name, scratchMount: scratch?.mountPath }).toEqual({ name, scratchMount: expect.not.stringMatching(/^\/tmp$/) });
+      const demand = engineDemand(name, config);
       const limit = quantity(c.resources.limits.memory);
-      const engine = duckdbBytes(config.engine.memoryLimit);
-      expect({ name, limit, room: limit - engine >= ENGINE_HEADROOM_BYTES }).toEqual({ name, limit, room: true });
-      // The engine's threads fit the container's CPU limit.
-      expect({ name, threadsFit: config.engine.threads <= quantity(c.resources.limits.cpu) }).toEqual({ name, threadsFit: true });
+      expect({ name, limit, room: limit - demand.memoryBytes >= ENGINE_HEADROOM_BYTES }).toEqual({ name, limit, room: true });
+      // An engine's threads fit the container's CPU limit.
+      expect({ name, threadsFit: demand.threads <= quantity(c.resources.limits.cpu) }).toEqual({ name, threadsFit: true });
+      // The scratch volume is bounded, and larger than the files kept on it.
+      const volume = ((spec.volumes ?? []) as Obj[]).find((v) => v.name === scratch!.name);
+      const size = quantity(volume?.emptyDir?.sizeLimit);
+      expect({ name, size, room: size > demand.keptBytes }).toEqual({ name, size, room: true });
     }
   });
 
@@ -560,6 +587,15 @@ describe('k8s/: resources, autoscaling and disruption budgets', () => {
       }
     });
   }
+
+  // The control plane admits FLOE_QUERY_CONCURRENCY statements and previews at once across the deployment; the
+  // waiting list, and so the ScaledObject, sees only those no worker has taken, so its ceiling must hold them all.
+  test('query-worker: at its replica ceiling it runs every statement the deployment admits at once', () => {
+    const { config } = deployed('query-worker');
+    const [so] = scaledObjectOf('floe-query-worker');
+    const capacity = so.spec.maxReplicaCount * config.query.workerConcurrency;
+    expect({ capacity, admitted: capacity >= config.query.concurrency }).toEqual({ capacity, admitted: true });
+  });
 
   test('the waiting lists are BullMQ\'s keys under the deployment\'s prefix', () => {
     expect(configMap?.data?.FLOE_REDIS_PREFIX).toBe('floe:');

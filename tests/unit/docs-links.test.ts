@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+const PAGES = ['README.md', 'packages/cli/README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
 
 test('README and docs link only inside the repository, and every link resolves', () => {
   const wrong: string[] = [];

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { catalogRequest, validateCatalogResponse, validatingFetch } from '../support/openapi';
+import { catalogRequest, validateCatalogResponse, validateFloeResponse, validatingFetch } from '../support/openapi';
 
 // The OpenAPI validator the catalog e2e tests run every response through: it must reject
 // what the document forbids, and name the path, status and offending JSON pointer.
@@ -110,5 +110,21 @@ describe('catalogRequest', () => {
 
   test('fails the request on a violation, before the test\'s own expectations', async () => {
     await expect(catalogRequest(url).get('/v1/wh/namespaces/bad').expect(404)).rejects.toThrow(/GET \/v1\/wh\/namespaces\/bad -> 404.*\/error must have required property 'type'/s);
+  });
+});
+
+describe('validateFloeResponse (Floe\'s own document, docs/openapi.json)', () => {
+  const key = { key_id: 'key_1', label: 'laptop', status: 'active', created_at: '2026-11-27T20:00:00.000Z', last_used_at: null, revoked_at: null };
+  test('accepts an answer as the document gives it, and a refusal with a code the route answers', () => {
+    expect(validateFloeResponse('GET', '/v1/api-keys', 200, { principal_id: 'p_1', keys: [key], count: 1 })).toEqual([]);
+    expect(validateFloeResponse('DELETE', '/v1/api-keys/key_1', 404, { error: { code: 'api_key_not_found', message: 'no', request_id: 'req_1' } })).toEqual([]);
+  });
+  test('names a field the document does not have, a wrong type, an undeclared code and an undeclared status', () => {
+    expect(validateFloeResponse('GET', '/v1/api-keys', 200, { principal_id: 'p_1', keys: [{ ...key, secret: 'x' }], count: 1 }).join('\n'))
+      .toMatch(/GET \/v1\/api-keys -> 200 \(listApiKeys\).*\/keys\/0 must NOT have additional properties 'secret'/);
+    expect(validateFloeResponse('GET', '/v1/api-keys', 200, { principal_id: 'p_1', keys: [], count: '0' }).join('\n')).toMatch(/\/count must be integer/);
+    expect(validateFloeResponse('DELETE', '/v1/api-keys/key_1', 404, { error: { code: 'sink_not_found', message: 'no', request_id: 'r' } }).join('\n')).toMatch(/\/error\/code must be equal to constant "api_key_not_found"/);
+    expect(validateFloeResponse('GET', '/v1/api-keys', 418, {}).join('\n')).toMatch(/status 418 is not declared/);
+    expect(validateFloeResponse('GET', '/v1/no-such-route', 200, {}).join('\n')).toMatch(/matches no path/);
   });
 });

@@ -14,9 +14,10 @@ const found = coverage();
 // caller's authentication, where these take the bootstrap secret.
 const NOT_MOUNTED_YET = ['GET /internal/tier/plan', 'POST /internal/tier/report'];
 
-// Spec routes no test calls yet: the index routes (501 until built) and the
-// cold-tier routes above. A new route comes with its test; this list only shrinks.
-const UNTESTED_YET = ['GET /internal/tier/plan', 'POST /internal/tier/report', 'POST /v1/indexes', 'GET /v1/indexes/{id}', 'DELETE /v1/indexes/{id}'];
+// Spec routes no test calls yet: the index routes (501 until built; the
+// gateway's test calls GET /v1/indexes/{id} for its 501) and the cold-tier
+// routes above. A new route comes with its test; this list only shrinks.
+const UNTESTED_YET = ['GET /internal/tier/plan', 'POST /internal/tier/report', 'POST /v1/indexes', 'DELETE /v1/indexes/{id}'];
 
 test(`${COVERAGE_PAGE} is up to date (else run npm run docs:coverage)`, () => {
   const page = readFileSync(join(ROOT, COVERAGE_PAGE), 'utf8');

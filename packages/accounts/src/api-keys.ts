@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { generateApiKey } from '@floe/auth';
 import type { Db } from '@floe/db';
 import type { SqlClient } from '@floe/http';
@@ -7,8 +6,8 @@ import type { SqlClient } from '@floe/http';
 // made; only its hash is stored, and only the authenticator in packages/auth
 // reads it.
 
-/** A key's label, as every route that makes a key takes it. */
-export const ApiKeyLabel = z.string().trim().min(1).max(200);
+/** A key's label, as every route that makes a key takes it (its one home is the API's description). */
+export { ApiKeyLabel } from '@floe/api';
 
 export interface ApiKeyRecord {
   keyId: string;

@@ -11,6 +11,7 @@ export * from './agents/agent-view';
 export * from './agents/agents';
 export * from './agents/approved';
 export * from './api-keys';
+export * from './disposable-addresses';
 export * from './domain-records';
 export * from './grants';
 export * from './invitation-records';

@@ -133,9 +133,24 @@ export async function removePerson(tx: Db, principalId: string, leftEmpty: strin
   return { memberships, grants, tokensStopped };
 }
 
-/** The organisation's stored policy (as written: fields left out hold their defaults) and who changed it last. */
-export function orgPolicyRow(db: Db, orgId: string): Promise<{ policy: unknown; policyUpdatedAt: Date | null; policyUpdatedBy: string | null } | null> {
-  return db.organization.findUnique({ where: { id: orgId }, select: { policy: true, policyUpdatedAt: true, policyUpdatedBy: true } });
+/** The organisation's stored policy (as written: fields left out hold their defaults), who changed it last, domain join and the claimed mail domains. */
+export function orgPolicyRow(db: Db, orgId: string): Promise<{
+  policy: unknown; policyUpdatedAt: Date | null; policyUpdatedBy: string | null; domainJoin: boolean;
+  domains: Array<{ domain: string; claimedBy: string; claimedAt: Date }>;
+} | null> {
+  return db.organization.findUnique({
+    where: { id: orgId },
+    select: { policy: true, policyUpdatedAt: true, policyUpdatedBy: true, domainJoin: true, domains: { select: { domain: true, claimedBy: true, claimedAt: true }, orderBy: { domain: 'asc' } } },
+  });
+}
+
+/** The policies of a person's active organisations. */
+export function organizationPoliciesOf(db: Db, principalId: string): Promise<Array<{ orgId: string; handle: string; name: string; policy: unknown }>> {
+  return db.organization.findMany({
+    where: { status: 'active', memberships: { some: { principalId } } },
+    select: { id: true, handle: true, name: true, policy: true },
+    orderBy: { handle: 'asc' },
+  }).then((rows) => rows.map((o) => ({ orgId: o.id, handle: o.handle, name: o.name, policy: o.policy })));
 }
 
 export async function setOrgPolicy(db: Db, orgId: string, policy: Record<string, string>, by: string): Promise<void> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
+import type { TrustedIssuer } from '@floe/config';
 import { HttpError, rateLimited, unauthorized, type Caller, type SqlClient } from '@floe/http';
 import { agentMakers } from './agent-makers';
 import { looksLikeApiKey, parseApiKey, secretMatches } from './api-key';
@@ -9,6 +10,7 @@ import { CredentialCache } from './credential-cache';
 import { KeySet } from './key-set';
 import { WrongSecretLimiter, type Judgement } from './wrong-secret-limiter';
 import { CONTROL_TOKEN_AUDIENCE_OF, type ControlTokenClaims } from './token-claims';
+import { TrustedIssuers, type WarningLog } from './trusted-issuers';
 
 const VERIFIED_TOKENS_MAX = 20_000;
 const KNOWN_GOOD_KEYS_MAX = 20_000;
@@ -40,6 +42,13 @@ interface PrincipalRecord {
   creatorRevoked?: boolean;
 }
 
+/** The person a trusted issuer's subject is linked to (external_identities). */
+interface LinkedPerson {
+  principalId: string;
+  email: string | null;
+  status: PrincipalStatus;
+}
+
 export interface AuthenticatorOptions {
   db: SqlClient;
   redis: Redis;
@@ -53,12 +62,17 @@ export interface AuthenticatorOptions {
   oauthResource?: string;
   /** Records an API key's use (packages/accounts recordKeyUse: the accounts aggregate writes api_keys). */
   recordKeyUse: (keyId: string) => Promise<unknown>;
+  /** Outside issuers whose tokens act as the person their subject is linked to (config.trustedIssuers). */
+  trustedIssuers: TrustedIssuer[];
+  /** Where a trusted issuer that cannot be reached is reported. */
+  logger: WarningLog;
 }
 
 /**
- * Resolves a control-plane credential (an API key itself, or a Floe JWT issued
- * for the control plane) to the caller, and refuses every credential whose
- * standing forbids it with the spec's codes.
+ * Resolves a control-plane credential (an API key itself, a Floe JWT issued
+ * for the control plane, or a trusted issuer's token for a linked person) to
+ * the caller, and refuses every credential whose standing forbids it with the
+ * spec's codes.
  */
 export class Authenticator {
   readonly keys: KeySet;
@@ -66,6 +80,8 @@ export class Authenticator {
   private readonly keyCache: CredentialCache<KeyRecord | null>;
   private readonly principalCache: CredentialCache<PrincipalRecord | null>;
   private readonly sessionCache: CredentialCache<SessionState>;
+  private readonly linkCache: CredentialCache<LinkedPerson | null>;
+  private readonly trustedIssuers: TrustedIssuers;
   private readonly lastUseWritten = new Map<string, number>();
   /** Tokens whose signature was checked, by their exact text. Standing is still checked on every request. */
   private readonly verified = new Map<string, ControlTokenClaims>();
@@ -87,6 +103,8 @@ export class Authenticator {
     this.keyCache = new CredentialCache(opts.redis, opts.redisPrefix);
     this.principalCache = new CredentialCache(opts.redis, opts.redisPrefix);
     this.sessionCache = new CredentialCache(opts.redis, opts.redisPrefix);
+    this.linkCache = new CredentialCache(opts.redis, opts.redisPrefix);
+    this.trustedIssuers = new TrustedIssuers(opts.trustedIssuers, { selfIssuer: opts.baseUrl, logger: opts.logger });
   }
 
   /** An API key as presented to POST /v1/tokens or as a bearer credential. */
@@ -145,6 +163,11 @@ export class Authenticator {
 
   /** A control-plane JWT: signature against the published keys, issuer, audience, expiry, then the principal's standing. */
   async token(token: string): Promise<Caller> {
+    // A token verified before is Floe's own: the hot path pays one map lookup here, and decodes nothing.
+    if (!this.verified.has(token)) {
+      const issuer = this.trustedIssuers.issuerOf(token);
+      if (issuer) return this.trustedIssuerToken(token, issuer);
+    }
     let claims: ControlTokenClaims;
     try {
       claims = await this.verifyToken(token);
@@ -174,6 +197,30 @@ export class Authenticator {
     if (rec.creatorRevoked) throw creatorRevoked();
     if (claims.sid && !keyId) await this.requireLiveSession(principalId, claims.sid, epoch);
     return { principalId, kind: rec.kind, email: rec.email, via: 'token', keyId, sessionId: claims.sid ?? null };
+  }
+
+  /**
+   * A trusted issuer's token acts as the person its subject is linked to (by
+   * signing in once with that provider), while that person stands. Such a
+   * token never carries a key, a session or OAuth grants of Floe's. A link
+   * (or its absence) is cached like any standing: making or removing a link
+   * bumps the credential epoch, or a process keeps its old answer up to a minute.
+   */
+  private async trustedIssuerToken(token: string, issuer: string): Promise<Caller> {
+    const { sub } = await this.trustedIssuers.verify(token, issuer);
+    const epoch = await this.linkCache.currentEpoch();
+    const cacheKey = `ext:${issuer}:${sub}`;
+    let person = this.linkCache.get(cacheKey, epoch);
+    if (person === undefined) {
+      person = await this.loadLinkedPerson(issuer, sub);
+      this.linkCache.set(cacheKey, epoch, person);
+    }
+    if (!person) {
+      throw new HttpError(401, 'unauthorized', `no Floe account is linked to this subject of ${issuer}: sign in once with that provider on the login page to link it`, {},
+        { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    }
+    refuseByStanding(person.status, false, ''); // no key behind it, so no revoked-key message to give
+    return { principalId: person.principalId, kind: 'human', email: person.email, via: 'token', keyId: null, sessionId: null };
   }
 
   /**
@@ -260,6 +307,19 @@ export class Authenticator {
     const r = rows[0];
     if (!r) return null;
     return { secretHash: r.secret_hash, revoked: r.revoked, principalId: r.id, kind: r.kind, email: r.email, status: r.status };
+  }
+
+  private async loadLinkedPerson(issuer: string, subject: string): Promise<LinkedPerson | null> {
+    // Raw over pg: every request with a trusted issuer's token whose link is not cached, a named prepared statement joining the person.
+    const { rows } = await this.opts.db.query({
+      name: 'auth_external_identity',
+      text: `SELECT p.id, p.email, p.status FROM external_identities x JOIN principals p ON p.id = x.principal_id
+         WHERE x.issuer = $1 AND x.subject = $2 AND p.kind = 'human'`,
+      values: [issuer, subject],
+    });
+    const r = rows[0];
+    if (!r) return null;
+    return { principalId: r.id, email: r.email, status: r.status };
   }
 
   private async loadPrincipal(principalId: string, keyId: string | null): Promise<PrincipalRecord | null> {

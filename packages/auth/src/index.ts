@@ -10,3 +10,4 @@ export * from './device-token';
 export * from './catalog-credential';
 export * from './attempt-limit';
 export * from './current-signer';
+export * from './trusted-issuers';

@@ -86,16 +86,16 @@ export function tombstoneView(t: TombstoneRecord) {
 }
 
 /**
- * The warehouse a table route names by `warehouse_id` or its alias
- * `warehouse` (query or body): resolved by id or name, read level held,
- * ready (503 `provisioning` otherwise).
+ * The warehouse a table route (or the object read) names by `warehouse_id`
+ * or its alias `warehouse` (query or body): resolved by id or name, read
+ * level held for `what`, ready (503 `provisioning` otherwise).
  */
-export async function tableWarehouse(db: Db, ctx: AccessContext, source: Record<string, unknown>): Promise<VisibleWarehouse> {
+export async function tableWarehouse(db: Db, ctx: AccessContext, source: Record<string, unknown>, what = 'reading tables'): Promise<VisibleWarehouse> {
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   const which = text(source.warehouse_id) ?? text(source.warehouse);
   if (!which) throw badRequest('missing_field', 'warehouse_id is required (id or name)', { field: 'warehouse_id' });
   const w = await resolveWarehouse(db, ctx, which);
-  await requireLevel(db, w, 'read', 'reading tables');
+  await requireLevel(db, w, 'read', what);
   requireReady(w);
   return w;
 }

@@ -43,6 +43,8 @@ export interface WarehouseRecord {
   provisionUntil: Date | null;
   publicSince: Date | null;
   publicBy: string | null;
+  /** While public: the key prefix anyone may read under ('' for the whole table bucket). */
+  publicPrefix: string;
   /** The caller's explicit grant row, when the query was made for a caller. */
   grantLevel: Level | null;
   usage: UsageSampleRow | null;
@@ -52,7 +54,7 @@ interface WarehouseSqlRow {
   id: string; name: string; project_id: string; project_name: string; project_owner: string; org_id: string | null; handle: string | null;
   table_bucket: string; blob_bucket: string; default_format_version: number; status: WarehouseStatus; storage_uid: string; storage_ro_uid: string;
   role_name: string; role_arn: string | null; created_by: string | null; created_at: Date; deleted_at: Date | null;
-  provision_until: Date | null; public_since: Date | null; public_by: string | null; grant_level: Level | null;
+  provision_until: Date | null; public_since: Date | null; public_by: string | null; public_prefix: string | null; grant_level: Level | null;
   s_measured_at: Date | null; s_source: string; s_table_bytes: bigint; s_blob_bytes: bigint; s_objects: bigint; s_blob_objects: bigint; s_complete: boolean; s_stale_after: Date | null;
 }
 
@@ -62,7 +64,7 @@ const select = (principalId: string) => Prisma.sql`
   SELECT w.id, w.name, w.project_id, p.name AS project_name, p.owner_id AS project_owner, w.org_id, o.handle,
          w.table_bucket, w.blob_bucket, w.default_format_version, w.status, w.storage_uid, w.storage_ro_uid,
          w.role_name, w.role_arn, w.created_by, w.created_at, w.deleted_at,
-         w.provision_until, w.public_since, w.public_by, g.level AS grant_level,
+         w.provision_until, w.public_since, w.public_by, w.public_prefix, g.level AS grant_level,
          s.measured_at AS s_measured_at, s.source AS s_source, s.table_bytes AS s_table_bytes, s.blob_bytes AS s_blob_bytes,
          s.objects AS s_objects, s.blob_objects AS s_blob_objects, s.complete AS s_complete, s.stale_after AS s_stale_after
     FROM warehouses w
@@ -94,6 +96,7 @@ function toRecord(r: WarehouseSqlRow): WarehouseRecord {
     provisionUntil: r.provision_until,
     publicSince: r.public_since,
     publicBy: r.public_by,
+    publicPrefix: r.public_prefix ?? '',
     grantLevel: r.grant_level,
     usage: r.s_measured_at
       ? {
@@ -224,18 +227,18 @@ export async function setDefaultFormatVersion(db: Db, id: string, version: 2 | 3
   await db.warehouse.updateMany({ where: { id }, data: { defaultFormatVersion: version } });
 }
 
-/** Marks the catalog public (keeping the first publication's time and publisher); answers both. */
-export async function markPublic(db: Db, id: string, by: string): Promise<{ publicSince: Date; publicBy: string }> {
+/** Marks the catalog public under `prefix` (keeping the first publication's time and publisher); answers both. */
+export async function markPublic(db: Db, id: string, by: string, prefix: string): Promise<{ publicSince: Date; publicBy: string }> {
   // Raw: COALESCE keeps the first publication's time and publisher in one statement.
   const rows = await db.$queryRaw<Array<{ public_since: Date; public_by: string }>>`
-    UPDATE warehouses SET public_since = COALESCE(public_since, now()), public_by = COALESCE(public_by, ${by})
+    UPDATE warehouses SET public_since = COALESCE(public_since, now()), public_by = COALESCE(public_by, ${by}), public_prefix = ${prefix}
      WHERE id = ${id} RETURNING public_since, public_by`;
   return { publicSince: rows[0].public_since, publicBy: rows[0].public_by };
 }
 
 /** Forgets a publication; answers whether the catalog is read-only (the metering worker's mark), which decides the table bucket's quota. */
 export async function markPrivate(db: Db, id: string): Promise<{ readOnlySince: Date | null }> {
-  const row = await db.warehouse.update({ where: { id }, data: { publicSince: null, publicBy: null }, select: { readOnlySince: true } });
+  const row = await db.warehouse.update({ where: { id }, data: { publicSince: null, publicBy: null, publicPrefix: null }, select: { readOnlySince: true } });
   return { readOnlySince: row.readOnlySince };
 }
 

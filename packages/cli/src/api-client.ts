@@ -1,9 +1,13 @@
-// Every HTTP call `floe` makes to Floe's API, and the shapes of the
-// answers it reads (spec: device authorisation, GET /v1/warehouses,
-// GET /v1/connection, GET /v1/orgs, GET and DELETE /v1/api-keys). One home
-// per contract: commands never build a URL or read a status themselves (the
-// Iceberg REST catalog's calls are catalog-client.ts's).
+// Every HTTP call `floe` makes to Floe's API goes through one openapi-fetch
+// client typed by the API document (docs/openapi.json, turned into
+// api-schema.ts by `npm run docs:openapi`): paths, parameters, bodies and
+// answers are the document's, so a change of the API that the CLI's use of it
+// does not survive fails to compile here, not in a user's terminal. Commands
+// call `ok(api.http.GET(...))`; they never build a URL or read a status
+// themselves (the Iceberg REST catalog's calls are catalog-client.ts's).
 // Failures become ApiError (an error envelope) or NetworkError (no answer).
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from './api-schema.js';
 import { ApiError, envelopeOf, NetworkError } from './errors.js';
 import { CLI_VERSION } from './version.js';
 
@@ -11,87 +15,92 @@ export const TIMEOUT_MS = 30_000;
 export const USER_AGENT = `floe-cli/${CLI_VERSION} node/${process.versions.node}`;
 
 export type Level = 'read' | 'write';
+export type FloeHttp = Client<paths>;
 
-export interface CatalogRequest {
-  name?: string;
-  warehouse_id?: string;
-  level?: Level;
-}
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON a route answers with `status`, as the document gives it. */
+export type Answer<P extends keyof paths, M extends Method, S extends number = 200> =
+  paths[P][M] extends { responses: infer R } ? (S extends keyof R ? JsonOf<R[S]> : never) : never;
+/** The query a route takes. */
+export type QueryOf<P extends keyof paths, M extends Method> =
+  paths[P][M] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+/** The JSON body a route takes. */
+export type BodyOf<P extends keyof paths, M extends Method> =
+  paths[P][M] extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never;
 
-export interface DeviceStart {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-  client_name?: string;
-  requested_level?: Level;
-  warehouses?: Array<{ warehouse_id?: string; name?: string; level?: string }>;
-}
-
-export interface GrantedCatalog {
-  warehouse_id?: string;
-  name?: string;
-  level?: string;
-}
-
-export interface DeviceToken {
-  api_key: string;
-  key_id: string;
-  label: string;
-  principal_id: string;
-  kind?: string;
-  connection?: { agent_id?: string; name?: string; org_id?: string; role?: string; warehouses?: GrantedCatalog[] };
-  note?: string;
-}
+export type CatalogRequest = NonNullable<BodyOf<'/v1/auth/device', 'post'>['warehouses']>[number];
+export type DeviceStart = Answer<'/v1/auth/device', 'post'>;
+export type DeviceToken = Answer<'/v1/auth/device/token', 'post'>;
 
 /** One poll of the token route: the key, or the envelope's code (`authorization_pending`, `slow_down`, …). */
 export type DevicePoll = { kind: 'token'; token: DeviceToken } | { kind: 'refused'; error: ApiError };
 
-export interface WarehouseRow {
-  name: string;
-  warehouse_id: string;
-  project: string | null;
-  project_id: string | null;
-  my_level: string;
-  my_via: string | null;
-  status: string;
+/** A live catalog's row (the list holds deleted ones only when asked with `include_deleted`). */
+export type WarehouseRow = Extract<Answer<'/v1/warehouses', 'get'>['warehouses'][number], { my_level: unknown }>;
+export type Organisation = Answer<'/v1/orgs', 'get'>['organizations'][number];
+export type Connection = Answer<'/v1/connection', 'get'>;
+export type Engine = NonNullable<QueryOf<'/v1/connection', 'get'>['engine']>;
+export const ENGINES: readonly Engine[] = ['duckdb', 'pyiceberg', 'spark', 'snowflake'];
+
+/** What openapi-fetch answers for one call, as far as `ok` reads it. */
+interface Outcome<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
 }
 
-export interface Organisation {
-  org_id: string;
-  name: string;
-  handle: string;
-  role: string;
-  joined_via?: string;
+/** The answer's body on success; the route's error envelope (or a made-up one for a body that is none) as ApiError otherwise. */
+export async function ok<T>(pending: Promise<Outcome<T>>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (response.ok && data !== undefined) return data;
+  const envelope = envelopeOf(error) ?? {
+    code: response.ok ? 'unreadable_answer' : `http_${response.status}`,
+    message: `${response.url} answered HTTP ${response.status} without a Floe error body${typeof error === 'string' && error ? `: ${error.slice(0, 120)}` : ''}`,
+  };
+  throw new ApiError(response.status, envelope, response.url.split('?')[0]);
 }
 
-export interface Connection {
-  warehouse_id: string;
-  warehouse: string;
-  engine: string;
-  level: string;
-  recipe: string;
-  /** The Iceberg REST catalog's address; its prefix for this catalog is `warehouse_id`. */
-  catalog_uri: string;
-  catalog_credential: { client_id: string; client_secret: string };
-  note?: string;
-  [more: string]: unknown;
+export interface ApiOptions {
+  /** How long one call may take before it is abandoned (uploads take more). */
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
 }
 
 export class FloeApi {
-  constructor(readonly baseUrl: string, private readonly apiKey: string | null = null, private readonly fetchImpl: typeof fetch = fetch) {}
+  /** The typed client: `ok(api.http.GET('/v1/warehouses/{warehouse_id}', { params: { path: { warehouse_id } } }))`. */
+  readonly http: FloeHttp;
 
-  /** POST /v1/auth/device (no credential). */
-  startDevice(body: { client: 'cli'; hostname: string; client_name?: string; requested_level?: Level; warehouses?: CatalogRequest[] }): Promise<DeviceStart> {
-    return this.call('POST', '/v1/auth/device', body, false);
+  constructor(readonly baseUrl: string, readonly apiKey: string | null = null, opts: ApiOptions = {}) {
+    const fetchImpl = opts.fetchImpl ?? fetch;
+    const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
+    this.http = createClient<paths>({
+      baseUrl,
+      headers: { 'User-Agent': USER_AGENT, Accept: 'application/json', ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
+      fetch: async (request: Request) => {
+        try {
+          return await fetchImpl(new Request(request, { signal: AbortSignal.timeout(timeoutMs) }));
+        } catch (err) {
+          throw new NetworkError(request.url.split('?')[0], reasonOf(err, timeoutMs));
+        }
+      },
+    });
   }
 
-  /** POST /v1/auth/device/token (no credential). A 400 envelope is an answer here, not a failure. */
+  /** The same Floe with another credential (a sink's send key, no key at all). */
+  as(apiKey: string | null, opts: ApiOptions = {}): FloeApi {
+    return new FloeApi(this.baseUrl, apiKey, opts);
+  }
+
+  /** POST /v1/auth/device (no credential). */
+  startDevice(body: BodyOf<'/v1/auth/device', 'post'>): Promise<DeviceStart> {
+    return ok(this.http.POST('/v1/auth/device', { body }));
+  }
+
+  /** POST /v1/auth/device/token (no credential). A 4xx envelope is an answer here, not a failure. */
   async pollDevice(deviceCode: string): Promise<DevicePoll> {
     try {
-      return { kind: 'token', token: await this.call<DeviceToken>('POST', '/v1/auth/device/token', { device_code: deviceCode }, false) };
+      return { kind: 'token', token: await ok(this.http.POST('/v1/auth/device/token', { body: { device_code: deviceCode } })) };
     } catch (err) {
       if (err instanceof ApiError && err.status < 500 && err.status !== 429) return { kind: 'refused', error: err };
       throw err;
@@ -99,60 +108,31 @@ export class FloeApi {
   }
 
   async warehouses(): Promise<WarehouseRow[]> {
-    return (await this.call<{ warehouses: WarehouseRow[] }>('GET', '/v1/warehouses')).warehouses;
+    return (await ok(this.http.GET('/v1/warehouses'))).warehouses as WarehouseRow[];
   }
 
-  connection(warehouse: string, engine?: string, level?: Level): Promise<Connection> {
-    const q = new URLSearchParams({ warehouse });
-    if (engine) q.set('engine', engine);
-    if (level) q.set('level', level);
-    return this.call('GET', `/v1/connection?${q}`);
+  connection(warehouse: string, engine?: Engine, level?: Level): Promise<Connection> {
+    return ok(this.http.GET('/v1/connection', { params: { query: { warehouse, ...(engine ? { engine } : {}), ...(level ? { level } : {}) } } }));
   }
 
   async orgs(): Promise<Organisation[]> {
-    return (await this.call<{ organizations: Organisation[] }>('GET', '/v1/orgs')).organizations;
+    return (await ok(this.http.GET('/v1/orgs'))).organizations;
   }
 
   /** GET /v1/api-keys: the caller's principal and its keys (never secrets). */
-  keys(): Promise<{ principal_id: string; keys: Array<{ key_id: string; label: string; status: string }> }> {
-    return this.call('GET', '/v1/api-keys');
+  keys(): Promise<Answer<'/v1/api-keys', 'get'>> {
+    return ok(this.http.GET('/v1/api-keys'));
   }
 
   /** DELETE /v1/api-keys/{key_id}, authenticated with this client's key. */
-  revokeKey(keyId: string): Promise<{ revoked: boolean; already_revoked?: boolean }> {
-    return this.call('DELETE', `/v1/api-keys/${encodeURIComponent(keyId)}`);
-  }
-
-  private async call<T>(method: string, path: string, body?: unknown, authed = true): Promise<T> {
-    const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (authed && this.apiKey) headers.Authorization = `Bearer ${this.apiKey}`;
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
-    } catch (err) {
-      throw new NetworkError(`${this.baseUrl}${path.split('?')[0]}`, reasonOf(err));
-    }
-    const text = await res.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: reported below with the status
-    }
-    if (res.ok && parsed !== null) return parsed as T;
-    const envelope = envelopeOf(parsed) ?? {
-      code: res.ok ? 'unreadable_answer' : `http_${res.status}`,
-      message: `${method} ${url} answered HTTP ${res.status} without a Floe error body${text ? `: ${text.slice(0, 120)}` : ''}`,
-    };
-    throw new ApiError(res.status, envelope, url);
+  revokeKey(keyId: string): Promise<Answer<'/v1/api-keys/{key_id}', 'delete'>> {
+    return ok(this.http.DELETE('/v1/api-keys/{key_id}', { params: { path: { key_id: keyId } } }));
   }
 }
 
 /** fetch wraps the real cause (ECONNREFUSED, ENOTFOUND, a timeout) in `cause`. */
-export function reasonOf(err: unknown): string {
+export function reasonOf(err: unknown, timeoutMs = TIMEOUT_MS): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
+  if (e?.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
   return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
 }

@@ -1,6 +1,6 @@
-import type { StoredLogin } from './config-store';
+import type { StoredLogin } from './profiles';
 import { apiKeyFrom, baseUrlFrom, keyIdOf, requireApiKey, requireBaseUrl } from './context';
-import { CliError, EXIT_FAILED, EXIT_USAGE } from './errors';
+import { CliError, EXIT_AUTH, EXIT_USAGE } from './errors';
 
 const login = { base_url: 'http://stored:8080', api_key: 'al_live_stored_s' } as StoredLogin;
 
@@ -22,7 +22,7 @@ describe('base URL precedence', () => {
         expect((err as CliError).exitCode).toBe(EXIT_USAGE);
       }
     }
-    expect(() => requireBaseUrl(undefined, {}, null)).toThrow(/--base-url.*FLOE_BASE_URL.*floe login/);
+    expect(() => requireBaseUrl(undefined, {}, null)).toThrow(/--base-url.*FLOE_BASE_URL.*floe auth login/);
   });
 });
 
@@ -32,12 +32,14 @@ describe('the key', () => {
     expect(apiKeyFrom({}, login)).toEqual({ value: 'al_live_stored_s', source: 'login' });
   });
 
-  test('none is "not logged in", exit 1', () => {
+  test('none is "not logged in", exit 3 (auth)', () => {
     expect(() => requireApiKey({}, null)).toThrow('not logged in');
+    expect.assertions(3);
     try {
       requireApiKey({ FLOE_API_KEY: '' }, null);
     } catch (err) {
-      expect((err as CliError).exitCode).toBe(EXIT_FAILED);
+      expect((err as CliError).exitCode).toBe(EXIT_AUTH);
+      expect((err as CliError).code).toBe('not_logged_in');
     }
   });
 

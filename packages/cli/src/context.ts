@@ -1,8 +1,8 @@
 // Which Floe a command talks to and with which key. One rule for every
 // command: the base URL comes from `--base-url`, then `FLOE_BASE_URL`, then
-// the stored login; the key from `FLOE_API_KEY`, then the stored login.
-import { CliError, usageError } from './errors.js';
-import type { StoredLogin } from './config-store.js';
+// the chosen profile; the key from `FLOE_API_KEY`, then the chosen profile.
+import { CliError, EXIT_AUTH, usageError } from './errors.js';
+import type { StoredLogin } from './profiles.js';
 
 export type Source = 'flag' | 'env' | 'login';
 
@@ -34,7 +34,7 @@ export function baseUrlFrom(flag: string | undefined, env: NodeJS.ProcessEnv, lo
 
 export function requireBaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv, login: StoredLogin | null): Resolved<string> {
   const found = baseUrlFrom(flag, env, login);
-  if (!found) throw usageError('no Floe base URL: pass --base-url <url>, set FLOE_BASE_URL, or run `floe login --base-url <url>`');
+  if (!found) throw usageError('no Floe base URL: pass --base-url <url>, set FLOE_BASE_URL, or run `floe auth login --base-url <url>`');
   return found;
 }
 
@@ -47,7 +47,7 @@ export function apiKeyFrom(env: NodeJS.ProcessEnv, login: StoredLogin | null): R
 
 export function requireApiKey(env: NodeJS.ProcessEnv, login: StoredLogin | null): Resolved<string> {
   const found = apiKeyFrom(env, login);
-  if (!found) throw new CliError('not logged in', undefined, 'Run `floe login`, or set FLOE_API_KEY to an API key.');
+  if (!found) throw new CliError('not logged in', EXIT_AUTH, 'Run `floe auth login`, or set FLOE_API_KEY to an API key.', 'not_logged_in');
   return found;
 }
 

@@ -5,7 +5,7 @@
 // passing network or server failure is retried a few times at the same pace.
 // Pure over its deps (poll, sleep, clock), so the back-off is unit-tested.
 import type { DevicePoll, DeviceToken } from './api-client.js';
-import { ApiError, CliError, NetworkError } from './errors.js';
+import { ApiError, CliError, passingFailure } from './errors.js';
 
 export const SLOW_DOWN_STEP_SECONDS = 5;
 export const DEFAULT_INTERVAL_SECONDS = 5;
@@ -49,9 +49,8 @@ export async function waitForApproval(plan: { interval?: number; expires_in?: nu
     try {
       answer = await d.poll();
     } catch (err) {
-      const transient = err instanceof NetworkError || (err instanceof ApiError && (err.status >= 500 || err.status === 429));
       failures += 1;
-      if (!transient || failures >= MAX_TRANSIENT_FAILURES) throw err;
+      if (!passingFailure(err) || failures >= MAX_TRANSIENT_FAILURES) throw err;
       if (err instanceof ApiError) interval = Math.max(interval, positive(err.envelope.retry_after_seconds, interval));
       continue;
     }

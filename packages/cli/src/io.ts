@@ -1,7 +1,9 @@
 // What a command may touch outside itself: the environment, the two output
-// streams and the config directory. Passed in (never read from globals inside
-// a command) so one process can run many commands the same way main.ts does.
-import { configDir } from './config-store.js';
+// streams, whether each is a terminal, a way to ask the person a question,
+// and the config directory. Passed in (never read from globals inside a
+// command) so one process can run many commands the same way main.ts does.
+import { createInterface } from 'node:readline/promises';
+import { configDir } from './profiles.js';
 
 export interface Io {
   env: NodeJS.ProcessEnv;
@@ -12,6 +14,17 @@ export interface Io {
   configDir: string;
   /** All of standard input (for `login --with-key`). */
   readInput: () => Promise<string>;
+  /** Whether stdout / stderr / stdin are terminals: tables and prompts only there, progress bars only on a terminal stderr. */
+  tty?: { out: boolean; err: boolean; in: boolean };
+  /** Asks one question on stderr and answers the line typed (only called when stdin and stderr are terminals). */
+  ask?: (question: string) => Promise<string>;
+  /** Raw stderr for progress bars (absent in tests: progress prints plain lines). */
+  progressStream?: NodeJS.WriteStream;
+}
+
+/** Terminals as the person sees them: a dumb terminal or CI counts as none. */
+export function interactive(io: Io, which: 'out' | 'err' | 'in'): boolean {
+  return Boolean(io.tty?.[which]) && io.env.TERM !== 'dumb' && !io.env.CI;
 }
 
 export function processIo(): Io {
@@ -26,5 +39,15 @@ export function processIo(): Io {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    tty: { out: Boolean(process.stdout.isTTY), err: Boolean(process.stderr.isTTY), in: Boolean(process.stdin.isTTY) },
+    ask: async (question) => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    },
+    progressStream: process.stderr,
   };
 }

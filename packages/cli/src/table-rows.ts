@@ -11,6 +11,7 @@ import { splitManifestEntries } from 'icebird/src/manifest.js';
 import { reasonOf, type FloeApi } from './api-client.js';
 import { CatalogClient, tableNameText, type LoadedTable, type TableMetadata, type TableName } from './catalog-client.js';
 import { CliError, NetworkError } from './errors.js';
+import { storeRefusal } from './store-errors.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 10_000;
@@ -103,19 +104,9 @@ export function storeFetch(config: Record<string, string>, realFetch: typeof fet
     } catch (err) {
       throw new NetworkError(target, reasonOf(err));
     }
-    if (!res.ok) throw await storeRefusal(res, `${m[1]}${m[2]}`);
+    if (!res.ok) throw await storeRefusal(res, `reading ${m[1]}${m[2]}`, { 403: 'The vended storage session lasts 15 minutes; run the command again for a new one.' });
     return res;
   }) as typeof fetch;
-}
-
-/** S3 answers errors as XML `<Error><Code>…</Code><Message>…</Message>`. */
-async function storeRefusal(res: Response, object: string): Promise<CliError> {
-  const xml = await res.text().catch(() => '');
-  const code = /<Code>([^<]*)<\/Code>/.exec(xml)?.[1];
-  const message = /<Message>([^<]*)<\/Message>/.exec(xml)?.[1];
-  const why = [code, message].filter(Boolean).join(': ');
-  return new CliError(`the object store refused reading ${object}: HTTP ${res.status}${why ? ` ${why}` : ''}`, undefined,
-    res.status === 403 ? 'The vended storage session lasts 15 minutes; run the command again for a new one.' : undefined);
 }
 
 /**

@@ -29,10 +29,61 @@ describe('loadConfig', () => {
   });
 
   test('explicit URLs win and lose their trailing slash; ports move derived URLs', () => {
-    const c = loadConfig({ FLOE_BASE_URL: 'https://api.example.com/', FLOE_IDENTITY_PORT: '9001', FLOE_TRUSTED_ISSUERS: 'https://a.example, https://b.example' });
+    const c = loadConfig({ FLOE_BASE_URL: 'https://api.example.com/', FLOE_CATALOG_URL: 'https://catalog.example.com//', FLOE_IDENTITY_PORT: '9001', FLOE_TRUSTED_ISSUERS: 'https://a.example, https://b.example' });
     expect(c.baseUrl).toBe('https://api.example.com');
+    expect(c.catalogUrl).toBe('https://catalog.example.com');
+    expect(c.oauth.mcpUrl).toBe('https://api.example.com/mcp');
     expect(c.services.identity).toBe('http://127.0.0.1:9001');
-    expect(c.trustedIssuers).toEqual(['https://a.example', 'https://b.example']);
+    expect(c.trustedIssuers).toEqual([
+      { issuer: 'https://a.example', audiences: ['https://api.example.com'] },
+      { issuer: 'https://b.example', audiences: ['https://api.example.com'] },
+      { issuer: 'http://127.0.0.1:1090', audiences: ['https://api.example.com'] },
+    ]);
+  });
+
+  test('passkeys: the base URL\'s host and origin by default; a loopback base URL signs them at localhost; settings override', () => {
+    expect(loadConfig({ FLOE_BASE_URL: 'https://api.example.com', FLOE_CATALOG_URL: 'https://catalog.example.com' }).webauthn)
+      .toEqual({ rpId: 'api.example.com', rpName: 'Floe', origins: ['https://api.example.com'], passkeyLogin: true });
+    expect(loadConfig({}).webauthn).toEqual({ rpId: 'localhost', rpName: 'Floe', origins: ['http://localhost:8080'], passkeyLogin: true });
+    expect(loadConfig({ FLOE_WEBAUTHN_RP_ID: 'example.com', FLOE_WEBAUTHN_ORIGINS: 'https://a.example.com/, https://b.example.com', FLOE_PASSKEY_LOGIN: 'false' }).webauthn)
+      .toEqual({ rpId: 'example.com', rpName: 'Floe', origins: ['https://a.example.com', 'https://b.example.com'], passkeyLogin: false });
+  });
+
+  test('outside identities: the development provider signs in and is trusted on local stacks; FLOE_SIGNIN_PROVIDERS adds others; production runs none by default', () => {
+    const local = loadConfig({});
+    expect(local.devIdentityProvider).toEqual({
+      issuer: 'http://127.0.0.1:1090', port: 1090, signIn: { clientId: 'floe-dev-sign-in', clientSecret: 'floe-development-client-secret' },
+      redirectUris: ['http://127.0.0.1:8080/app/login', 'http://localhost:8080/app/login'],
+    });
+    expect(local.signIn.origins).toEqual(['http://127.0.0.1:8080', 'http://localhost:8080']);
+    expect(local.signIn.providers.map((p) => p.id)).toEqual(['dev']);
+    expect(local.trustedIssuers).toEqual([{ issuer: 'http://127.0.0.1:1090', audiences: ['http://127.0.0.1:8080'] }]);
+    const google = { id: 'google', name: 'Google', issuer: 'https://accounts.google.com', client_id: 'c', client_secret: 's' };
+    const prod = loadConfig({
+      FLOE_ENV: 'production', FLOE_BASE_URL: 'https://api.example.com', FLOE_CATALOG_URL: 'https://catalog.example.com',
+      FLOE_SIGNIN_PROVIDERS: JSON.stringify([google]), FLOE_TRUSTED_ISSUERS: 'https://idp.example.com, https://tenant.auth0.com/', FLOE_TRUSTED_AUDIENCES: 'floe-api, https://api.example.com',
+    });
+    expect(prod.devIdentityProvider).toBeNull();
+    expect(prod.signIn.providers).toEqual([{ id: 'google', name: 'Google', issuer: 'https://accounts.google.com', clientId: 'c', clientSecret: 's' }]);
+    // Issuers as written, a trailing slash kept: tokens' `iss` must equal them exactly.
+    expect(prod.trustedIssuers).toEqual([
+      { issuer: 'https://idp.example.com', audiences: ['floe-api', 'https://api.example.com'] },
+      { issuer: 'https://tenant.auth0.com/', audiences: ['floe-api', 'https://api.example.com'] },
+    ]);
+    expect(() => loadConfig({ FLOE_SIGNIN_PROVIDERS: '{' })).toThrow(/FLOE_SIGNIN_PROVIDERS: not JSON/);
+    expect(() => loadConfig({ FLOE_SIGNIN_PROVIDERS: JSON.stringify([google, google]) })).toThrow(/two providers with one id/);
+    expect(() => loadConfig({ FLOE_SIGNIN_PROVIDERS: JSON.stringify([{ ...google, id: 'Google!' }]) })).toThrow(/FLOE_SIGNIN_PROVIDERS: 0.id/);
+  });
+
+  test('public addresses that contradict each other stop the start, naming both variables', () => {
+    // The usual slip: FLOE_BASE_URL set, FLOE_CATALOG_URL left to its local default.
+    expect(() => loadConfig({ FLOE_BASE_URL: 'https://floe.example.com' }))
+      .toThrow(/FLOE_CATALOG_URL and FLOE_BASE_URL: the catalog's address http:\/\/127\.0\.0\.1:8181 \(unset, so derived from FLOE_HOST and FLOE_CATALOG_PORT\) is on this machine only/);
+    expect(() => loadConfig({ FLOE_BASE_URL: 'https://floe.example.com', FLOE_CATALOG_URL: 'https://floe.example.com/' })).toThrow(ConfigError);
+    expect(() => loadConfig({ FLOE_BASE_URL: 'https://floe.example.com', FLOE_CATALOG_URL: 'http://catalog.floe.example.com' })).toThrow(/FLOE_CATALOG_URL and FLOE_BASE_URL/);
+    expect(() => loadConfig({ FLOE_CATALOG_URL: 'ftp://127.0.0.1:8181' })).toThrow(/FLOE_CATALOG_URL: /);
+    // The host alone moves both derived addresses, which agree.
+    expect(loadConfig({ FLOE_HOST: 'floe.internal' }).catalogUrl).toBe('http://floe.internal:8181');
   });
 
   test('a service URL may list replicas: the gateway gets every one, a service calling another the first', () => {

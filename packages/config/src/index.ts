@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseDataKeys, type DataKey } from './data-keys';
+import { publicUrlConflicts } from './public-urls';
 
 export { DATA_KEY_BYTES, parseDataKeys, type DataKey } from './data-keys';
 
@@ -11,6 +12,15 @@ const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).def
 const url = z.string().url();
 /** One URL, or the URLs of a service's replicas separated by commas (the gateway balances across them). */
 const urls = z.string().refine((v) => v.split(',').every((u) => url.safeParse(u.trim()).success), 'a URL, or URLs separated by commas');
+
+/** A sign-in provider of FLOE_SIGNIN_PROVIDERS. */
+const SignInProvidersSchema = z.array(z.object({
+  id: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and hyphens, starting with a letter'),
+  name: z.string().min(1).max(60),
+  issuer: url,
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+})).refine((a) => new Set(a.map((p) => p.id)).size === a.length, 'two providers with one id');
 
 const EnvSchema = z.object({
   FLOE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -49,9 +59,12 @@ const EnvSchema = z.object({
   FLOE_ROLLER_HEALTH_PORT: port(8091),
   FLOE_METERING_HEALTH_PORT: port(8092),
   FLOE_MAINTENANCE_HEALTH_PORT: port(8094),
+  FLOE_QUERY_HEALTH_PORT: port(8095),
   // The development mail server's SMTP and web (inbox and REST API) ports.
   FLOE_MAIL_SMTP_PORT: port(1025),
   FLOE_MAIL_WEB_PORT: port(1080),
+  // The development identity provider's port (its issuer is http://FLOE_HOST:<port>).
+  FLOE_DEV_IDP_PORT: port(1090),
 
   // Public addresses; derived from host and ports when unset.
   FLOE_BASE_URL: url.optional(),
@@ -59,11 +72,11 @@ const EnvSchema = z.object({
   FLOE_S3_URL: url.optional(),
   FLOE_INGEST_URL: url.optional(),
   // Where the gateway reaches each service (internal addresses); a comma-separated
-  // list names replicas the gateway spreads requests across (config.upstreams).
+  // list names replicas callers spread requests across (config.upstreams).
   FLOE_IDENTITY_URL: urls.optional(),
   FLOE_CONTROL_PLANE_URL: urls.optional(),
   FLOE_INGEST_GATEWAY_URL: urls.optional(),
-  FLOE_INGEST_INTERNAL_URL: url.optional(),
+  FLOE_INGEST_INTERNAL_URL: urls.optional(),
   FLOE_MCP_SERVER_URL: urls.optional(),
   // Where the control plane reaches the catalog (defaults to the public catalog_url).
   FLOE_CATALOG_INTERNAL_URL: url.optional(),
@@ -139,6 +152,15 @@ const EnvSchema = z.object({
   FLOE_ENGINE_SCRATCH_DIR: z.string().min(1).optional(),
   FLOE_ENGINE_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 2GB or 512MiB').default('1GB'),
   FLOE_ENGINE_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  // The hosted query (POST /v1/query, services/query-worker): statements running or waiting at once across the deployment,
+  // of them at most FLOE_QUERY_ORG_SHARE for one organisation (beyond either: 429 busy); statements one worker process runs at
+  // once; a statement's memory (DuckDB size syntax) and threads; the bytes of table files a worker keeps on disk between statements.
+  FLOE_QUERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
+  FLOE_QUERY_ORG_SHARE: z.coerce.number().int().min(1).max(1000).default(4),
+  FLOE_QUERY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  FLOE_QUERY_MEMORY_LIMIT: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 2GB or 512MiB').default('512MB'),
+  FLOE_QUERY_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  FLOE_QUERY_FILE_CACHE_BYTES: z.coerce.number().int().min(0).default(2 * 1024 ** 3),
   // Fault tests only: the metering worker exits once its first measure job's report is recorded.
   FLOE_METERING_CRASH_AT: z.enum(['after_report']).optional(),
   // Fault tests only: the roller process exits at this stage of a roll.
@@ -150,8 +172,34 @@ const EnvSchema = z.object({
   // Fault tests only: the teardown worker exits once a teardown has reached this step.
   FLOE_TEARDOWN_CRASH_AT: z.enum(['after_tables', 'after_identities']).optional(),
   FLOE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
-  // Comma-separated issuers of external OpenID Connect providers the deployment trusts.
+  // Comma-separated issuers of external OpenID Connect providers whose tokens act as the person their subject is linked to (Authentication 1),
+  // and the audiences such a token must name one of (default: FLOE_BASE_URL).
   FLOE_TRUSTED_ISSUERS: z.string().default(''),
+  FLOE_TRUSTED_AUDIENCES: z.string().default(''),
+  // Sign-in with OpenID Connect providers: a JSON array of {id, name, issuer, client_id, client_secret} (Google: issuer https://accounts.google.com).
+  FLOE_SIGNIN_PROVIDERS: z.string().default('[]').transform((v, ctx) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON: a JSON array of {id, name, issuer, client_id, client_secret}' });
+      return z.NEVER;
+    }
+    const parsed = SignInProvidersSchema.safeParse(raw);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+      return z.NEVER;
+    }
+    return parsed.data;
+  }),
+  // The development identity provider (oidc-provider) the stack runs, as maildev is for mail: on for local stacks, off in production.
+  // When on, it is a sign-in provider (id `dev`) and a trusted issuer.
+  FLOE_DEV_IDP: z.enum(['on', 'off']).optional(),
+  // Passkeys (WebAuthn): the relying party id and the comma-separated origins a browser may sign from
+  // (default: FLOE_BASE_URL's host and origin; see webAuthnOf), and whether a passkey signs in without a password.
+  FLOE_WEBAUTHN_RP_ID: z.string().min(1).optional(),
+  FLOE_WEBAUTHN_ORIGINS: z.string().optional(),
+  FLOE_PASSKEY_LOGIN: z.enum(['true', 'false']).default('true'),
   // The DNS servers the control plane asks for a domain's TXT proof (POST /v1/orgs/{org_id}/domains/{domain}/verify):
   // comma-separated `address` or `address:port` (IPv6 as `[address]:port`), addresses not names. Default: the system's resolvers.
   FLOE_DNS_SERVERS: z.string().default('').transform((v, ctx) => {
@@ -179,16 +227,16 @@ export interface FloeConfig {
   provider: string;
   ports: {
     gateway: number; identity: number; controlPlane: number; ingest: number; ingestInternal: number; mcp: number; catalog: number; s3: number; teardownHealth: number; rollerHealth: number; meteringHealth: number;
-    maintenanceHealth: number; mailSmtp: number; mailWeb: number;
+    maintenanceHealth: number; queryHealth: number; mailSmtp: number; mailWeb: number; devIdp: number;
   };
   baseUrl: string;
   catalogUrl: string;
   s3Url: string;
   ingestUrl: string;
-  /** Where one service reaches another: of a list of replicas, the first. */
+  /** One address per service: of a list of replicas, the first (calls between services use `upstreams`, spread and failed over). */
   services: { identity: string; controlPlane: string; catalog: string; ingest: string; ingestInternal: string; mcp: string };
-  /** Every replica of each service the gateway routes to (one URL, or a FLOE_*_URL list); it spreads requests across them. */
-  upstreams: { identity: string[]; controlPlane: string[]; ingest: string[]; mcp: string[] };
+  /** Every replica of each service (one URL, or a FLOE_*_URL list): the gateway and the services that call each other spread requests across them (@floe/http Replicas). */
+  upstreams: { identity: string[]; controlPlane: string[]; ingest: string[]; mcp: string[]; ingestInternal: string[] };
   /** The object store as Floe's own code reaches it, with the admin user that owns every bucket. */
   s3: { endpoint: string; region: string; adminAccessKey: string | undefined; adminSecretKey: string | undefined };
   databaseUrl: string;
@@ -223,13 +271,22 @@ export interface FloeConfig {
   catalogMetadataCacheBytes: number;
   /** The data-plane engine's scratch directory (null: the OS temp directory's floe-engine), memory limit and threads. */
   engine: { scratchDir: string | null; memoryLimit: string; threads: number };
+  /** The hosted query: the deployment's and an organisation's statements at once, one worker's, a statement's memory and threads, and a worker's file cache. */
+  query: { concurrency: number; orgShare: number; workerConcurrency: number; memoryLimit: string; threads: number; fileCacheBytes: number };
   /** Catalog deletion: the grace period before teardown (restore works within it), and the fault tests' crash point. */
   teardown: { graceSeconds: number; crashAt: 'after_tables' | 'after_identities' | undefined };
   listenHost: string;
   /** FLOE_TRUST_PROXY: addresses or CIDRs of the proxies whose X-Forwarded-For is read; empty for none. */
   trustProxy: string[];
   logLevel: Env['FLOE_LOG_LEVEL'];
-  trustedIssuers: string[];
+  /** Issuers whose bearer tokens act as the person their subject is linked to, each with the audiences a token must name one of. */
+  trustedIssuers: TrustedIssuer[];
+  /** Sign-in with OpenID Connect providers, and the origins a browser may start one from (the pages' origins). */
+  signIn: { providers: SignInProvider[]; origins: string[] };
+  /** The development identity provider the stack runs (null: none); also a sign-in provider and a trusted issuer. */
+  devIdentityProvider: DevIdentityProvider | null;
+  /** Passkeys: the relying party, the origins a browser may sign from, and whether a passkey alone signs in. */
+  webauthn: { rpId: string; rpName: string; origins: string[]; passkeyLogin: boolean };
   /** FLOE_DNS_SERVERS, in the form node:dns setServers takes; empty: the system's resolvers. */
   dnsServers: string[];
   keyOverlapSeconds: number;
@@ -239,6 +296,35 @@ export interface FloeConfig {
   /** The service's own short brand word, reserved wherever the spec reserves it. */
   brandWord: string;
 }
+
+export interface TrustedIssuer {
+  issuer: string;
+  audiences: string[];
+}
+
+export interface SignInProvider {
+  /** The provider's name in routes (`/v1/auth/oidc/{id}/start`). */
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface DevIdentityProvider {
+  issuer: string;
+  port: number;
+  /** The sign-in client Floe uses (a confidential client, as with Google). */
+  signIn: { clientId: string; clientSecret: string };
+  /** Where a sign-in may return: `/app/login` on each origin a browser may start one from. */
+  redirectUris: string[];
+}
+
+/** The development identity provider's sign-in client: a development stack's fixed values, never a production secret. */
+export const DEV_IDP_CLIENT = { clientId: 'floe-dev-sign-in', clientSecret: 'floe-development-client-secret' } as const;
+
+/** Where a provider's sign-in returns: the login page of the origin it started from. */
+export const signInRedirectUri = (origin: string) => `${origin}/app/login`;
 
 export class ConfigError extends Error {}
 
@@ -256,7 +342,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     controlPlane: urlList(e.FLOE_CONTROL_PLANE_URL ?? local(e.FLOE_CONTROL_PLANE_PORT)),
     ingest: urlList(e.FLOE_INGEST_GATEWAY_URL ?? local(e.FLOE_INGEST_PORT)),
     mcp: urlList(e.FLOE_MCP_SERVER_URL ?? local(e.FLOE_MCP_PORT)),
+    ingestInternal: urlList(e.FLOE_INGEST_INTERNAL_URL ?? local(e.FLOE_INGEST_INTERNAL_PORT)),
   };
+  const catalogUrl = trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT));
+  const mcpUrl = trimSlash(e.FLOE_MCP_URL ?? `${baseUrl}/mcp`);
+  // The public addresses must agree with each other (public-urls.ts says how), or no service starts.
+  const conflicts = publicUrlConflicts({
+    base: { name: 'FLOE_BASE_URL', value: baseUrl, derivedFrom: e.FLOE_BASE_URL ? undefined : 'FLOE_HOST and FLOE_GATEWAY_PORT' },
+    catalog: { name: 'FLOE_CATALOG_URL', value: catalogUrl, derivedFrom: e.FLOE_CATALOG_URL ? undefined : 'FLOE_HOST and FLOE_CATALOG_PORT' },
+    mcp: { name: 'FLOE_MCP_URL', value: mcpUrl, derivedFrom: e.FLOE_MCP_URL ? undefined : 'FLOE_BASE_URL' },
+  });
+  if (conflicts.length) throw new ConfigError(`invalid environment:\n${conflicts.map((c) => `  ${c}`).join('\n')}`);
+  const webauthn = webAuthnOf(e, baseUrl);
   const metadataAllowHosts = e.FLOE_OAUTH_METADATA_ALLOW_HOSTS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   if (metadataAllowHosts.length && e.FLOE_ENV === 'production') {
     throw new ConfigError('invalid environment:\n  FLOE_OAUTH_METADATA_ALLOW_HOSTS: lets client metadata past the private-address guard; development stacks only');
@@ -278,11 +375,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       meteringHealth: e.FLOE_METERING_HEALTH_PORT,
       rollerHealth: e.FLOE_ROLLER_HEALTH_PORT,
       maintenanceHealth: e.FLOE_MAINTENANCE_HEALTH_PORT,
+      queryHealth: e.FLOE_QUERY_HEALTH_PORT,
       mailSmtp: e.FLOE_MAIL_SMTP_PORT,
       mailWeb: e.FLOE_MAIL_WEB_PORT,
+      devIdp: e.FLOE_DEV_IDP_PORT,
     },
     baseUrl,
-    catalogUrl: trimSlash(e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
+    catalogUrl,
     s3Url: trimSlash(e.FLOE_S3_URL ?? local(e.FLOE_S3_PORT)),
     ingestUrl: trimSlash(e.FLOE_INGEST_URL ?? local(e.FLOE_INGEST_PORT)),
     services: {
@@ -290,7 +389,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
       controlPlane: upstreams.controlPlane[0],
       catalog: trimSlash(e.FLOE_CATALOG_INTERNAL_URL ?? e.FLOE_CATALOG_URL ?? local(e.FLOE_CATALOG_PORT)),
       ingest: upstreams.ingest[0],
-      ingestInternal: trimSlash(e.FLOE_INGEST_INTERNAL_URL ?? local(e.FLOE_INGEST_INTERNAL_PORT)),
+      ingestInternal: upstreams.ingestInternal[0],
       mcp: upstreams.mcp[0],
     },
     upstreams,
@@ -313,18 +412,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     mailStartsPerCallerPerHour: e.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR,
     pendingHandlesPerCaller: e.FLOE_PENDING_HANDLES_PER_CALLER,
     sinksEnabled: e.FLOE_SINKS === 'on',
-    oauth: { dynamicRegistration: e.FLOE_OAUTH_DYNAMIC_REGISTRATION === 'on', metadataAllowHosts, mcpUrl: trimSlash(e.FLOE_MCP_URL ?? `${baseUrl}/mcp`) },
+    oauth: { dynamicRegistration: e.FLOE_OAUTH_DYNAMIC_REGISTRATION === 'on', metadataAllowHosts, mcpUrl },
     adminRoutesPublic: e.FLOE_ADMIN_ROUTES_PUBLIC === 'true',
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     catalogMetadataCacheBytes: e.FLOE_CATALOG_METADATA_CACHE_MB * 1024 * 1024,
     maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS, jobLockSeconds: e.FLOE_MAINTENANCE_JOB_LOCK_SECONDS, crashAt: e.FLOE_MAINTENANCE_CRASH_AT },
     engine: { scratchDir: e.FLOE_ENGINE_SCRATCH_DIR ?? null, memoryLimit: e.FLOE_ENGINE_MEMORY_LIMIT, threads: e.FLOE_ENGINE_THREADS },
+    query: {
+      concurrency: e.FLOE_QUERY_CONCURRENCY, orgShare: e.FLOE_QUERY_ORG_SHARE, workerConcurrency: e.FLOE_QUERY_WORKER_CONCURRENCY,
+      memoryLimit: e.FLOE_QUERY_MEMORY_LIMIT, threads: e.FLOE_QUERY_THREADS, fileCacheBytes: e.FLOE_QUERY_FILE_CACHE_BYTES,
+    },
     teardown: { graceSeconds: e.FLOE_WAREHOUSE_DELETE_GRACE_SECONDS, crashAt: e.FLOE_TEARDOWN_CRASH_AT },
     listenHost: e.FLOE_LISTEN_HOST,
     trustProxy: e.FLOE_TRUST_PROXY,
     logLevel: e.FLOE_LOG_LEVEL,
-    trustedIssuers: e.FLOE_TRUSTED_ISSUERS.split(',').map((s) => s.trim()).filter(Boolean),
+    ...identityProvidersOf(e, baseUrl, webauthn.origins, local),
+    webauthn,
     dnsServers: e.FLOE_DNS_SERVERS,
     keyOverlapSeconds: e.FLOE_KEY_OVERLAP_SECONDS,
     signerCacheSeconds: e.FLOE_SIGNER_CACHE_SECONDS,
@@ -340,6 +444,51 @@ function dnsServerOk(s: string): boolean {
   const [host, port] = bracketed ? [bracketed[1], bracketed[2]] : v4 ? [v4[1], v4[2]] : [s, undefined];
   if (isIP(host) !== (v4 ? 4 : 6)) return false;
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
+/**
+ * Passkeys' relying party: by default FLOE_BASE_URL's host and origin. A
+ * relying party id cannot be an IP address, so a stack on a loopback address
+ * (the local stack's http://127.0.0.1:8080) is `localhost`, and its pages
+ * sign passkeys from http://localhost:<port>.
+ */
+function webAuthnOf(e: Env, baseUrl: string): FloeConfig['webauthn'] {
+  const base = new URL(baseUrl);
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  const loopback = isIP(host) !== 0 && (host.startsWith('127.') || host === '::1');
+  const rpId = e.FLOE_WEBAUTHN_RP_ID ?? (loopback ? 'localhost' : host);
+  const local = loopback ? `${base.protocol}//localhost${base.port ? `:${base.port}` : ''}` : null;
+  const origins = e.FLOE_WEBAUTHN_ORIGINS
+    ? e.FLOE_WEBAUTHN_ORIGINS.split(',').map((o) => trimSlash(o.trim())).filter(Boolean)
+    : [local ?? base.origin];
+  return { rpId, rpName: 'Floe', origins, passkeyLogin: e.FLOE_PASSKEY_LOGIN === 'true' };
+}
+
+/**
+ * Outside identities: the trusted issuers, the sign-in providers and the
+ * origins a sign-in may start from (the base URL's and the passkeys'), and
+ * the development identity provider, which a local stack runs and counts as
+ * both a sign-in provider (`dev`) and a trusted issuer.
+ */
+function identityProvidersOf(e: Env, baseUrl: string, pageOrigins: string[], local: (p: number) => string) {
+  const origins = [...new Set([new URL(baseUrl).origin, ...pageOrigins])];
+  const devOn = e.FLOE_DEV_IDP ? e.FLOE_DEV_IDP === 'on' : e.FLOE_ENV !== 'production';
+  const devIdentityProvider: DevIdentityProvider | null = devOn
+    ? { issuer: local(e.FLOE_DEV_IDP_PORT), port: e.FLOE_DEV_IDP_PORT, signIn: { ...DEV_IDP_CLIENT }, redirectUris: origins.map(signInRedirectUri) }
+    : null;
+  // Issuers exactly as written: an ID token's `iss` and a discovery document's `issuer` are compared with them character for character (some end in a slash).
+  const providers: SignInProvider[] = e.FLOE_SIGNIN_PROVIDERS.map((p) => ({ id: p.id, name: p.name, issuer: p.issuer, clientId: p.client_id, clientSecret: p.client_secret }));
+  if (devIdentityProvider && !providers.some((p) => p.id === 'dev')) {
+    providers.push({ id: 'dev', name: 'the development identity provider', issuer: devIdentityProvider.issuer, ...devIdentityProvider.signIn });
+  }
+  const audiences = e.FLOE_TRUSTED_AUDIENCES.split(',').map((s) => s.trim()).filter(Boolean);
+  const issuers = e.FLOE_TRUSTED_ISSUERS.split(',').map((s) => s.trim()).filter(Boolean);
+  if (devIdentityProvider && !issuers.includes(devIdentityProvider.issuer)) issuers.push(devIdentityProvider.issuer);
+  return {
+    trustedIssuers: issuers.map((issuer) => ({ issuer, audiences: audiences.length ? audiences : [baseUrl] })),
+    signIn: { providers, origins },
+    devIdentityProvider,
+  };
 }
 
 function trimSlash(u: string): string {

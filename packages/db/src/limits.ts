@@ -75,9 +75,18 @@ export async function effectiveLimits(db: Queryable, orgId: string | null): Prom
   const text = 'SELECT plan, overrides, note FROM org_limits WHERE org_id = $1';
   const rows = 'query' in db ? (await db.query(text, [orgId])).rows : await db.$queryRawUnsafe<Array<Record<string, any>>>(text, orgId);
   const row = rows[0];
+  return { ...limitsOfRow(row ?? null), note: row?.note ?? null };
+}
+
+/**
+ * An `org_limits` row (plan and overrides) as limits: the plan's numbers with
+ * the overrides laid over them; the free plan without a row. For readers that
+ * fetched the row with something else (the ingest gateway's sink lookup).
+ */
+export function limitsOfRow(row: { plan?: unknown; overrides?: unknown } | null): Omit<EffectiveLimits, 'note'> {
   const plan: PlanName = isPlanName(row?.plan) ? row.plan : 'free';
   const overrides = overridesOf(row?.overrides);
-  return { plan, overrides, limits: applyOverrides(plan, overrides), note: row?.note ?? null };
+  return { plan, overrides, limits: applyOverrides(plan, overrides) };
 }
 
 /**

@@ -24,6 +24,7 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'warehouses', key: 'id', column: 'storage_secret_key' },
   { table: 'warehouses', key: 'id', column: 'storage_ro_secret_key' },
   { table: 'signing_keys', key: 'kid', column: 'private_jwk' },
+  { table: 'totp_factors', key: 'principal_id', column: 'secret' },
 ];
 
 const PAGE = 500;

@@ -9,6 +9,8 @@
 //   read by field id, with each file's sequence number.
 // Equality fields must be top-level primitive columns of the schema (nested
 // ones are refused: read_parquet finds only top-level columns by field id).
+// A statement that reads several tables loads each one's deletes under a
+// prefix of its own (`__<prefix>inputs`, …; the rewrite's is empty).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { requirePrimitive, type StructField } from '@floe/iceberg';
 import { UnsupportedSchemaError, duckType, readName, readSchemaParam } from './columns.js';
@@ -38,6 +40,9 @@ interface InputFile {
 }
 
 export interface LoadedDeletes {
+  /** The tables' names: the inputs, and the position deletes. */
+  inputs: string;
+  pos: string;
   position: boolean;
   equality: { table: string; ids: number[]; bySequence: boolean }[];
   /** Whether the rewrite must join `__inputs` (sequence-scoped equality deletes). */
@@ -46,10 +51,11 @@ export interface LoadedDeletes {
 
 export async function loadDeletes(
   c: DuckDBConnection, files: readonly InputFile[], request: { positionDeletes?: PositionDeleteInput; equalityDeletes?: readonly EqualityDeleteInput[] },
-  inScratch: (p: string, what: string) => string, fields: readonly StructField[],
+  inScratch: (p: string, what: string) => string, fields: readonly StructField[], prefix = '',
 ): Promise<LoadedDeletes> {
-  await c.run('CREATE TEMP TABLE __inputs (filename VARCHAR, file_path VARCHAR, data_seq BIGINT, first_row_id BIGINT)');
-  const inputs = await c.createAppender('__inputs', 'main', 'temp');
+  const names = { inputs: `__${prefix}inputs`, pos: `__${prefix}pos` };
+  await c.run(`CREATE TEMP TABLE ${names.inputs} (filename VARCHAR, file_path VARCHAR, data_seq BIGINT, first_row_id BIGINT)`);
+  const inputs = await c.createAppender(names.inputs, 'main', 'temp');
   for (const f of files) {
     inputs.appendVarchar(f.localPath);
     inputs.appendVarchar(f.filePath);
@@ -59,14 +65,14 @@ export async function loadDeletes(
   }
   inputs.closeSync();
 
-  const loaded: LoadedDeletes = { position: false, equality: [], needInputs: false };
+  const loaded: LoadedDeletes = { ...names, position: false, equality: [], needInputs: false };
   const pos = request.positionDeletes;
   if (pos?.rows?.length || pos?.localPaths?.length) {
     loaded.position = true;
-    await c.run('CREATE TEMP TABLE __pos (filename VARCHAR, pos BIGINT)');
+    await c.run(`CREATE TEMP TABLE ${names.pos} (filename VARCHAR, pos BIGINT)`);
     if (pos.rows?.length) {
       const localByPath = new Map(files.map((f) => [f.filePath, f.localPath]));
-      const appender = await c.createAppender('__pos', 'main', 'temp');
+      const appender = await c.createAppender(names.pos, 'main', 'temp');
       for (const r of pos.rows) {
         const local = localByPath.get(r.file_path);
         if (local === undefined) continue;
@@ -78,7 +84,7 @@ export async function loadDeletes(
     }
     if (pos.localPaths?.length) {
       const paths = pos.localPaths.map((p) => inScratch(p, 'position delete file'));
-      await c.run(`INSERT INTO __pos SELECT i.filename, p.pos FROM read_parquet(${pathList(paths)}) p JOIN __inputs i ON i.file_path = p.file_path`);
+      await c.run(`INSERT INTO ${names.pos} SELECT i.filename, p.pos FROM read_parquet(${pathList(paths)}) p JOIN ${names.inputs} i ON i.file_path = p.file_path`);
     }
   }
 
@@ -100,7 +106,7 @@ export async function loadDeletes(
     if (bySequence && (group.some((e) => e.sequenceNumber === undefined) || files.some((f) => f.sequenceNumber === undefined))) {
       throw new RangeError('equality deletes scoped by sequence number need one on every delete and data file');
     }
-    const table = `__eq${loaded.equality.length}`;
+    const table = `__${prefix}eq${loaded.equality.length}`;
     await c.run(`CREATE TEMP TABLE ${table} (${columns.map((col) => `${col.name} ${col.type}`).join(', ')}, seq BIGINT)`);
     for (const e of group) {
       const seq = e.sequenceNumber === undefined ? 'NULL' : `${e.sequenceNumber}::BIGINT`;
@@ -116,7 +122,7 @@ export async function loadDeletes(
 /** The anti joins that drop deleted rows from `d` (the data files read with filename and file_row_number). */
 export function deleteJoins(loaded: LoadedDeletes): string[] {
   const joins: string[] = [];
-  if (loaded.position) joins.push('ANTI JOIN __pos p ON p.filename = d.filename AND p.pos = d.file_row_number');
+  if (loaded.position) joins.push(`ANTI JOIN ${loaded.pos} p ON p.filename = d.filename AND p.pos = d.file_row_number`);
   loaded.equality.forEach(({ table, ids, bySequence }, n) => {
     const on = ids.map((id) => `d.${readName(id)} IS NOT DISTINCT FROM e${n}.${readName(id)}`);
     if (bySequence) on.push(`i.data_seq < e${n}.seq`);

@@ -22,9 +22,11 @@
 // - allow_persistent_secrets=false: no secret is written to or read from disk.
 // - TimeZone=UTC: timestamptz values print and parse the same on every host.
 // - lock_configuration=true, set last: no SQL can SET or RESET any of the above.
+// (Applied by lockdown.ts, which the query sandbox's instances share.)
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { lockedDownInstance } from './lockdown.js';
 import { openNdjsonLoad, type NdjsonLoad, type NdjsonLoadRequest } from './ndjson-load.js';
 import { rewriteDataFiles, type RewriteRequest, type RewrittenFile } from './rewrite.js';
 import { toRows, type Row } from './rows.js';
@@ -65,33 +67,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const spill = join(scratchDir, '.spill');
   mkdirSync(spill, { recursive: true });
 
-  const instance = await DuckDBInstance.create(':memory:', {
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-    allow_community_extensions: 'false',
-    allow_unsigned_extensions: 'false',
-    allow_persistent_secrets: 'false',
-    temp_directory: spill,
-    memory_limit: options.memoryLimit,
-    threads: String(options.threads),
-  });
-  try {
-    // allowed_directories is refused as a creation option, so these go as SQL, in this order.
-    const setup = await instance.connect();
-    try {
-      for (const statement of [
-        "SET GLOBAL TimeZone = 'UTC'",
-        `SET GLOBAL allowed_directories = [${literal(scratchDir)}]`,
-        'SET GLOBAL enable_external_access = false',
-        'SET GLOBAL lock_configuration = true',
-      ]) await setup.run(statement);
-    } finally {
-      setup.closeSync();
-    }
-  } catch (err) {
-    instance.closeSync();
-    throw err;
-  }
+  const instance = await lockedDownInstance({ readable: scratchDir, spill, memoryLimit: options.memoryLimit, threads: options.threads });
 
   let open = true;
   // One connection per call: calls may overlap, and temporary tables die with their connection.

@@ -24,6 +24,9 @@ import { dataFileOptions, inScratch, nameStagedFiles, prepareOutput } from './ou
 import type { RewrittenFile } from './rewrite.js';
 import { ident, literal } from './sql.js';
 
+/** Rows appended between two turns of the event loop (about 0.1 s of appending). */
+const APPEND_ROWS_PER_TURN = 10_000;
+
 export type { NdjsonFile } from './ndjson-read.js';
 
 export interface NdjsonLoadRequest {
@@ -107,6 +110,9 @@ export async function openNdjsonLoad(c: DuckDBConnection, scratchDir: string, re
             else appender.appendValue(duckValue(fields[k].type, v), types[k]);
           }
           appender.endRow();
+          // Appending is synchronous work: the event loop gets a turn every so often, so a worker's
+          // job lock is renewed and its health answered while a large backlog goes in.
+          if (r % APPEND_ROWS_PER_TURN === APPEND_ROWS_PER_TURN - 1) await new Promise<void>((resolve) => setImmediate(resolve));
         }
         appender.flushSync();
       } finally {

@@ -100,7 +100,7 @@ export async function rewriteDataFiles(c: DuckDBConnection, scratchDir: string, 
     return [
       `SELECT ${select}`,
       `FROM read_parquet(${pathList([...ranges.keys()].map((i) => files[i].localPath))}, schema = ${schemaParam}, filename = true, file_row_number = true) d`,
-      needInputs ? 'JOIN __inputs i ON i.filename = d.filename' : '',
+      needInputs ? `JOIN ${deletes.inputs} i ON i.filename = d.filename` : '',
       ...deleteJoins(deletes),
       partialFilter(ranges, files),
       order,

@@ -41,10 +41,11 @@ const invalid = (message: string, field: string) => new HttpError(400, 'invalid_
 
 /**
  * A NUL in these parameters' values answers the code the spec gives the
- * parameter (the blob routes' `prefix`: `invalid_prefix`), not `invalid_value`;
- * the gateway and the service behind it must answer alike.
+ * parameter (the blob routes' `prefix`: `invalid_prefix`; their `key` and the
+ * object read's: `invalid_key`), not `invalid_value`; the gateway and the
+ * service behind it must answer alike.
  */
-const VALUE_CODES: Record<string, ErrorCode> = { prefix: 'invalid_prefix' };
+const VALUE_CODES: Record<string, ErrorCode> = { prefix: 'invalid_prefix', key: 'invalid_key' };
 
 /** The media types a JSON route reads (what express.json and the catalog's lossless parser take). */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];

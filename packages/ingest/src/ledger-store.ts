@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '@floe/db';
-import { withRecentRejects, type RollRecorded, type RollReport } from './roll-report';
+import { RECENT_REJECT_ROLLS, type RecentRejectRoll, type RollRecorded, type RollReport } from './roll-report';
 import { worklistEntry, type WaitingSink, type WorklistEntry } from './worklist';
 
 // The sink ledger's one owner: every read and write of a roll's side of the
@@ -136,21 +136,19 @@ export function recordRoll(prisma: PrismaClient, sinkId: string, r: RollReport):
     const lastRoll = r.batch_ids.length
       ? { at: now.toISOString(), batches: committed, rows: r.rows, rejected_rows: r.rejected_rows, snapshot_id: r.snapshot_id, seconds: r.seconds }
       : undefined;
-    // Read, then written: a sink's rolls are recorded one at a time (the roller's sink lock).
-    const recentRejects = r.reject_summary && r.rejected_rows > 0
-      ? withRecentRejects((await tx.sink.findUnique({ where: { id: sinkId }, select: { recentRejects: true } }))?.recentRejects, {
-        at: now.toISOString(), rows: r.rejected_rows, snapshot_id: r.snapshot_id, file: r.reject_file ?? null, ...r.reject_summary,
-      })
-      : undefined;
     let { state } = await tx.sink.update({
       where: { id: sinkId },
       data: {
         lastRoll, rejectedRows: { increment: r.rejected_rows }, rejectFiles: { increment: r.reject_file ? 1 : 0 },
-        ...(recentRejects ? { recentRejects: recentRejects as unknown as Prisma.InputJsonValue } : {}),
         ...(r.table_changes_applied ? { tableChangesApplied: true } : {}),
       },
       select: { state: true },
     });
+    if (r.reject_summary && r.rejected_rows > 0) {
+      await prependRecentRejects(tx, sinkId, {
+        at: now.toISOString(), rows: r.rejected_rows, snapshot_id: r.snapshot_id, file: r.reject_file ?? null, ...r.reject_summary,
+      });
+    }
     if (r.disabled_reason && state === 'active') {
       await tx.sink.updateMany({ where: { id: sinkId, state: 'active' }, data: { state: 'disabled', disabledReason: r.disabled_reason } });
       state = 'disabled';
@@ -160,4 +158,21 @@ export function recordRoll(prisma: PrismaClient, sinkId: string, r: RollReport):
     })).count;
     return { committed, discarded, pruned, state };
   }, { maxWait: 10_000, timeout: 30_000 });
+}
+
+/**
+ * Puts a roll's rejects in front of the sink's recent rejects and keeps the
+ * newest RECENT_REJECT_ROLLS (anything but an array stored there counts as
+ * none). One UPDATE reads the list it changes under its own row lock, so
+ * rolls recorded at once each land, with or without the roller's sink lock.
+ * Raw SQL: Prisma writes a JSON column only whole.
+ */
+async function prependRecentRejects(tx: Prisma.TransactionClient, sinkId: string, roll: RecentRejectRoll): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE sinks SET recent_rejects = (
+      SELECT jsonb_agg(t.entry ORDER BY t.n)
+        FROM jsonb_array_elements(jsonb_build_array(${JSON.stringify(roll)}::jsonb)
+               || CASE WHEN jsonb_typeof(sinks.recent_rejects) = 'array' THEN sinks.recent_rejects ELSE '[]'::jsonb END) WITH ORDINALITY AS t(entry, n)
+       WHERE t.n <= ${RECENT_REJECT_ROLLS})
+     WHERE id = ${sinkId}`;
 }

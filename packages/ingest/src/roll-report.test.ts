@@ -1,4 +1,4 @@
-import { REJECT_EXAMPLE_CHARS, RECENT_REJECT_ROLLS, RollReport, summarizeRejects, withRecentRejects, type RecentRejectRoll } from './roll-report';
+import { REJECT_EXAMPLE_CHARS, RollReport, summarizeRejects } from './roll-report';
 
 const reject = (i: number, reason: string, raw = `{"n":${i}}`) => ({ batch_id: `b${i}`, line: i + 1, reason, raw });
 
@@ -19,12 +19,4 @@ test('past 20 distinct reasons the rest count as other; a long line is cut', () 
   expect(s.reasons['reason 3']).toBe(2);
   expect(s.examples[0].raw).toBe(`${'x'.repeat(REJECT_EXAMPLE_CHARS)}…`);
   expect(() => RollReport.parse({ reject_summary: s })).not.toThrow();
-});
-
-test('a sink keeps its five latest rolls with rejects, newest first', () => {
-  const roll = (n: number): RecentRejectRoll => ({ at: `t${n}`, rows: n, snapshot_id: null, file: null, reasons: { r: n }, examples: [] });
-  let recent: unknown = null;
-  for (let n = 1; n <= 7; n++) recent = withRecentRejects(recent, roll(n));
-  expect((recent as RecentRejectRoll[]).map((r) => r.at)).toEqual(['t7', 't6', 't5', 't4', 't3']);
-  expect((recent as RecentRejectRoll[])).toHaveLength(RECENT_REJECT_ROLLS);
 });

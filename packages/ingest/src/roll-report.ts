@@ -11,7 +11,7 @@ export const REJECT_EXAMPLES = 3;
 export const REJECT_EXAMPLE_CHARS = 500;
 /** Distinct reasons counted per roll; the rest are counted under `other`. */
 export const REJECT_REASONS = 20;
-/** Rolls with rejects a sink keeps for GET /v1/sinks/{id}. */
+/** Rolls with rejects a sink keeps for GET /v1/sinks/{id}, newest first (kept in the database: ledger-store.ts recordRoll). */
 export const RECENT_REJECT_ROLLS = 5;
 /** The `disabled_reason` a roll gives a sink whose table (or namespace) is gone; PATCH /v1/sinks/{id} clears it once the table is back. */
 export const TABLE_MISSING = 'table_missing';
@@ -75,10 +75,4 @@ export interface RecentRejectRoll extends RejectSummary {
   rows: number;
   snapshot_id: string | null;
   file: string | null;
-}
-
-/** The sink's recent rejects with this roll's in front, at most RECENT_REJECT_ROLLS. */
-export function withRecentRejects(recent: unknown, roll: RecentRejectRoll): RecentRejectRoll[] {
-  const earlier = Array.isArray(recent) ? (recent as RecentRejectRoll[]) : [];
-  return [roll, ...earlier].slice(0, RECENT_REJECT_ROLLS);
 }

@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { HttpError, type Logger } from '@floe/http';
+import { htmlBody } from './html-body';
 
 // Outgoing mail, through nodemailer over SMTP to the server the deployment
 // names (the development mail server on a local stack). With no server
@@ -33,7 +34,7 @@ export class Mailer {
       return 'log';
     }
     try {
-      await this.transport.sendMail({ from: this.o.from, to: m.to, subject: m.subject, text: m.text });
+      await this.transport.sendMail({ from: this.o.from, to: m.to, subject: m.subject, text: m.text, html: htmlBody(m.text) });
     } catch (err) {
       this.o.logger.warn('the mail server refused a message', { to: m.to, subject: m.subject, err: (err as Error).message });
       throw new HttpError(502, 'mail_error', 'the mail server did not take the message; nothing was changed, retry shortly', { retry_after_seconds: 5 }, { 'Retry-After': '5' });

@@ -5,10 +5,11 @@
 import { CATALOG_PURGE_QUEUE } from './catalog-purge';
 import { CREDENTIALS_QUEUE } from './credentials';
 import { MAINTENANCE_QUEUE } from './maintenance';
-import { METERING_QUEUE } from './metering';
+import { METERING_QUEUE, METERING_SWEEP_QUEUE } from './metering';
 import { OAUTH_PRUNE_QUEUE } from './oauth-prune';
 import { ORG_ERASURE_QUEUE } from './org-erasure';
 import { PROVISIONING_QUEUE } from './provisioning';
+import { QUERY_QUEUE } from './query';
 import { REJECTS_AGEING_QUEUE, SINK_ROLL_QUEUE, SINK_TICK_QUEUE } from './sink-roll';
 import { STORAGE_POLICY_QUEUE } from './storage-policies';
 import { UPLOADER_EXPIRY_QUEUE } from './uploader-expiry';
@@ -26,6 +27,7 @@ export * from './metering';
 export * from './oauth-prune';
 export * from './org-erasure';
 export * from './provisioning';
+export * from './query';
 export * from './sink-roll';
 export * from './storage-policies';
 export * from './uploader-expiry';
@@ -37,6 +39,7 @@ export const QUEUES = {
   teardown: TEARDOWN_QUEUE,
   teardownSweep: TEARDOWN_SWEEP_QUEUE,
   metering: METERING_QUEUE,
+  meteringSweep: METERING_SWEEP_QUEUE,
   sinkRoll: SINK_ROLL_QUEUE,
   sinkTick: SINK_TICK_QUEUE,
   rejectsAgeing: REJECTS_AGEING_QUEUE,
@@ -46,6 +49,7 @@ export const QUEUES = {
   oauthPrune: OAUTH_PRUNE_QUEUE,
   storagePolicies: STORAGE_POLICY_QUEUE,
   maintenance: MAINTENANCE_QUEUE,
+  query: QUERY_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
-  catalogPurgeJobs, credentialJobs, defineJob, maintenanceJobs, meteringJobs, oauthPruneJobs, orgErasureJobs, Producers, provisioningJobs, QUEUES,
+  catalogPurgeJobs, credentialJobs, defineJob, maintenanceJobs, meteringJobs, meteringSweepJobs, oauthPruneJobs, orgErasureJobs, Producers, provisioningJobs, QUEUES,
   queueConnection, sinkJobs, storagePolicyJobs, teardownJobs, teardownSweepJobs, uploaderExpiryJobs, type JobDefinition,
 } from './index';
 
@@ -61,6 +61,20 @@ test('enqueueMany adds each with its own id, in one round trip', async () => {
   for (const id of ['greet-cy', 'greet-di']) expect((await queue.getJob(id))!.opts).toMatchObject({ attempts: 3, priority: 10, removeOnFail: 1000 });
 });
 
+test('a sweep\'s measurements wait in their queue\'s plain list, where the autoscaler counts them', async () => {
+  const sweepQueue = new Queue(QUEUES.meteringSweep, { connection, prefix });
+  const redis = new Redis(redisUrl);
+  try {
+    const ids = await producers.enqueueMany(meteringSweepJobs.measure, ['w1', 'w2'].map((w) => ({ warehouse_id: w, source: 'sweep' as const, slot: 7 })));
+    expect(ids).toEqual(['sweep-7-w1', 'sweep-7-w2']);
+    expect(await redis.llen(`${prefix}:metering-sweep:wait`)).toBe(2);
+    expect(await sweepQueue.getJobCounts('wait', 'prioritized')).toEqual({ wait: 2, prioritized: 0 });
+  } finally {
+    await sweepQueue.close();
+    await redis.quit();
+  }
+});
+
 test('the definitions keep the queue and job names, ids and options running stacks hold', () => {
   const at = <S extends z.ZodType>(def: JobDefinition<S>, payload: unknown) => [def.queue, def.name, def.jobId?.(def.payload.parse(payload)) ?? null, def.options];
   const table = { namespace: ['events'], table: 'clicks' };
@@ -70,11 +84,16 @@ test('the definitions keep the queue and job names, ids and options running stac
   expect([maintenanceJobs.plan.name, maintenanceJobs.plan.options]).toEqual(['plan', { removeOnComplete: { age: 300 }, removeOnFail: { age: 300 }, attempts: 1 }]);
   expect(at(maintenanceJobs.sweep, {})).toEqual(['maintenance', 'sweep', null, { removeOnComplete: true, removeOnFail: 100 }]);
   const measure = { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 2000 } };
-  expect(at(meteringJobs.measure, { warehouse_id: 'w1', source: 'sweep', slot: 7 })).toEqual(['metering', 'measure', 'sweep-7-w1', measure]);
+  expect(at(meteringSweepJobs.measure, { warehouse_id: 'w1', source: 'sweep', slot: 7 })).toEqual(['metering-sweep', 'measure', 'sweep-7-w1', measure]);
   expect(at(meteringJobs.measure, { warehouse_id: 'w1', source: 'creation' })).toEqual(['metering', 'measure', 'creation-w1', measure]);
   expect(at(meteringJobs.measure, { warehouse_id: 'w1', source: 'creation', restored_at: '2026-01-01T00:00:00.000Z' }))
     .toEqual(['metering', 'measure', `restore-${Date.parse('2026-01-01T00:00:00.000Z')}-w1`, measure]);
-  expect(() => meteringJobs.measure.jobId({ warehouse_id: 'w1', source: 'sweep' })).toThrow(/no sweep slot/);
+  // A sweep's measurement is queued only on its own queue, with its slot; `metering` still runs one queued there before.
+  expect(() => meteringJobs.measure.jobId({ warehouse_id: 'w1', source: 'sweep', slot: 7 })).toThrow(/goes to the metering-sweep queue/);
+  expect(meteringJobs.measure.payload.safeParse({ warehouse_id: 'w1', source: 'sweep', slot: 7 }).success).toBe(true);
+  for (const refused of [{ warehouse_id: 'w1', source: 'sweep' }, { warehouse_id: 'w1', source: 'creation', slot: 7 }]) {
+    expect(meteringSweepJobs.measure.payload.safeParse(refused).success).toBe(false);
+  }
   expect(at(meteringJobs.sweep, {})).toEqual(['metering', 'sweep', null, { removeOnComplete: true, removeOnFail: 100 }]);
   expect(at(sinkJobs.roll, { sink_id: 's1', warehouse_id: 'w1', namespace: 'n', table_name: 't', state: 'active' }))
     .toEqual(['sink-roll', 'roll', 'roll-s1', { removeOnComplete: true, removeOnFail: true }]);

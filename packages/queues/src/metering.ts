@@ -1,16 +1,23 @@
 import { z } from 'zod';
 import { defineJob, NoPayload } from './job';
 
-// The `metering` queue (docs/architecture.md): one idempotent `measure` job
-// per catalog — fanned out by the cluster's `sweep` scheduler every
-// FLOE_METERING_SWEEP_SECONDS, or queued delayed by the control plane when it
-// creates a catalog (the first sample, FLOE_METERING_FIRST_SAMPLE_SECONDS
-// later), or at once when it restores one (its samples went with the
-// deletion). Consumed by the metering worker; any number of replicas may run.
+// Metering's two queues (docs/architecture.md), both consumed by the metering
+// worker; any number of replicas may run. `metering` holds the cluster's
+// `sweep` scheduler and its fan-out, and the measurements asked for one
+// catalog: queued delayed by the control plane when it creates a catalog (the
+// first sample, FLOE_METERING_FIRST_SAMPLE_SECONDS later), or at once when it
+// restores one (its samples went with the deletion). `metering-sweep` holds
+// the fan-out's measurement of every live catalog, every
+// FLOE_METERING_SWEEP_SECONDS. A queue of its own, not a BullMQ priority: the
+// worker takes each queue with its own concurrency, so a first sample never
+// waits behind a sweep of thousands of catalogs, and both queues' waiting
+// lists are plain Redis lists the autoscaler reads (k8s/metering-worker.yaml;
+// prioritized jobs wait in a sorted set it cannot see).
 
 export const METERING_QUEUE = 'metering';
+export const METERING_SWEEP_QUEUE = 'metering-sweep';
 
-/** The one scheduler of the sweep, whichever metering worker upserts it. */
+/** The one scheduler of the sweep (on the `metering` queue, with its fan-out), whichever metering worker upserts it. */
 export const METERING_SWEEP_SCHEDULER = 'metering-sweep';
 
 /** Which path queued a measurement; the sample records it (`on_demand` is the control plane's own measure route). */
@@ -40,6 +47,10 @@ export const MeasureJob = z.object({
 });
 export type MeasureJob = z.infer<typeof MeasureJob>;
 
+/** A sweep's measurement: its slot is its key. */
+export const SweepMeasureJob = MeasureJob.extend({ source: z.literal('sweep'), slot: z.number().int().nonnegative() });
+export type SweepMeasureJob = z.infer<typeof SweepMeasureJob>;
+
 /**
  * The sweep slot a scheduled job belongs to: its due time in whole
  * intervals. Rounded, not floored, so a job due a few ms early or late keeps
@@ -60,30 +71,34 @@ export const restoreMeasureJobId = (warehouseId: string, restoredAt: number): st
 
 export const MEASURE_JOB_OPTIONS = { removeOnComplete: 1000, removeOnFail: 1000, attempts: 3, backoff: { type: 'exponential', delay: 2000 } } as const;
 
-/**
- * A sweep's measure jobs wait behind every job without a priority (BullMQ
- * takes those first): a new catalog's first sample and the next sweep's
- * fan-out are never queued behind a sweep of thousands of catalogs.
- */
-export const SWEEP_MEASURE_JOB_OPTIONS = { ...MEASURE_JOB_OPTIONS, priority: 10 } as const;
-
 /** A sweep that failed is not retried: the next one comes within its interval. */
 export const SWEEP_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
 
 export const meteringJobs = {
-  /** A sweep's measurement is keyed by its slot, a restore's by its time, a creation's by the catalog alone. */
+  /**
+   * A creation's measurement is keyed by the catalog alone, a restore's by
+   * its time. Its payload still parses a sweep's: during a rolling update a
+   * replica of the version before queues them here (with a priority), and
+   * these run them; a producer queues a sweep's measurement only as
+   * meteringSweepJobs.measure.
+   */
   measure: defineJob({
     queue: METERING_QUEUE, name: 'measure', payload: MeasureJob, options: MEASURE_JOB_OPTIONS,
-    jobId: (p) => (p.source === 'sweep' ? sweepMeasureJobId(p.warehouse_id, slotOf(p))
-      : p.restored_at !== undefined ? restoreMeasureJobId(p.warehouse_id, Date.parse(p.restored_at)) : creationMeasureJobId(p.warehouse_id)),
+    jobId: (p) => {
+      if (p.source === 'sweep') throw new Error(`a sweep's measurement of ${p.warehouse_id} goes to the ${METERING_SWEEP_QUEUE} queue`);
+      return p.restored_at !== undefined ? restoreMeasureJobId(p.warehouse_id, Date.parse(p.restored_at)) : creationMeasureJobId(p.warehouse_id);
+    },
   }),
   sweep: defineJob({ queue: METERING_QUEUE, name: 'sweep', payload: NoPayload, options: SWEEP_JOB_OPTIONS }),
 };
 
-function slotOf(p: MeasureJob): number {
-  if (p.slot === undefined) throw new Error(`a sweep's measurement of ${p.warehouse_id} names no sweep slot`);
-  return p.slot;
-}
+export const meteringSweepJobs = {
+  /** Keyed by catalog and slot: a retried fan-out, or a second replica's, adds nothing. */
+  measure: defineJob({
+    queue: METERING_SWEEP_QUEUE, name: 'measure', payload: SweepMeasureJob, options: MEASURE_JOB_OPTIONS,
+    jobId: (p) => sweepMeasureJobId(p.warehouse_id, p.slot),
+  }),
+};
 
 const BucketFigures = z.object({ bytes: z.number().int().nonnegative(), objects: z.number().int().nonnegative() });
 

@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions, type QueueOptions } from 'bullmq';
 import type { z } from 'zod';
 import type { QueueName } from './index';
 import type { KeyedJob } from './job';
@@ -32,6 +32,12 @@ export function queueDeps(redisUrl: string, redisPrefix: string): { connection: 
   return { connection, prefix, producers: new Producers(connection, prefix) };
 }
 
+/**
+ * A queue's own options. The query queue's answers hold a caller's rows (up to
+ * a megabyte) and travel in its events stream: the stream keeps few of them.
+ */
+const QUEUE_OPTIONS: Partial<Record<QueueName, Omit<QueueOptions, 'connection'>>> = { query: { streams: { events: { maxLen: 100 } } } };
+
 /** What every add keeps of finished jobs unless its options say otherwise. */
 const KEPT_JOBS: JobsOptions = { removeOnComplete: 1000, removeOnFail: 1000 };
 
@@ -50,7 +56,7 @@ export class Producers {
   private queue(name: QueueName): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      q = new Queue(name, { connection: this.connection, prefix: this.prefix, ...QUEUE_OPTIONS[name] });
       this.queues.set(name, q);
     }
     return q;
@@ -78,6 +84,12 @@ export class Producers {
   async enqueueAndWait<S extends z.ZodType>(def: KeyedJob<S>, payload: z.input<S>, timeoutMs: number, extra?: EnqueueOptions): Promise<unknown> {
     const { data, opts } = this.prepared(def, payload, extra);
     return this.addAndWait(def.queue, def.name, data, opts, timeoutMs);
+  }
+
+  /** As enqueueAndWait, answering also the job's id (to remove it when the wait gives up). */
+  async enqueueAndWaitWithId<S extends z.ZodType>(def: KeyedJob<S>, payload: z.input<S>, timeoutMs: number): Promise<{ jobId: string; answer: Promise<unknown> }> {
+    const { data, opts } = this.prepared(def, payload);
+    return { jobId: opts.jobId, answer: this.addAndWait(def.queue, def.name, data, opts, timeoutMs) };
   }
 
   private prepared<S extends z.ZodType>(def: KeyedJob<S>, payload: z.input<S>, extra?: EnqueueOptions): { data: z.output<S>; opts: JobsOptions & { jobId: string } } {

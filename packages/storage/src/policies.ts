@@ -150,9 +150,9 @@ export function uploaderPolicy(bucket: string, prefix: string, list: boolean): P
 
 export const PUBLIC_READ_SID = 'FloePublicRead';
 
-/** Anonymous GET of every object; no listing, no writes. */
-export function publicReadStatement(bucket: string): Record<string, unknown> {
-  return { Sid: PUBLIC_READ_SID, Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [objectsArn(bucket)] };
+/** Anonymous GET of every object (or of those under `prefix`, a key prefix ending in `/`); no listing, no writes. */
+export function publicReadStatement(bucket: string, prefix = ''): Record<string, unknown> {
+  return { Sid: PUBLIC_READ_SID, Effect: 'Allow', Principal: '*', Action: ['s3:GetObject'], Resource: [objectsArn(bucket, prefix)] };
 }
 
 /** What a bucket's lifecycle configuration is changed with; a table bucket must never let anyone do it. */

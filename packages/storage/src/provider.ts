@@ -143,7 +143,11 @@ export interface StorageProvider {
   setUploaderPolicy(spec: Omit<UploaderSpec, 'displayName'>): Promise<'put' | 'absent'>;
   revokeUploader(uid: string): Promise<UploaderRevocation>;
 
-  setPublicRead(bucket: string, on: boolean): Promise<{ changed: boolean; policy: Record<string, unknown> | null }>;
+  /**
+   * Anonymous read of the bucket's objects on or off; with `prefix` (a key prefix ending in `/`)
+   * only the objects under it. Turning it on again with another prefix replaces the statement.
+   */
+  setPublicRead(bucket: string, on: boolean, prefix?: string): Promise<{ changed: boolean; policy: Record<string, unknown> | null }>;
   /** Hard quota in bytes; null removes it. */
   setBucketQuota(bucket: string, maxBytes: number | null): Promise<void>;
   getBucketQuota(bucket: string): Promise<{ enabled: boolean; maxBytes: number | null }>;

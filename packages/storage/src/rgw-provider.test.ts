@@ -242,6 +242,27 @@ describe('public read', () => {
     expect(off).toEqual({ changed: true, policy: null });
     expect((await fetch(url)).status).toBe(403);
   });
+
+  test('with a prefix only the objects under it are public; another prefix replaces the statement', async () => {
+    const { endpoint } = storeEndpoint();
+    await put(store.s3, A.table, 'open/t/v1.metadata.json', 'open');
+    await put(store.s3, A.table, 'closed/t/v1.metadata.json', 'closed');
+    await put(store.s3, A.table, 'opened/t/v1.metadata.json', 'opened');
+    const status = async (key: string) => (await fetch(`${endpoint}/${A.table}/${key}`)).status;
+
+    const on = await store.setPublicRead(A.table, true, 'open/');
+    expect(on.changed).toBe(true);
+    expect(JSON.stringify(on.policy)).toContain(`arn:aws:s3:::${A.table}/open/*`);
+    expect([await status('open/t/v1.metadata.json'), await status('closed/t/v1.metadata.json'), await status('opened/t/v1.metadata.json')]).toEqual([200, 403, 403]);
+    expect((await store.setPublicRead(A.table, true, 'open/')).changed).toBe(false);
+
+    expect((await store.setPublicRead(A.table, true, 'closed/')).changed).toBe(true);
+    expect([await status('open/t/v1.metadata.json'), await status('closed/t/v1.metadata.json')]).toEqual([403, 200]);
+    expect((await store.setPublicRead(A.table, true)).changed).toBe(true);
+    expect([await status('open/t/v1.metadata.json'), await status('closed/t/v1.metadata.json')]).toEqual([200, 200]);
+    expect((await store.setPublicRead(A.table, false)).changed).toBe(true);
+    expect(await status('open/t/v1.metadata.json')).toBe(403);
+  });
 });
 
 describe('quotas', () => {

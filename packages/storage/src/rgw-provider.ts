@@ -504,13 +504,16 @@ export class RgwStorage implements StorageProvider {
 
   // ---- public read, quotas -------------------------------------------------
 
-  async setPublicRead(bucket: string, on: boolean): Promise<{ changed: boolean; policy: Record<string, unknown> | null }> {
+  async setPublicRead(bucket: string, on: boolean, prefix = ''): Promise<{ changed: boolean; policy: Record<string, unknown> | null }> {
     const current = await this.getBucketPolicy(bucket);
     const others = (current?.Statement ?? []).filter((s) => s.Sid !== PUBLIC_READ_SID);
-    const wasOn = (current?.Statement ?? []).some((s) => s.Sid === PUBLIC_READ_SID);
-    const statements = on ? [...others, publicReadStatement(bucket)] : others;
+    const was = (current?.Statement ?? []).find((s) => s.Sid === PUBLIC_READ_SID);
+    const wanted = on ? publicReadStatement(bucket, prefix) : undefined;
+    const statements = wanted ? [...others, wanted] : others;
     const policy = statements.length ? { Version: '2012-10-17', Statement: statements } : null;
-    if (wasOn === on) return { changed: false, policy };
+    // The same statement (the store may answer a lone resource as a string): nothing to write.
+    if (!was && !wanted) return { changed: false, policy };
+    if (was && wanted && [was.Resource].flat().join() === [wanted.Resource].flat().join()) return { changed: false, policy };
     try {
       if (policy) await this.s3.send(new PutBucketPolicyCommand({ Bucket: bucket, Policy: compact(policy) }));
       else await this.s3.send(new DeleteBucketPolicyCommand({ Bucket: bucket }));

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { domainProofKey, recordKeyUse, type CatalogFinder, type TxtLookup } from '@floe/accounts';
+import { legacyDomainProofKey, recordKeyUse, type CatalogFinder, type TxtLookup } from '@floe/accounts';
 import { resolveWarehouse, CatalogSecrets, warehouseTokenSource } from '@floe/catalogs';
 import { Authenticator } from '@floe/auth';
 import { prismaOver, type PrismaClient } from '@floe/db';
@@ -31,8 +31,10 @@ export interface ControlPlaneDeps extends RedisDeps {
   mailer: Mailer;
   /** Authentication then the caller's organisations: the head of every caller route. */
   authed: RequestHandler[];
-  /** The key of the domain DNS proof's tokens (from the bootstrap secret; null without one: no DNS proof). */
-  domainProofKey: Buffer | null;
+  /** The same for a route that only reads whatever its method (a token consented for reading may call it). */
+  authedToRead: RequestHandler[];
+  /** The key of the domain DNS proof's tokens handed out before tokens were stored (from the bootstrap secret; null without one). */
+  legacyDomainProofKey: Buffer | null;
   /** TXT lookups of the domain DNS proof, over FLOE_DNS_SERVERS. */
   lookupTxt: TxtLookup;
 }
@@ -42,7 +44,7 @@ export const controlPlane = deployable<ControlPlaneDeps>({
   poolMax: 10,
   redis: { autoPipelining: true },
   particular: ({ config, db, redis, logger }) => {
-    const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId) });
+    const auth = new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId), trustedIssuers: config.trustedIssuers, logger });
     const prisma = prismaOver(db);
     return {
       auth,
@@ -56,7 +58,8 @@ export const controlPlane = deployable<ControlPlaneDeps>({
       catalogs: { resolve: resolveWarehouse },
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       authed: [auth.requireCaller(), loadAccess(prisma, db)],
-      domainProofKey: domainProofKey(config.bootstrapSecret),
+      authedToRead: [auth.requireCaller(), loadAccess(prisma, db, true)],
+      legacyDomainProofKey: legacyDomainProofKey(config.bootstrapSecret),
       lookupTxt: txtLookup(config.dnsServers),
     };
   },

@@ -70,8 +70,9 @@ export function storedOf(w: WarehouseRecord) {
   };
 }
 
-export function publicUrlOf(config: FloeConfig, w: WarehouseRecord): string | null {
-  return w.publicSince ? `${config.s3Url}/${w.tableBucket}/` : null;
+/** Where anyone reads a public catalog's files: the table bucket, or the part of it its files prefix names. */
+export function publicUrlOf(config: Pick<FloeConfig, 's3Url'>, w: Pick<WarehouseRecord, 'publicSince' | 'tableBucket' | 'publicPrefix'>): string | null {
+  return w.publicSince ? `${config.s3Url}/${w.tableBucket}/${w.publicPrefix}` : null;
 }
 
 /** A row of GET /v1/warehouses. */

@@ -8,14 +8,13 @@
 // the application's redirect address. Every value from the request is
 // shown as text, never as markup: the client's name and logo are the
 // application's own claims.
-import { asPerson, onSubmit, session, show } from '/app/app.js';
+import { asPerson, onSubmit, session, show, signInAndReturn } from '/app/app.js';
 
 const params = new URLSearchParams(location.search);
 const requestId = params.get('request');
 const orgId = params.get('org_id');
 const forms = { pickOrg: document.getElementById('pick-org'), decide: document.getElementById('decide') };
 const here = (extra) => `/app/authorize?${new URLSearchParams({ request: requestId ?? '', ...extra })}`;
-const signIn = () => location.assign(`/app/login?return_to=${encodeURIComponent(location.pathname + location.search)}`);
 
 /** The refusals a person can meet here, in words that say what to do next. */
 const MESSAGES = {
@@ -40,7 +39,7 @@ function showForm(form, message = '') {
 
 /** A failed read: sign in again, choose an organisation, or the refusal in words. */
 function notShown(err) {
-  if (err.code === 'not_signed_in' || err.status === 401) return signIn();
+  if (err.code === 'not_signed_in' || err.status === 401) return signInAndReturn();
   if (err.code === 'org_required' && err.details?.available?.length) {
     forms.pickOrg.querySelector('select').replaceChildren(...err.details.available.map((o) => new Option(o.name, o.org_id)));
     return showForm(forms.pickOrg);
@@ -152,7 +151,7 @@ function render(p) {
 
 onSubmit(forms.pickOrg, async (f) => location.assign(here({ org_id: f.org_id })));
 
-if (!session.get()) signIn();
+if (!session.get()) signInAndReturn();
 else if (!requestId) problem({ message: 'This address names no request. Go back to the application and connect again.' });
 else {
   asPerson('GET', `/v1/oauth/authorize/pending?${new URLSearchParams({ request_id: requestId, ...(orgId ? { org_id: orgId } : {}) })}`)

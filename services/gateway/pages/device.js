@@ -1,16 +1,16 @@
 // The device approval page's behaviour (device.html): a signed-in person
 // reads what a machine asked for (GET /v1/auth/device/pending), unticks
 // catalogs or lowers levels (offered up to their own), and approves or
-// denies (POST /v1/auth/device/approve). Without a session it signs in
-// first and comes back here.
-import { asPerson, onSubmit, session, show } from '/app/app.js';
+// denies (POST /v1/auth/device/approve). A machine asking for an admin agent
+// is told apart, and whether this person's approval makes one (only an
+// admin's does). Without a session it signs in first and comes back here.
+import { asPerson, onSubmit, session, show, signInAndReturn } from '/app/app.js';
 
 const params = new URLSearchParams(location.search);
 const userCode = params.get('user_code');
 const orgId = params.get('org_id');
 const forms = { lookup: document.getElementById('lookup'), pickOrg: document.getElementById('pick-org'), decide: document.getElementById('decide') };
 const here = (extra) => `/app/device?${new URLSearchParams({ user_code: userCode ?? '', ...extra })}`;
-const signIn = () => location.assign(`/app/login?return_to=${encodeURIComponent(location.pathname + location.search)}`);
 
 /** A form shown with a message in its alert region. */
 function showForm(form, message = '') {
@@ -21,8 +21,9 @@ function showForm(form, message = '') {
 function done(answer) {
   for (const f of Object.values(forms)) f.hidden = true;
   const given = answer.connection?.warehouses.map((w) => `${w.level} on ${w.name}`).join(', ');
+  const asAdmin = answer.connection?.role === 'admin' ? ', as an admin agent' : '';
   show('outcome', answer.approved
-    ? `Approved: ${answer.client_name} gets ${given}. Go back to your device to finish; it collects its own key.`
+    ? `Approved: ${answer.client_name} gets ${given}${asAdmin}. Go back to your device to finish; it collects its own key.`
     : `Denied: ${answer.client_name} will not be connected.`);
 }
 
@@ -60,10 +61,15 @@ function catalogRow(w, i, requestedLevel) {
   return row;
 }
 
+/** What an admin request comes to: `role` is what this person's approval gives. */
+const roleNote = (p) => (p.requested_role !== 'admin' ? ''
+  : p.role === 'admin' ? ' It asks to be an admin agent: approving makes it one.'
+  : ` It asks to be an admin agent; you are a member of ${p.organization.name}, so it will be a member agent.`);
+
 function render(p) {
   const host = p.hostname ? ` on ${p.hostname}` : '';
   document.getElementById('machine').textContent =
-    `${p.client}${host} asks to join ${p.organization.name} as the agent “${p.client_name}” (code ${p.user_code}, ${Math.ceil(p.expires_in / 60)} minutes left).`;
+    `${p.client}${host} asks to join ${p.organization.name} as the agent “${p.client_name}” (code ${p.user_code}, ${Math.ceil(p.expires_in / 60)} minutes left).${roleNote(p)}`;
   document.getElementById('catalogs').replaceChildren(...p.warehouses.map((w, i) => catalogRow(w, i, p.requested_level)));
   showForm(forms.decide);
 
@@ -88,9 +94,9 @@ function render(p) {
 onSubmit(forms.lookup, async (f) => location.assign(`/app/device?user_code=${encodeURIComponent(f.user_code.trim())}`));
 onSubmit(forms.pickOrg, async (f) => location.assign(here({ org_id: f.org_id })));
 
-if (!session.get()) signIn();
+if (!session.get()) signInAndReturn();
 else if (!userCode) showForm(forms.lookup);
 else {
   asPerson('GET', `/v1/auth/device/pending?${new URLSearchParams({ user_code: userCode, ...(orgId ? { org_id: orgId } : {}) })}`)
-    .then(render, (err) => (err.code === 'not_signed_in' || err.status === 401 ? signIn() : notPending(err)));
+    .then(render, (err) => (err.code === 'not_signed_in' || err.status === 401 ? signInAndReturn() : notPending(err)));
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type RequestHandler } from 'express';
 import type { FloeConfig } from '@floe/config';
 import { clientAddressFor, createApp, errorBody, flatOAuthBody, gatewayProofKey, HttpError, isOAuthEndpoint, type ErrorCode, type Logger } from '@floe/http';
+import { mountApiReference } from './api-reference';
 import { proxyTo } from './proxy';
 import { isAdminPath, isInternalPath, isSendRoute, upstreamFor, type Upstream } from './route-table';
 
@@ -54,6 +55,8 @@ export function buildGatewayApp(config: FloeConfig, logger: Logger): Express {
       });
 
       app.use('/app', pages());
+      app.use('/legal', legalPages());
+      mountApiReference(app);
 
       // The send route takes batches up to 16 MiB; every other route the spec's 1 MB.
       const sendLimit = bodyLimit(SEND_BODY_LIMIT, 'batch_too_large');
@@ -90,20 +93,17 @@ function bodyLimit(limit: number, code: ErrorCode): RequestHandler {
 
 /** Where the pages people act on live: services/gateway/pages, served as written. */
 const PAGES_DIR = fileURLToPath(new URL('../pages', import.meta.url));
+/** The legal pages, served under /legal: services/gateway/legal. */
+const LEGAL_DIR = fileURLToPath(new URL('../legal', import.meta.url));
 
 /** The pages' policy: scripts, styles and images from this origin only. */
 const PAGE_CSP = "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 /** The consent page also shows the OAuth client's logo, which only an https address may give (authorize.js checks it too). */
 const CONSENT_CSP = PAGE_CSP.replace("img-src 'self' data:", "img-src 'self' data: https:");
 
-/**
- * The web pages under /app (sign-up, welcome, login, reset, account, device,
- * authorize): static files that call the public API from the browser.
- * `/app/login` is login.html; the pages allow scripts and styles from this
- * origin only.
- */
-function pages(): RequestHandler {
-  const files = express.static(PAGES_DIR, {
+/** Static files of `dir` as pages: `/x` is x.html, each with the pages' policy and no caching beyond revalidation. */
+function staticPages(dir: string): RequestHandler {
+  return express.static(dir, {
     extensions: ['html'],
     index: false,
     fallthrough: true,
@@ -114,8 +114,24 @@ function pages(): RequestHandler {
       res.setHeader('Referrer-Policy', 'no-referrer');
     },
   });
+}
+
+/**
+ * The web pages under /app: the console (home, catalog, table, sinks, blobs,
+ * usage, organisation, audit, account) and the sign-up, welcome, login,
+ * reset, device and authorize pages. Static files that call the public API
+ * from the browser; `/app/login` is login.html; scripts and styles from this
+ * origin only. `/app/` is the console's home.
+ */
+function pages(): RequestHandler {
+  const files = staticPages(PAGES_DIR);
   return (req, res, next) => {
-    if (req.path === '/' || req.path === '') return res.redirect(302, '/app/account');
+    if (req.path === '/' || req.path === '') return res.redirect(302, '/app/home');
     files(req, res, next);
   };
+}
+
+/** The Terms and the privacy notice the sign-up links to and records as accepted (TERMS in @floe/config names their version). */
+function legalPages(): RequestHandler {
+  return staticPages(LEGAL_DIR);
 }

@@ -1,10 +1,7 @@
 import http from 'node:http';
 import type { NextFunction, Request, Response, RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { GATEWAY_PROOF_HEADER, HttpError, errorBody, signGatewayProof, type Logger } from '@floe/http';
-
-/** How long a replica that refused a connection is passed over (it is restarting, or gone). */
-const REFUSED_PAUSE_MS = 2000;
+import { GATEWAY_PROOF_HEADER, HttpError, Replicas, connectionRefused, errorBody, signGatewayProof, type Logger } from '@floe/http';
 
 /**
  * Forwards a request unchanged (body streamed, not parsed) to one service over
@@ -16,24 +13,16 @@ const REFUSED_PAUSE_MS = 2000;
  * request id travels as X-Request-Id.
  *
  * `targets` are the service's replicas (config.upstreams): each request goes
- * to the next in turn (http-proxy-middleware's router). A replica that
+ * to the next in turn (Replicas, through http-proxy-middleware's router). A replica that
  * refuses the connection is passed over for a moment, and a request without
  * a body is sent once more to another replica; one with a body cannot be (the
  * proxy has already read it into the refused connection) and gets the 503
  * below, which clients retry.
  */
 export function proxyTo(targets: string | string[], logger: Logger, proofKey: Buffer | null): RequestHandler {
-  const list = [targets].flat();
+  const replicas = new Replicas(targets);
+  const list = replicas.list;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  const pausedUntil = new Map<string, number>();
-  let turn = 0;
-  const pick = (except?: string): string => {
-    const others = list.filter((t) => t !== except);
-    const live = others.filter((t) => (pausedUntil.get(t) ?? 0) <= Date.now());
-    const from = live.length ? live : others.length ? others : list;
-    turn = (turn + 1) % 1_000_000;
-    return from[turn % from.length];
-  };
   /** Each request's replica, and what the retry needs. */
   const attempts = new WeakMap<Request, { target: string; next: NextFunction; retried: boolean }>();
 
@@ -55,11 +44,11 @@ export function proxyTo(targets: string | string[], logger: Logger, proofKey: Bu
       error: (err, req, res) => {
         const attempt = attempts.get(req);
         const target = attempt?.target ?? list[0];
-        if ((err as NodeJS.ErrnoException).code === 'ECONNREFUSED' && attempt && list.length > 1) {
-          pausedUntil.set(target, Date.now() + REFUSED_PAUSE_MS);
+        if (connectionRefused(err) && attempt && list.length > 1) {
+          replicas.refused(target);
           if (!attempt.retried && withoutBody(req) && 'status' in res && !res.headersSent) {
             attempt.retried = true;
-            attempt.target = pick(target);
+            attempt.target = replicas.pick(target);
             logger.warn('upstream refused; trying another replica', { request_id: req.requestId, target, next: attempt.target });
             void proxy(req, res as Response, attempt.next);
             return;
@@ -77,7 +66,7 @@ export function proxyTo(targets: string | string[], logger: Logger, proofKey: Bu
     },
   });
   return (req, res, next) => {
-    attempts.set(req, { target: list.length > 1 ? pick() : list[0], next, retried: false });
+    attempts.set(req, { target: replicas.pick(), next, retried: false });
     return proxy(req, res, next);
   };
 }

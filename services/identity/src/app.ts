@@ -8,6 +8,9 @@ import { mountDiscovery } from './routes/discovery';
 import { mountInternal } from './routes/internal';
 import { mountOAuth } from './routes/oauth';
 import { mountOAuthConsent } from './routes/oauth-consent';
+import { mountPasskeys } from './routes/passkeys';
+import { mountProviderSignIn } from './routes/provider-sign-in';
+import { mountSecondFactor } from './routes/second-factor';
 import { mountSignup } from './routes/signup';
 import { mountTokens } from './routes/tokens';
 
@@ -26,6 +29,9 @@ export function buildIdentityApp(d: IdentityDeps): Express {
       mountInternal(app, d);
       mountSignup(app, d);
       mountAuth(app, d);
+      mountSecondFactor(app, d);
+      mountPasskeys(app, d);
+      mountProviderSignIn(app, d);
       mountDevice(app, d);
       mountOAuth(app, d);
       mountOAuthConsent(app, d);

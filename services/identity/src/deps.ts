@@ -67,7 +67,7 @@ export const identity = deployable<IdentityDeps>({
     const { connection, prefix, producers } = queueDeps(config.redisUrl, config.redisPrefix);
     return {
       prisma,
-      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId) }),
+      auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId), trustedIssuers: config.trustedIssuers, logger }),
       signingKeys: new SigningKeys({ prisma, db }, keyring, config.keyOverlapSeconds, config.signerCacheSeconds * 1000),
       mailer: new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger }),
       catalogs: { resolve: resolveWarehouse },

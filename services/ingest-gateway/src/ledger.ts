@@ -1,4 +1,4 @@
-import { effectiveLimits } from '@floe/db/limits';
+import { limitsOfRow } from '@floe/db/limits';
 import { scopeStoredBytes } from '@floe/db/usage';
 import type { Request } from 'express';
 import { HttpError, quotaExceeded, quotaScopeOf, writeAudit } from '@floe/http';
@@ -29,14 +29,19 @@ export interface IntakeSink {
   storage_secret_key: string;
   org_id: string | null;
   owner_id: string;
+  /** The organisation's `org_limits` row, read with the sink for the quota check; null without one (or outside an organisation). */
+  org_plan: string | null;
+  org_limit_overrides: unknown;
 }
 
 /** The sink a send key (by key id), a device token (by hash) or an internal caller (by id) names, with what intake needs of its catalog. */
 export async function intakeSinkBy<T extends IntakeSink>(d: IngestDeps, by: 'id' | 'send_key_id' | 'device_token_hash', value: string): Promise<T | null> {
   const { rows } = await d.db.query<T>({
     name: `ingest_sink_by_${by}`,
-    text: `SELECT s.id, s.state, s.send_key_hash, s.device_options, s.warehouse_id, w.status AS warehouse_status, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id
+    text: `SELECT s.id, s.state, s.send_key_hash, s.device_options, s.warehouse_id, w.status AS warehouse_status, w.blob_bucket, w.storage_access_key, w.storage_secret_key, w.org_id, p.owner_id,
+                  l.plan AS org_plan, l.overrides AS org_limit_overrides
              FROM sinks s JOIN warehouses w ON w.id = s.warehouse_id JOIN projects p ON p.id = w.project_id
+                  LEFT JOIN org_limits l ON l.org_id = w.org_id
             WHERE s.${by} = $1`,
     values: [value],
   });
@@ -75,14 +80,20 @@ export function duplicateView(batchId: string, b: BatchRow) {
  */
 export type IntakeActor = { kind: 'send_key' } | { kind: 'device_token' } | { kind: 'mcp'; id: string };
 
+/** The scope's storage limit, from the `org_limits` row the sink lookup brought (the free plan without one). */
+const storageLimitOf = (sink: IntakeSink): number =>
+  limitsOfRow(sink.org_plan === null ? null : { plan: sink.org_plan, overrides: sink.org_limit_overrides }).limits.storage_bytes;
+
 /**
  * 409 quota_exceeded once the scope's stored bytes reach the storage limit:
  * nothing is accepted, and the refusal is one `quota.reject` audit event (as
- * the control plane's refusals are), with the sender as its actor.
+ * the control plane's refusals are), with the sender as its actor. One query
+ * per batch: the limit came with the sink (intakeSinkBy), so only the stored
+ * bytes are read here, as late as can be.
  */
 export async function requireStorageHeadroom(d: IngestDeps, req: Request, sink: IntakeSink, actor: IntakeActor): Promise<void> {
   const stored = await scopeStoredBytes(d.db, sink.org_id, sink.owner_id);
-  const limit = (await effectiveLimits(d.db, sink.org_id)).limits.storage_bytes;
+  const limit = storageLimitOf(sink);
   if (stored < limit) return;
   await writeAudit(d.db, req, {
     action: 'quota.reject', actorKind: actor.kind, actorId: 'id' in actor ? actor.id : null, orgId: sink.org_id, targetType: 'warehouse', targetId: sink.warehouse_id,

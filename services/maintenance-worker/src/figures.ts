@@ -1,6 +1,6 @@
 import { tableFigures } from '@floe/iceberg';
 import type { RunFigures } from './store/runs';
-import type { TableAccess } from './table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // A table's figures before and after a run (packages/iceberg maintenance/figures.ts), as a run records them.
 

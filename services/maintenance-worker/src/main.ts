@@ -1,4 +1,4 @@
-import { createApp, databaseAnswers } from '@floe/http';
+import { workerApp } from '@floe/http';
 import { maintenanceWorker } from './deps';
 import { startMaintenanceJobs } from './jobs';
 
@@ -12,18 +12,7 @@ import { startMaintenanceJobs } from './jobs';
 const { config, logger, deps } = maintenanceWorker.start();
 const jobs = startMaintenanceJobs(deps);
 
-const app = createApp({
-  service: 'maintenance-worker',
-  logger,
-  bodyLimitBytes: 1024,
-  mount: (a) => {
-    a.get('/healthz', async (_req, res) => {
-      const running = jobs.isRunning();
-      const db = await databaseAnswers(deps.db);
-      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'maintenance-worker', queues: jobs.queues });
-    });
-  },
-});
+const app = workerApp({ service: 'maintenance-worker', logger, jobs, db: deps.db });
 
 maintenanceWorker.serve(deps, app, {
   port: config.ports.maintenanceHealth,

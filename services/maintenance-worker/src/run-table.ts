@@ -11,7 +11,7 @@ import { PlanOutdated, type KindOutcome, type KindPlan, type RunContext } from '
 import { lostRace } from './runs/turns';
 import { abandonRuns, beginRun, finishRun } from './store/runs';
 import { orgOfWarehouse } from './store/tables';
-import { openTable, type TableAccess, type TableRef } from './table-access';
+import { openTable, type TableAccess, type TableRef } from '@floe/catalog-client';
 
 // One table's maintenance job: its kinds in their order (MAINTENANCE_KINDS:
 // the rewrites, then expiry, orphans last), one at a time,

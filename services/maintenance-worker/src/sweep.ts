@@ -2,7 +2,7 @@ import { maintenanceJobs, rulesCrossed, type MaintenanceJob, type Producers } fr
 import type { MaintenanceDeps } from './deps';
 import { lastFinished } from './store/runs';
 import { tablesOfLiveCatalogs } from './store/tables';
-import type { TableRef } from './table-access';
+import type { TableRef } from '@floe/catalog-client';
 
 // The hourly sweep: every table of every live catalog is read once (its
 // metadata through the catalog) and judged by the rules (rules.ts); a table

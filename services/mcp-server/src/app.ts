@@ -5,9 +5,10 @@ import { mountMcp } from './routes/mcp';
 import { mountMetadata } from './routes/metadata';
 
 // The MCP tool server: Floe's own tools for assistants (list catalogs and
-// tables, describe and create tables, connection recipes, usage, send rows to
-// a sink) behind OAuth access tokens, at FLOE_MCP_URL through the public
-// gateway, with its RFC 9728 resource metadata.
+// tables, describe and create tables, query them with SQL, connection
+// recipes, usage, send rows to a sink) behind OAuth access tokens, at
+// FLOE_MCP_URL through the public gateway, with its RFC 9728 resource
+// metadata.
 export function buildMcpApp(d: McpDeps): Express {
   return createApp({
     service: 'mcp-server',

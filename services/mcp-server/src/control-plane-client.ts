@@ -1,3 +1,4 @@
+import { Replicas, fetchReplica } from '@floe/http';
 import { refusalFrom } from './service-refusal';
 
 // The control plane as the tools see it: every call carries the caller's own
@@ -13,7 +14,12 @@ export interface CallOptions {
 }
 
 export class ControlPlaneClient {
-  constructor(private readonly baseUrl: string) {}
+  private readonly replicas: Replicas;
+
+  /** `targets`: the control plane's replicas (config.upstreams.controlPlane). */
+  constructor(targets: string | string[]) {
+    this.replicas = new Replicas(targets);
+  }
 
   get<T>(token: string, path: string, o: CallOptions): Promise<T> {
     return this.call<T>('GET', token, path, o);
@@ -24,9 +30,9 @@ export class ControlPlaneClient {
   }
 
   private async call<T>(method: string, token: string, path: string, o: CallOptions): Promise<T> {
-    const url = new URL(path, this.baseUrl);
-    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const res = await fetch(url, {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) query.set(k, String(v));
+    const res = await fetchReplica(this.replicas, query.size ? `${path}?${query}` : path, {
       method,
       headers: {
         Authorization: `Bearer ${token}`,

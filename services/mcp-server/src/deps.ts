@@ -18,9 +18,9 @@ export const mcpServer = deployable<McpDeps>({
   poolMax: 5,
   // Auto-pipelining folds the per-request epoch read into one round trip.
   redis: { autoPipelining: true },
-  particular: ({ config, db, redis }) => ({
-    auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId) }),
-    cp: new ControlPlaneClient(config.services.controlPlane),
-    ingest: new IngestClient(config.services.ingestInternal, config.bootstrapSecret),
+  particular: ({ config, db, redis, logger }) => ({
+    auth: new Authenticator({ db, redis, baseUrl: config.baseUrl, redisPrefix: config.redisPrefix, oauthResource: config.oauth.mcpUrl, recordKeyUse: (keyId) => recordKeyUse(db, keyId), trustedIssuers: config.trustedIssuers, logger }),
+    cp: new ControlPlaneClient(config.upstreams.controlPlane),
+    ingest: new IngestClient(config.upstreams.ingestInternal, config.bootstrapSecret),
   }),
 });

@@ -1,3 +1,4 @@
+import { Replicas, fetchReplica } from '@floe/http';
 import { refusalFrom } from './service-refusal';
 
 // The ingest gateway's internal batches route: the send route's intake for
@@ -20,10 +21,15 @@ export interface SendAnswer {
 }
 
 export class IngestClient {
-  constructor(private readonly baseUrl: string, private readonly bootstrapSecret: string | undefined) {}
+  private readonly replicas: Replicas;
+
+  /** `targets`: the ingest gateways' internal listeners (config.upstreams.ingestInternal). */
+  constructor(targets: string | string[], private readonly bootstrapSecret: string | undefined) {
+    this.replicas = new Replicas(targets);
+  }
 
   async sendBatch(o: { sinkId: string; batchId: string; rows: unknown[]; actorId: string; requestId: string }): Promise<SendAnswer> {
-    const res = await fetch(new URL(`/internal/sinks/${encodeURIComponent(o.sinkId)}/batches`, this.baseUrl), {
+    const res = await fetchReplica(this.replicas, `/internal/sinks/${encodeURIComponent(o.sinkId)}/batches`, {
       method: 'POST',
       headers: {
         Authorization: `Bearer ${this.bootstrapSecret ?? ''}`,

@@ -1,6 +1,8 @@
 // What an assistant can do about a refusal, in words, for the codes the tools
 // meet where the refusing service named no `remedy` of its own. The code and
-// message stay the service's; this only adds the next step.
+// message stay the service's; this only adds the next step. A tool may carry
+// its own words for a code whose general word here would mislead (query's
+// not_found names a table or a snapshot, not any resource).
 
 const REMEDIES: Record<string, string> = {
   quota_exceeded: 'the organisation\'s stored data is over its storage limit, so nothing new is written (reading still works): ask the person to delete data they no longer need, or an admin to have the limit raised, then retry',
@@ -21,7 +23,12 @@ const REMEDIES: Record<string, string> = {
   rate_limited: 'wait the number of seconds in retry_after_seconds, then retry',
   unauthorized: 'this connection is no longer authorized: the assistant\'s host must authorize again (the person signs in and allows it)',
   catalog_error: 'the catalog refused the change (see message); correct the request, or retry if it says the catalog was busy',
+  catalog_unavailable: 'the catalog or its store did not answer for this call: retry in a few seconds; if it persists, report it with the request id',
+  provisioning: 'the catalog is still being set up: wait a few seconds, then retry',
+  busy: 'the shared query queue is full (see scope: the deployment\'s or the organisation\'s statements at once): wait retry_after_seconds, then call again; do not send several statements at once',
+  query_timeout: 'the statement ran past 20 seconds and was stopped: narrow it (filter on columns, fewer columns or tables, aggregate instead of listing rows, a LIMIT) and call again',
 };
 
-/** The service's own remedy, or the words this server has for the code; undefined for a code it has none for. */
-export const remedyFor = (code: string, own: string | undefined): string | undefined => own ?? REMEDIES[code];
+/** The service's own remedy, or the tool's words for the code, or this server's; undefined for a code none has words for. */
+export const remedyFor = (code: string, own: string | undefined, toolWords?: Record<string, string>): string | undefined =>
+  own ?? toolWords?.[code] ?? REMEDIES[code];

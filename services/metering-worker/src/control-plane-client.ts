@@ -1,9 +1,10 @@
+import { type Replicas, fetchReplica } from '@floe/http';
 import type { UsageReport, UsageReportAnswer } from '@floe/queues';
 
-// The control plane's internal route the worker reports to (bootstrap secret).
+// The control plane's internal route the worker reports to (bootstrap secret), on any of its replicas.
 
-export async function reportUsage(cp: { url: string; secret: string }, report: UsageReport): Promise<UsageReportAnswer> {
-  const res = await fetch(`${cp.url}/internal/usage`, {
+export async function reportUsage(cp: { replicas: Replicas; secret: string }, report: UsageReport): Promise<UsageReportAnswer> {
+  const res = await fetchReplica(cp.replicas, '/internal/usage', {
     method: 'POST',
     headers: { authorization: `Bearer ${cp.secret}`, 'content-type': 'application/json' },
     body: JSON.stringify(report),

@@ -1,4 +1,4 @@
-import { createApp, databaseAnswers } from '@floe/http';
+import { workerApp } from '@floe/http';
 import { meteringWorker } from './deps';
 import { startMeteringJobs } from './jobs';
 
@@ -10,18 +10,7 @@ import { startMeteringJobs } from './jobs';
 const { config, logger, deps } = meteringWorker.start();
 const jobs = startMeteringJobs(deps);
 
-const app = createApp({
-  service: 'metering-worker',
-  logger,
-  bodyLimitBytes: 1024,
-  mount: (a) => {
-    a.get('/healthz', async (_req, res) => {
-      const running = jobs.isRunning();
-      const db = await databaseAnswers(deps.db);
-      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'metering-worker', queues: jobs.queues });
-    });
-  },
-});
+const app = workerApp({ service: 'metering-worker', logger, jobs, db: deps.db });
 
 meteringWorker.serve(deps, app, {
   port: config.ports.meteringHealth,

@@ -36,7 +36,7 @@ export async function measureCatalog(d: MeteringDeps, data: MeasureJob, jobKey: 
     table: { bytes: table.bytes, objects: table.objects }, blob: blob && { bytes: blob.bytes, objects: blob.objects },
     complete: true, traffic, job_key: jobKey,
   };
-  const answer = await reportUsage({ url: d.config.services.controlPlane, secret: d.config.bootstrapSecret ?? '' }, report);
+  const answer = await reportUsage({ replicas: d.controlPlane, secret: d.config.bootstrapSecret ?? '' }, report);
   // The fault tests' hook (FLOE_METERING_CRASH_AT, tests/fault/metering-crash.test.ts): the process ends
   // with the sample written and the job unfinished, so the job is taken again and must add no second sample.
   if (d.config.metering.crashAt === 'after_report') process.exit(86);

@@ -1,15 +1,15 @@
 import type { Job } from 'bullmq';
-import { meteringJobs, sweepSlot, SWEEP_MEASURE_JOB_OPTIONS } from '@floe/queues';
+import { meteringSweepJobs, sweepSlot } from '@floe/queues';
 import { liveWarehouses } from '@floe/catalogs';
 import type { MeteringDeps } from './deps';
 import { catalogTraffic, trafficWindowStart } from './traffic';
 
 // The sweep: a BullMQ job scheduler (one for the cluster, whichever replica
 // upserts it) ticks every FLOE_METERING_SWEEP_SECONDS; its `sweep` job fans
-// out one `measure` job per live catalog, with a job id from the catalog and
-// the sweep slot, so a retried fan-out or a second replica adds nothing. The
-// fan-out reads RGW's usage log once for every bucket and hands each catalog
-// its hours.
+// out one `measure` job per live catalog onto the `metering-sweep` queue,
+// with a job id from the catalog and the sweep slot, so a retried fan-out or
+// a second replica adds nothing. The fan-out reads RGW's usage log once for
+// every bucket and hands each catalog its hours.
 
 export async function fanOut(d: Pick<MeteringDeps, 'prisma' | 'storage' | 'logger' | 'producers' | 'config'>, job: Job): Promise<string> {
   const slot = sweepSlot(job.timestamp + (job.opts.delay ?? 0), d.config.metering.sweepSeconds);
@@ -19,8 +19,8 @@ export async function fanOut(d: Pick<MeteringDeps, 'prisma' | 'storage' | 'logge
     d.logger.warn('the usage log did not answer; this sweep\'s samples carry no traffic', { err: err.message });
     return null;
   });
-  await d.producers.enqueueMany(meteringJobs.measure, catalogs.map((w) => ({
+  await d.producers.enqueueMany(meteringSweepJobs.measure, catalogs.map((w) => ({
     warehouse_id: w.id, source: 'sweep' as const, slot, traffic: perBucket && catalogTraffic(perBucket, [w.tableBucket, w.blobBucket], since),
-  })), SWEEP_MEASURE_JOB_OPTIONS);
+  })));
   return `slot ${slot}: ${catalogs.length} catalogs queued`;
 }

@@ -4,12 +4,26 @@ import type { ObjectClient } from '@floe/storage';
 // Batches read from the blob bucket and mapped onto a table's fields the
 // JavaScript way (packages/ingest rows.ts): what a roll that finds its
 // batches already in the table (roll.ts's reconcile) does to write their
-// rejects again. A roll's own read is write-roll.ts's.
+// rejects again. A roll's own read is write-roll.ts's; both read a batch's
+// object through readBatchObject, so a batch object that is gone is nothing
+// to either.
 
 export interface BatchRef {
   batchId: string;
   /** When the batch was received, in epoch microseconds: its rows' `__ingest_ts`. */
   receivedAtMicros: bigint;
+}
+
+/**
+ * A batch's NDJSON object, or null when it is gone: a batch object that is
+ * gone maps to nothing, in a roll's own read (write-roll.ts) as in a
+ * reconcile's (mapBatches below).
+ */
+export function readBatchObject(objects: ObjectClient, bucket: string, sinkId: string, batchId: string): Promise<Buffer | null> {
+  return objects.getBytes(bucket, batchKey(sinkId, batchId)).catch((err) => {
+    if ((err as { kind?: string }).kind === 'not_found') return null;
+    throw err;
+  });
 }
 
 /** Batch objects read ahead of the one being mapped: the store's latency overlaps the mapping. */
@@ -20,10 +34,7 @@ export async function mapBatches(objects: ObjectClient, bucket: string, sinkId: 
   const mapped = mappedRows(fields);
   const read = (i: number): Promise<string> | undefined => {
     if (i >= batches.length) return undefined;
-    const text = objects.getText(bucket, batchKey(sinkId, batches[i].batchId)).catch((err) => {
-      if ((err as { kind?: string }).kind === 'not_found') return '';
-      throw err;
-    });
+    const text = readBatchObject(objects, bucket, sinkId, batches[i].batchId).then((bytes) => bytes?.toString('utf8') ?? '');
     // Awaited in turn below; this only keeps a failure ahead of its turn from counting as unhandled.
     text.catch(() => undefined);
     return text;

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { UNREAD, UnsupportedSchemaError, type Engine, type NdjsonFile } from '@floe/engine';
 import { mapLimited, writeParquetDataFile, type DataFileStats, type Schema } from '@floe/iceberg';
-import { INGEST_TS, batchKey, mapLines, mappedRows, type MappedRows, type Reject, type SchemaField } from '@floe/ingest';
+import { INGEST_TS, mapLines, mappedRows, type MappedRows, type Reject, type SchemaField } from '@floe/ingest';
 import type { ObjectClient } from '@floe/storage';
-import type { BatchRef } from './map-batches';
+import { readBatchObject, type BatchRef } from './map-batches';
 
 // A roll's read, map and write, on the data-plane engine: the batches are
 // fetched into the roll's directory under the engine's scratch directory;
@@ -138,10 +138,7 @@ async function writeInProcess(w: RollWrite, local: LocalBatch[], fetchMs: number
 async function fetchBatches(w: RollWrite, batches: BatchRef[]): Promise<LocalBatch[]> {
   await mkdir(join(w.dir, 'in'), { recursive: true });
   const got = await mapLimited(batches, FETCHES_AT_ONCE, async (ref) => {
-    const bytes = await w.objects.getBytes(w.bucket, batchKey(w.sinkId, ref.batchId)).catch((err) => {
-      if ((err as { kind?: string }).kind === 'not_found') return null;
-      throw err;
-    });
+    const bytes = await readBatchObject(w.objects, w.bucket, w.sinkId, ref.batchId);
     if (!bytes?.length) return null;
     const localPath = join(w.dir, 'in', `${randomUUID()}.ndjson`);
     await writeFile(localPath, bytes);

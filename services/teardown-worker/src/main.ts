@@ -1,4 +1,4 @@
-import { createApp, databaseAnswers } from '@floe/http';
+import { workerApp } from '@floe/http';
 import { teardownWorker } from './deps';
 import { startTeardownJobs } from './jobs';
 
@@ -12,18 +12,7 @@ import { startTeardownJobs } from './jobs';
 const { config, logger, deps } = teardownWorker.start();
 const jobs = startTeardownJobs(deps);
 
-const app = createApp({
-  service: 'teardown-worker',
-  logger,
-  bodyLimitBytes: 1024,
-  mount: (a) => {
-    a.get('/healthz', async (_req, res) => {
-      const running = jobs.isRunning();
-      const db = await databaseAnswers(deps.db);
-      res.status(running && db ? 200 : 503).json({ ok: running && db, service: 'teardown-worker', queues: jobs.queues });
-    });
-  },
-});
+const app = workerApp({ service: 'teardown-worker', logger, jobs, db: deps.db });
 
 teardownWorker.serve(deps, app, {
   port: config.ports.teardownHealth,

@@ -1,7 +1,7 @@
 import type { Db } from '@floe/db';
 import { forbidden, HttpError, type ErrorExtras } from '@floe/http';
 import { atLeast, type Access, type Level } from '../levels';
-import { adminsOf, principalLabel } from '../memberships';
+import { adminsOf, principalLabel, sessionSignedInAt } from '../memberships';
 import { isConfinedToken, membershipIn, type AccessContext } from './context';
 
 /** What these rules read of a catalog the caller sees (the catalogs aggregate's visible warehouse). */
@@ -87,3 +87,17 @@ export function requireUnconfined(ctx: AccessContext, orgId: string | null, what
 
 /** How long after typing the password a browser session may make a sensitive change (Authentication 7). */
 export const REAUTH_AFTER_SECONDS = 600;
+
+/**
+ * Authentication 7: a sensitive change from a login session that signed in
+ * over 10 minutes ago is 401 `reauth_required` (POST /v1/auth/reauth signs it
+ * in again). A caller without a session — an API key, or a token made from
+ * one — is never asked.
+ */
+export async function requireSignedInRecently(db: Db, sessionId: string | null): Promise<void> {
+  if (!sessionId) return;
+  const at = await sessionSignedInAt(db, sessionId);
+  if (!at || Date.now() - at.getTime() > REAUTH_AFTER_SECONDS * 1000) {
+    throw new HttpError(401, 'reauth_required', 'this change needs a recent sign-in: confirm your password (POST /v1/auth/reauth), then retry', { remedy: 'POST /v1/auth/reauth' });
+  }
+}

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Prisma } from '@floe/db';
 import { forbidden, writeAudit, writeAuditIn, type SqlClient } from '@floe/http';
-import { accessContextOf } from '../access/context';
+import { accessContextOf, membershipIn } from '../access/context';
 import { agentView } from './agent-view';
 import { agentCreatedEvent, createAgent, replaceMcpGrants, type AgentDeps, type MadeAgent } from './agents';
 
@@ -11,7 +11,8 @@ import { agentCreatedEvent, createAgent, replaceMcpGrants, type AgentDeps, type 
 // allowed OAuth consent creates or reuses (`reuseAgentId`: the record bound
 // to the person and the client, its grants replaced; made anew when it is
 // gone). The approver's grants are capped again by what they hold now: a
-// level lost since the approval is not handed out.
+// level lost since the approval is not handed out, nor an admin role (an
+// approver demoted since gives a member).
 
 export interface ApprovedAgentAsk {
   orgId: string;
@@ -22,6 +23,7 @@ export interface ApprovedAgentAsk {
   approverId: string;
   grants: Array<{ warehouse_id: string; level: 'read' | 'write' }>;
   via: 'device' | 'oauth';
+  /** The role approved (default member): admin only while the approver is an admin of the organisation. */
   role?: 'admin' | 'member';
   reuseAgentId?: string;
   /** What the agent is for (`device_login:<id>`): one agent per ref in an organisation. */
@@ -36,7 +38,7 @@ export async function makeApprovedAgent(d: AgentDeps & { db: SqlClient }, req: R
   const approver = await accessContextOf(d.prisma, a.approverId);
   if (!approver || approver.kind !== 'human') throw forbidden('forbidden', 'the approver is no longer an active person');
   const grants = a.grants.map((g) => ({ warehouse: g.warehouse_id, level: g.level }));
-  const role = a.role ?? 'member';
+  const role = a.role === 'admin' && membershipIn(approver, a.orgId)?.role === 'admin' ? 'admin' : 'member';
   if (a.reuseAgentId) {
     const reused = await replaceMcpGrants(d, approver, a.orgId, a.reuseAgentId, { role, grants });
     if (reused) {

@@ -4,7 +4,8 @@ import { badRequest, conflict, HttpError, notFound, writeAuditIn } from '@floe/h
 import type { AccessContext, OrgMembership } from '../access/context';
 import { deleteDomain, domainHolder, domainsOf, insertDomain, openDomainOrganization, verifiedAddressOf, type DomainRecord } from '../domain-records';
 import { joinOnce, underOrganizationLock } from '../members';
-import { dnsChallenge, type TxtLookup } from './domain-dns';
+import { challengeTokenFor } from './domain-challenges';
+import { challengeRecord, legacyChallengeToken, type DnsChallenge, type TxtLookup } from './domain-dns';
 import { orgAdminFor } from './orgs';
 
 // Spec: POST/DELETE /v1/orgs/{org_id}/domains and POST …/domains/{domain}/verify.
@@ -39,22 +40,23 @@ function claimableDomain(asked: string): string {
   return domain;
 }
 
-/** The DNS proof's deps: the key tokens are made under (null: the deployment has no bootstrap secret, so no DNS proof). */
-export interface DomainProofDeps { prisma: PrismaClient; domainProofKey: Buffer | null }
+/**
+ * The DNS proof's deps: the key of the tokens handed out before tokens were stored (domain-dns.ts; null without a
+ * bootstrap secret: only stored tokens prove a domain).
+ */
+export interface DomainProofDeps { prisma: PrismaClient; legacyDomainProofKey: Buffer | null }
 
 export async function claimDomain(d: DomainProofDeps, req: Request, ctx: AccessContext, orgIdOrHandle: string, asked: string) {
   const m = orgAdminFor(ctx, orgIdOrHandle, 'claiming a domain');
   const domain = claimableDomain(asked);
   const address = ctx.kind === 'human' ? await verifiedAddressOf(d.prisma, ctx.principalId) : null;
   if (!address || address.split('@')[1].toLowerCase() !== domain) {
-    // The refusal says how to prove it by DNS instead: the record to publish and the route that checks it.
-    const record = d.domainProofKey ? dnsChallenge(d.domainProofKey, m.orgId, domain) : null;
-    throw conflict('domain_not_verified', `the proof of ${domain} is your own verified address on it (yours is ${address ?? 'not verified'})${record ? ', or a DNS TXT record' : ''}`, {
+    // The refusal says how to prove it by DNS instead: the record to publish (its token made now if need be) and the route that checks it.
+    const record = challengeRecord(domain, await challengeTokenFor(d.prisma, m.orgId, domain));
+    throw conflict('domain_not_verified', `the proof of ${domain} is your own verified address on it (yours is ${address ?? 'not verified'}), or a DNS TXT record`, {
       field: 'domain',
-      remedy: record
-        ? `publish the TXT record in dns_record, then POST ${verifyPath(m.orgId, domain)}; or claim as an admin whose verified address is on the domain`
-        : 'claim as an admin whose verified address is on the domain',
-      ...(record ? { dns_record: record, verify: `POST ${verifyPath(m.orgId, domain)}` } : {}),
+      remedy: `publish the TXT record in dns_record, then POST ${verifyPath(m.orgId, domain)}; or claim as an admin whose verified address is on the domain`,
+      dns_record: record, verify: `POST ${verifyPath(m.orgId, domain)}`,
     });
   }
   return { ...(await recordClaim(d.prisma, req, ctx, m, domain, 'verified_address')), orgId: m.orgId };
@@ -66,16 +68,17 @@ const verifyPath = (orgId: string, domain: string) => `/v1/orgs/${orgId}/domains
 export const DNS_RETRY_SECONDS = 30;
 
 /**
- * POST …/domains/{domain}/verify: an admin proves the domain by the TXT record of dnsChallenge and it is claimed
- * as a claim by address is (the same lock, limit, uniqueness and audit, `proof: dns_txt`); the lookup comes before
- * the claim, so a caller without the record learns nothing of who else holds the domain.
+ * POST …/domains/{domain}/verify: an admin proves the domain by the TXT record of its organisation's token (made
+ * now when it has none, so the refusal names the record to publish) and it is claimed as a claim by address is (the
+ * same lock, limit, uniqueness and audit, `proof: dns_txt`); the lookup comes before the claim, so a caller without
+ * the record learns nothing of who else holds the domain. A record handed out before tokens were stored proves it too.
  */
 export async function verifyDomainByDns(d: DomainProofDeps & { lookupTxt: TxtLookup }, req: Request, ctx: AccessContext, orgIdOrHandle: string, asked: string) {
   // authorize, validate
   const m = orgAdminFor(ctx, orgIdOrHandle, 'verifying a domain');
   const domain = claimableDomain(asked);
-  if (!d.domainProofKey) throw new HttpError(501, 'not_implemented', 'domain verification by DNS needs the deployment\'s FLOE_BOOTSTRAP_SECRET; claim by a verified address instead');
-  const record = dnsChallenge(d.domainProofKey, m.orgId, domain);
+  const record = challengeRecord(domain, await challengeTokenFor(d.prisma, m.orgId, domain));
+  const proving: DnsChallenge[] = [record, ...(d.legacyDomainProofKey ? [challengeRecord(domain, legacyChallengeToken(d.legacyDomainProofKey, m.orgId, domain))] : [])];
   // look up
   const answer = await d.lookupTxt(record.name);
   if (answer.kind === 'unavailable') {
@@ -83,7 +86,8 @@ export async function verifyDomainByDns(d: DomainProofDeps & { lookupTxt: TxtLoo
       { retry_after_seconds: DNS_RETRY_SECONDS, dns_record: record }, { 'Retry-After': String(DNS_RETRY_SECONDS) });
   }
   const found = answer.kind === 'records' ? answer.values : [];
-  if (!found.includes(record.value)) {
+  const proof = proving.find((r) => found.includes(r.value));
+  if (!proof) {
     throw conflict('domain_not_verified', found.length
       ? `${record.name} has no TXT record with the expected value`
       : `${record.name} has no TXT record`, {
@@ -92,7 +96,7 @@ export async function verifyDomainByDns(d: DomainProofDeps & { lookupTxt: TxtLoo
     });
   }
   // claim
-  return { ...(await recordClaim(d.prisma, req, ctx, m, domain, 'dns_txt')), orgId: m.orgId, record };
+  return { ...(await recordClaim(d.prisma, req, ctx, m, domain, 'dns_txt')), orgId: m.orgId, record: proof };
 }
 
 /** Claims a proven domain for the caller's organisation; `created` false when it held the domain already. */

@@ -34,7 +34,8 @@ function invitationMail(to: string, i: { orgName: string; orgHandle: string; inv
     subject: `${i.inviter} invited you to ${i.orgName} on Floe`,
     text: `${i.inviter} invited you to join ${i.orgName} (${i.orgHandle}) on Floe as ${i.role === 'admin' ? 'an admin' : 'a member'}.\n\n`
       + `New to Floe? Sign up with this address at ${i.baseUrl}/app/signup — the invitation applies by itself.\n`
-      + `Already have an account? Accept it with your invitation token:\n\n${i.token}\n\n(POST ${i.baseUrl}/v1/orgs/invitations/accept with {"token": "…"}). It works for ${i.days} days.\n`,
+      + `Already have an account? Sign in and accept it at ${i.baseUrl}/app/invitation?token=${i.token}\n\n`
+      + `Your invitation token, for the API or the command line:\n\n${i.token}\n\n(POST ${i.baseUrl}/v1/orgs/invitations/accept with {"token": "…"}). It works for ${i.days} days.\n`,
   };
 }
 

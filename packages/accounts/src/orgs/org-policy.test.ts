@@ -11,7 +11,7 @@ describe('effectivePolicy', () => {
 });
 
 describe('policyForbids', () => {
-  const policy = { agents: 'admins', device_login: 'nobody', oauth_consent: 'members', public_catalogs: 'admins' } as const;
+  const policy = { agents: 'admins', device_login: 'nobody', oauth_consent: 'members', public_catalogs: 'admins', second_factor: 'optional' } as const;
   test('admins: members refused, admins not; nobody: everyone refused; members: nobody refused', () => {
     expect(policyForbids(policy, 'agents', 'member')).toBe(true);
     expect(policyForbids(policy, 'agents', 'admin')).toBe(false);

@@ -3,7 +3,7 @@ import { badRequest, forbidden } from '@floe/http';
 import type { Db, PrismaClient } from '@floe/db';
 import type { AccessContext, OrgMembership } from '../access/context';
 import { underOrganizationLock } from '../members';
-import { orgPolicyRow, setOrgPolicy } from '../organization-records';
+import { orgPolicyRow, organizationPoliciesOf, setOrgPolicy } from '../organization-records';
 import { membershipFor, orgAdminFor } from './orgs';
 
 // An organisation's policy: which of its members may do the actions an
@@ -24,13 +24,22 @@ export const POLICY_CHOICES = {
   oauth_consent: ['members', 'admins', 'nobody'],
   /** POST /v1/warehouses/{id}/public (already admin-only; `nobody` switches it off). */
   public_catalogs: ['admins', 'nobody'],
+  /**
+   * Whether members sign in with a second factor: `required` sends a member
+   * without one to enrol at their next password login (401
+   * `mfa_enrolment_required`), refuses their API keys' token exchange (403),
+   * and keeps them from turning theirs off (409 `mfa_required_by_policy`).
+   */
+  second_factor: ['optional', 'required'],
 } as const;
 
-export type PolicyAction = keyof typeof POLICY_CHOICES;
-export type OrgPolicy = { [A in PolicyAction]: (typeof POLICY_CHOICES)[A][number] };
+export type PolicyField = keyof typeof POLICY_CHOICES;
+/** The fields that say who may do an action. */
+export type PolicyAction = Exclude<PolicyField, 'second_factor'>;
+export type OrgPolicy = { [F in PolicyField]: (typeof POLICY_CHOICES)[F][number] };
 
-export const POLICY_DEFAULTS: OrgPolicy = { agents: 'members', device_login: 'members', oauth_consent: 'members', public_catalogs: 'admins' };
-export const POLICY_FIELDS = Object.keys(POLICY_CHOICES) as PolicyAction[];
+export const POLICY_DEFAULTS: OrgPolicy = { agents: 'members', device_login: 'members', oauth_consent: 'members', public_catalogs: 'admins', second_factor: 'optional' };
+export const POLICY_FIELDS = Object.keys(POLICY_CHOICES) as PolicyField[];
 
 const WORDS: Record<PolicyAction, string> = {
   agents: 'making or editing agents',
@@ -45,6 +54,7 @@ export const PolicyChange = z.object({
   device_login: z.enum(POLICY_CHOICES.device_login).optional(),
   oauth_consent: z.enum(POLICY_CHOICES.oauth_consent).optional(),
   public_catalogs: z.enum(POLICY_CHOICES.public_catalogs).optional(),
+  second_factor: z.enum(POLICY_CHOICES.second_factor).optional(),
 });
 export type PolicyChangeRequest = z.infer<typeof PolicyChange>;
 
@@ -61,7 +71,7 @@ export function effectivePolicy(stored: unknown): OrgPolicy {
 
 /** Whether the policy keeps `role` from `action`. */
 export function policyForbids(policy: OrgPolicy, action: PolicyAction, role: 'admin' | 'member'): boolean {
-  const who = policy[action] as string;
+  const who: string = policy[action];
   return who === 'nobody' || (who === 'admins' && role !== 'admin');
 }
 
@@ -85,11 +95,18 @@ export interface PolicyView {
   policy: OrgPolicy;
   updatedAt: Date | null;
   updatedBy: string | null;
+  /** Whether people with a verified address on a claimed domain may join as members (PATCH /v1/orgs/{org_id}). */
+  domainJoin: boolean;
+  /** The organisation's claimed mail domains, by name. */
+  domains: Array<{ domain: string; claimedBy: string; claimedAt: Date }>;
 }
 
 async function viewOf(db: Db, m: OrgMembership): Promise<PolicyView> {
   const row = await orgPolicyRow(db, m.orgId);
-  return { orgId: m.orgId, handle: m.handle, role: m.role, policy: effectivePolicy(row?.policy), updatedAt: row?.policyUpdatedAt ?? null, updatedBy: row?.policyUpdatedBy ?? null };
+  return {
+    orgId: m.orgId, handle: m.handle, role: m.role, policy: effectivePolicy(row?.policy), updatedAt: row?.policyUpdatedAt ?? null, updatedBy: row?.policyUpdatedBy ?? null,
+    domainJoin: row?.domainJoin ?? false, domains: row?.domains ?? [],
+  };
 }
 
 /** GET …/policy: any member reads it (so a refusal can be understood before it happens). */
@@ -118,4 +135,22 @@ export async function changeOrgPolicy(prisma: PrismaClient, ctx: AccessContext, 
     if (Object.keys(changes).length) await setOrgPolicy(tx, m.orgId, { ...before.policy, ...changes }, ctx.principalId);
     return { view: Object.keys(changes).length ? await viewOf(tx, m) : before, changes, previous };
   });
+}
+
+/** The person's organisations whose policy requires a second factor (login, token exchange and the factor's routes ask). */
+export async function organizationsRequiringSecondFactor(db: Db, principalId: string): Promise<Array<{ orgId: string; handle: string; name: string }>> {
+  const rows = await organizationPoliciesOf(db, principalId);
+  return rows.filter((o) => effectivePolicy(o.policy).second_factor === 'required').map(({ orgId, handle, name }) => ({ orgId, handle, name }));
+}
+
+/**
+ * How a refusal names the organisations that require a second factor: their
+ * handles with the verb agreeing (`acme requires`, `acme, beta require`), and
+ * the `organizations` field the answer carries.
+ */
+export function secondFactorRequirement(orgs: Array<{ orgId: string; handle: string }>) {
+  return {
+    whoRequire: `${orgs.map((o) => o.handle).join(', ')} require${orgs.length === 1 ? 's' : ''}`,
+    organizations: orgs.map((o) => ({ org_id: o.orgId, handle: o.handle })),
+  };
 }

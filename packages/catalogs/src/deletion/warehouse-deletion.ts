@@ -154,7 +154,7 @@ export async function beginDeletion(
     const [times] = await tx.$queryRaw<Array<{ deleted_at: Date; teardown_after: Date }>>`
       UPDATE warehouses SET status = 'deleting', deleted_at = now(), deleted_by = ${o.actor.principalId},
              teardown_after = now() + make_interval(secs => ${o.graceSeconds}), teardown_step = 'queued',
-             public_since = NULL, public_by = NULL, tombstone = ${JSON.stringify(tombstone)}::jsonb
+             public_since = NULL, public_by = NULL, public_prefix = NULL, tombstone = ${JSON.stringify(tombstone)}::jsonb
        WHERE id = ${warehouseId} RETURNING deleted_at, teardown_after`;
     await tx.auditEvent.create({
       data: {

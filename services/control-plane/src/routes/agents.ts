@@ -1,5 +1,6 @@
 import type { Express, Request } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { AgentGrantList, CreateAgentBody, UpdateAgentBody } from '@floe/api';
 import { requireRecentSignIn } from '../access/load';
 import { editAgent, revokeAgent, type AskedGrant, createAgent, getAgent, listAgents, roleOf, agentView, agentCreatedEvent } from '@floe/accounts';
 import { badRequest, parse, route, writeAudit, writeAuditIn } from '@floe/http';
@@ -9,20 +10,12 @@ import type { ControlPlaneDeps } from '../deps';
 // domain/agents.ts and domain/agent-changes.ts). Creating, changing and
 // revoking are sensitive changes (Authentication 7).
 
-const Name = z.string().trim().min(1).max(100);
-const Role = z.enum(['admin', 'member', 'owner']);
-const Grants = z.array(z.object({ warehouse_id: z.string().min(1).max(200), level: z.enum(['read', 'write']) }).strict()).max(200);
-const Refs = z.array(z.union([z.string().min(1).max(200), z.object({ warehouse_id: z.string().min(1).max(200) })])).max(200);
-
-const CreateAgent = z.object({ name: Name, role: Role.default('member'), grants: Grants.optional(), warehouses: Refs.optional(), warehouse_ids: Refs.optional() });
-const EditAgent = z.object({ name: Name.optional(), role: Role.optional(), grants: Grants.optional() });
-
 const DEPRECATION = '`warehouses`/`warehouse_ids` are read as write grants for one more version; send grants: [{warehouse_id, level}]';
 
-const asked = (g: z.infer<typeof Grants>): AskedGrant[] => g.map((x) => ({ warehouse: x.warehouse_id, level: x.level }));
+const asked = (g: z.infer<typeof AgentGrantList>): AskedGrant[] => g.map((x) => ({ warehouse: x.warehouse_id, level: x.level }));
 
 /** The grants of a create body; the older lists as write grants, with the deprecation to say so. */
-function grantsOfCreate(b: z.infer<typeof CreateAgent>): { grants: AskedGrant[]; deprecation?: string } {
+function grantsOfCreate(b: z.infer<typeof CreateAgentBody>): { grants: AskedGrant[]; deprecation?: string } {
   const legacy = b.warehouses ?? b.warehouse_ids;
   if (legacy && b.grants) throw badRequest('invalid_value', 'send grants, or the older warehouses list, not both', { field: 'grants' });
   if (!legacy) return { grants: asked(b.grants ?? []) };
@@ -40,7 +33,7 @@ export function mountAgents(app: Express, d: ControlPlaneDeps): void {
       res.json({ org_id: orgId, agents: agents.map(agentView), count: agents.length });
     }],
     post: [...sensitive, async (req, res) => {
-      const body = parse(CreateAgent, req.body);
+      const body = parse(CreateAgentBody, req.body);
       const { grants, deprecation } = grantsOfCreate(body);
       // The agent and its audit event commit together.
       const r = await createAgent(d, req.access!, String(req.params.org_id), { name: body.name, role: roleOf(body.role), grants, label: body.name, joinedVia: 'agent' },
@@ -58,7 +51,7 @@ export function mountAgents(app: Express, d: ControlPlaneDeps): void {
       res.json(agentView(await getAgent(d.prisma, req.access!, String(req.params.org_id), String(req.params.agent_id))));
     }],
     patch: [...sensitive, async (req, res) => {
-      const body = parse(EditAgent, req.body ?? {});
+      const body = parse(UpdateAgentBody, req.body ?? {});
       const r = await editAgent(d, req.access!, String(req.params.org_id), String(req.params.agent_id), {
         name: body.name, role: body.role ? roleOf(body.role) : undefined, grants: body.grants ? asked(body.grants) : undefined,
       });

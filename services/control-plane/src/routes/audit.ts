@@ -7,7 +7,13 @@ import { auditEventRow } from '../responses';
 
 export function mountAudit(app: Express, d: ControlPlaneDeps): void {
   app.get('/v1/audit', ...d.authed, async (req, res) => {
-    const { events, since, limit, orgId } = await readAudit(d.prisma, req.access!, req.query as AuditQuery);
-    res.json({ events: events.map(auditEventRow), count: events.length, since: since?.toISOString() ?? null, limit, org_id: orgId });
+    const { events, since, limit, orgId, scope, adminOf } = await readAudit(d.prisma, req.access!, req.query as AuditQuery);
+    res.json({
+      events: events.map(auditEventRow), count: events.length, since: since?.toISOString() ?? null, limit, org_id: orgId, scope,
+      ...(adminOf.length ? {
+        admin_of: adminOf,
+        note: `Your own events. As an admin you can read your organisation's too: ?org_id=${adminOf[0].org_id}.`,
+      } : {}),
+    });
   });
 }

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { ChangeOrgLimitsBody } from '@floe/api';
 import { parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
 import { parseLimit } from '../domain/operator/audit-query';
@@ -7,12 +7,6 @@ import { changeView, orgLimitsAuditView, orgLimitsView, patchOrgLimits, plansVie
 
 // Spec: Operator routes (not public by default: the gateway routes them only
 // with FLOE_ADMIN_ROUTES_PUBLIC). Every one refuses all but the operator, 403.
-
-const Patch = z.object({
-  plan: z.string().optional(),
-  overrides: z.record(z.string(), z.number().nullable()).optional(),
-  note: z.string().max(2000).nullable().optional(),
-}).strict();
 
 /** A quota reset as the audit event keeps it: counts, not bucket names. */
 const quotaCounts = (q: QuotaReset | null) => q && { limit_value: q.limit_value, set: q.set.length, errors: q.errors.length };
@@ -33,7 +27,7 @@ export function mountOperator(app: Express, d: ControlPlaneDeps): void {
     patch: [...d.authed, async (req, res) => {
       // validate, authorize
       requireOperator(req.access!);
-      const body = parse(Patch, req.body ?? {});
+      const body = parse(ChangeOrgLimitsBody, req.body ?? {});
       const org = await resolveOrg(d.prisma, String(req.params.org_id));
       // act
       const r = await patchOrgLimits(d, req.access!.principalId, org, body);

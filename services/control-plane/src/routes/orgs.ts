@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { ClaimOrgDomainBody, UpdateOrgBody, UpdateOrgMemberBody } from '@floe/api';
 import { claimDomain, releaseDomain, verifyDomainByDns, changeOrgPolicy, POLICY_CHOICES, POLICY_DEFAULTS, POLICY_FIELDS, PolicyChange, readOrgPolicy, type PolicyView, changeRole, listMembers, removeFromOrg, roleOf, updateOrg } from '@floe/accounts';
 import { badRequest, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
@@ -8,13 +8,13 @@ import { memberRow } from '../responses';
 // Spec: Organisations and agents — the organisations, their settings and
 // members (the rules are in domain/orgs.ts).
 
-const PatchOrg = z.object({ name: z.string().trim().min(1).max(100).optional(), domain_join: z.boolean().optional() });
 const ORG_FIELDS = ['name', 'domain_join'];
-const PatchMember = z.object({ role: z.enum(['admin', 'member', 'owner']) });
 
 const policyBody = (v: PolicyView) => ({
   org_id: v.orgId, handle: v.handle, policy: v.policy, defaults: POLICY_DEFAULTS, choices: POLICY_CHOICES,
   updated_at: v.updatedAt?.toISOString() ?? null, updated_by: v.updatedBy, role: v.role,
+  domain_join: v.domainJoin,
+  domains: v.domains.map((x) => ({ domain: x.domain, claimed_by: x.claimedBy, claimed_at: x.claimedAt.toISOString() })),
 });
 
 export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
@@ -29,7 +29,7 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
     patch: [...d.authed, async (req, res) => {
       const unknown = Object.keys((req.body ?? {}) as object).filter((k) => !ORG_FIELDS.includes(k));
       if (unknown.length) throw badRequest('invalid_field', `${unknown.join(', ')} cannot be changed here`, { field: unknown[0], accepts: ORG_FIELDS });
-      const body = parse(PatchOrg, req.body ?? {});
+      const body = parse(UpdateOrgBody, req.body ?? {});
       const r = await updateOrg(d.prisma, req.access!, String(req.params.org_id), { name: body.name, domainJoin: body.domain_join });
       if (Object.keys(r.changes).length) {
         await writeAudit(d.db, req, { action: 'org.update', orgId: r.org.id, targetType: 'org', targetId: r.org.id, data: { changes: r.changes, previous: r.previous } });
@@ -55,7 +55,7 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
 
   route(app, '/v1/orgs/:org_id/domains', {
     post: [...d.authed, async (req, res) => {
-      const body = parse(z.object({ domain: z.string().min(1).max(253) }), req.body);
+      const body = parse(ClaimOrgDomainBody, req.body);
       const r = await claimDomain(d, req, req.access!, String(req.params.org_id), body.domain);
       res.status(r.created ? 201 : 200).json({
         org_id: r.orgId, domain: r.domain.domain, verified: true, proof: 'verified_address', claimed_by: r.domain.claimedBy, claimed_at: r.domain.claimedAt.toISOString(),
@@ -90,7 +90,7 @@ export function mountOrgs(app: Express, d: ControlPlaneDeps): void {
 
   route(app, '/v1/orgs/:org_id/members/:member_id', {
     patch: [...d.authed, async (req, res) => {
-      const body = parse(PatchMember, req.body);
+      const body = parse(UpdateOrgMemberBody, req.body);
       const r = await changeRole(d.prisma, req.access!, String(req.params.org_id), String(req.params.member_id), roleOf(body.role));
       if (r.previous !== r.member.role) {
         await writeAudit(d.db, req, { action: 'org.member_role', orgId: r.orgId, targetType: 'principal', targetId: r.member.principalId, data: { role: r.member.role, previous: r.previous } });

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { SinkDeviceTokenBody } from '@floe/api';
 import { parse, route, writeAudit } from '@floe/http';
-import { PRESETS, readDevicePost } from '@floe/ingest';
+import { readDevicePost } from '@floe/ingest';
 import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
 import { resolveSink } from '../domain/sinks/sinks';
@@ -12,26 +12,13 @@ import { catalogTables } from '../domain/tables/catalog-tables';
 // dry run of a body against the table's schema. Shapes are Floe's own (the
 // spec leaves them open); they are documented in docs/ingest.md.
 
-const FIELD = z.string().min(1).max(128);
-
-const DeviceTokenRequest = z.object({
-  required_field: FIELD.nullable().default(null),
-  pinned_value: z.string().min(8, 'at least 8 characters').max(256).nullable().default(null),
-  strip_fields: z.array(FIELD).max(64).default([]),
-  preset: z.enum(PRESETS).default('as_is'),
-  preset_params: z.object({
-    separator: z.string().min(1).max(4).optional(),
-    column: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a column name').optional(),
-  }).strict().default({}),
-}).strict();
-
 export function mountSinkDevice(app: Express, d: ControlPlaneDeps): void {
   const tables = catalogTables(d.catalog);
 
   route(app, '/v1/sinks/:sink_id/device-token', {
     post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       const { sink, w } = await resolveSink(d, req.access!, String(req.params.sink_id), 'write');
-      const body = parse(DeviceTokenRequest, req.body ?? {});
+      const body = parse(SinkDeviceTokenBody, req.body ?? {});
       const answer = await issueDeviceToken({ prisma: d.prisma, ingestUrl: d.config.ingestUrl }, sink, body);
       await writeAudit(d.db, req, { action: 'sink.device_token', orgId: w.orgId, targetType: 'sink', targetId: sink.id, data: { replaced: answer.replaced } });
       res.status(201).json(answer);

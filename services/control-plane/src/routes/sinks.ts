@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { ChangeSinkBody, CreateSinkBody } from '@floe/api';
 import { requireLevel } from '@floe/accounts';
 import { resolveWarehouse } from '@floe/catalogs';
 import { badRequest, notFound, parse, route, writeAudit } from '@floe/http';
@@ -14,48 +15,23 @@ import { sinkResponse } from '../sink-responses';
 // send route itself is served by the ingest gateway. The change (PATCH) is in
 // the spec's error index only; its shape is Floe's (docs/api.md).
 
-const MIB = 1024 * 1024;
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
-// The columns are 4-byte integers: a larger number is refused here, not by the database.
-const INT_MAX = 2_147_483_647;
 
-// One rule for a setting, whether given at creation or changed later.
-const RollSeconds = z.number().int().min(60, 'at least 60').max(INT_MAX, `at most ${INT_MAX}`);
-const RollBytes = z.number().int().min(32 * MIB, 'from 33554432 (32 MiB)').max(64 * MIB, 'to 67108864 (64 MiB)');
-const InactivitySeconds = z.number().int().min(1, 'at least 1').max(INT_MAX, `at most ${INT_MAX}`).nullable();
-
-const CreateSink = z.object({
-  name: z.string(),
-  table: z.string().min(1),
-  warehouse: z.string().min(1).optional(),
-  warehouse_id: z.string().min(1).optional(),
-  roll_seconds: RollSeconds.default(300),
-  roll_bytes: RollBytes.default(64 * MIB),
-  inactivity_seconds: InactivitySeconds.default(null),
-});
-
-const PatchSink = z.object({
-  name: z.string().optional(),
-  roll_seconds: RollSeconds.optional(),
-  roll_bytes: RollBytes.optional(),
-  inactivity_seconds: InactivitySeconds.optional(),
-  enabled: z.boolean().optional(),
-});
-const PATCH_FIELDS = Object.keys(PatchSink.shape);
+const PATCH_FIELDS = Object.keys(ChangeSinkBody.shape);
 
 function requireSinkName(name: string): void {
   if (!NAME.test(name)) throw badRequest('bad_name', 'a sink name is 1-63 lowercase letters, digits, _ and -, starting with a letter', { field: 'name' });
 }
 
 /** A change's body: an object of at least one known field (400 `missing_field`, `invalid_value` with `accepted`), each valid. */
-function parsePatch(raw: unknown): z.infer<typeof PatchSink> {
+function parsePatch(raw: unknown): z.infer<typeof ChangeSinkBody> {
   const body = raw ?? {};
   if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_value', 'send a JSON object of the settings to change', { field: 'body', accepted: PATCH_FIELDS });
   const keys = Object.keys(body);
   if (!keys.length) throw badRequest('missing_field', `send one or more of ${PATCH_FIELDS.join(', ')}`, { field: PATCH_FIELDS[0], accepted: PATCH_FIELDS });
   const unknown = keys.filter((k) => !PATCH_FIELDS.includes(k));
   if (unknown.length) throw badRequest('invalid_value', `${unknown.join(', ')} cannot be changed here`, { field: unknown[0], accepted: PATCH_FIELDS });
-  const parsed = parse(PatchSink, body);
+  const parsed = parse(ChangeSinkBody, body);
   if (parsed.name !== undefined) requireSinkName(parsed.name);
   return parsed;
 }
@@ -69,7 +45,7 @@ export function mountSinks(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/sinks', {
     post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       // validate
-      const body = parse(CreateSink, req.body);
+      const body = parse(CreateSinkBody, req.body);
       requireSinkName(body.name);
       const which = body.warehouse_id ?? body.warehouse;
       if (!which) throw badRequest('missing_field', 'warehouse is required (id or name)', { field: 'warehouse' });

@@ -1,6 +1,6 @@
 import type { Express, Request } from 'express';
-import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
+import { CreateTableBody, NamespaceRefFields, TableRefFields } from '@floe/api';
 import { tableWarehouse, type VisibleWarehouse } from '@floe/catalogs';
 import { badRequest, idempotent, parse, route, writeAudit } from '@floe/http';
 import type { ControlPlaneDeps } from '../deps';
@@ -19,35 +19,6 @@ import { formatInfo } from '../domain/warehouses/formats';
 
 /** A request's fields before they are parsed: the body or the query, whatever the client sent. */
 type Fields = Record<string, unknown>;
-
-// The schema as far as this route reads it (the v3 and geometry checks walk
-// its fields); what the types mean is the catalog's to judge, and an unknown
-// type comes back as its catalog_error.
-const TableSchema = z.looseObject({
-  type: z.literal('struct'),
-  fields: z.array(z.looseObject({
-    id: z.number().int(),
-    name: z.string(),
-    required: z.boolean(),
-    type: z.union([z.string(), z.looseObject({})]),
-  })),
-});
-
-const CreateTable = z.object({
-  warehouse_id: z.string().min(1),
-  namespace: z.string().min(1).max(255),
-  name: z.string().min(1).max(255),
-  schema: TableSchema,
-  format_version: z.unknown().optional(),
-});
-
-const TableRef = z.object({
-  warehouse_id: z.string().min(1),
-  namespace: z.string().min(1),
-  name: z.string().min(1),
-});
-
-const NamespaceRef = z.object({ warehouse_id: z.string().min(1), namespace: z.string().min(1) });
 
 /** A DELETE's reference: from the body, or the query (clients that send no body on DELETE). */
 const deleteRef = (req: Request): Fields => {
@@ -76,7 +47,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
     }],
     post: [...d.authed, idempotent(d.idempotency, 'POST /v1/tables'), async (req, res) => {
       const raw = (req.body ?? {}) as Fields;
-      const body = parse(CreateTable, { ...raw, warehouse_id: str(raw.warehouse_id) ?? str(raw.warehouse) ?? raw.warehouse_id });
+      const body = parse(CreateTableBody, { ...raw, warehouse_id: str(raw.warehouse_id) ?? str(raw.warehouse) ?? raw.warehouse_id });
       const w = await warehouseOf(req, body);
       await requireLevel(d.prisma, w, 'write', 'creating a table');
       const requested = requestedFormatVersion(body.format_version);
@@ -105,7 +76,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
 
   route(app, '/v1/table', {
     get: [...d.authed, async (req, res) => {
-      const ref = parse(TableRef, { ...req.query, warehouse_id: str(req.query.warehouse_id) ?? str(req.query.warehouse) }, 'query');
+      const ref = parse(TableRefFields, { ...req.query, warehouse_id: str(req.query.warehouse_id) ?? str(req.query.warehouse) }, 'query');
       const w = await warehouseOf(req, ref);
       const view = await readTable(d, w, ref.namespace, ref.name);
       const info = formatInfo(view.format_version === 3 ? 3 : 2);
@@ -113,7 +84,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
       res.json({ ...view, warehouse: w.name, warehouse_id: w.id, writers: info.writers, readers: info.readers, note: info.note, maintenance, ...(view.format_version === 3 ? { warnings: v3Warnings() } : {}) });
     }],
     delete: [...d.authed, async (req, res) => {
-      const ref = parse(TableRef, deleteRef(req));
+      const ref = parse(TableRefFields, deleteRef(req));
       const w = await warehouseOf(req, ref);
       await requireLevel(d.prisma, w, 'write', 'deleting a table');
       const { tableUuid, location } = await dropTable(d, w, ref.namespace, ref.name);
@@ -126,7 +97,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
     }],
     patch: [...d.authed, async (req, res) => {
       const body = (req.body ?? {}) as Fields;
-      const ref = parse(TableRef, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
+      const ref = parse(TableRefFields, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
       const set = propertiesToSet(body.properties);
       const remove = keysToRemove(body.remove);
       if (Object.keys(set).length === 0 && remove.length === 0) {
@@ -156,7 +127,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
 
   route(app, '/v1/namespace', {
     delete: [...d.authed, async (req, res) => {
-      const ref = parse(NamespaceRef, deleteRef(req));
+      const ref = parse(NamespaceRefFields, deleteRef(req));
       const w = await warehouseOf(req, ref);
       await requireLevel(d.prisma, w, 'write', 'deleting a namespace');
       await dropNamespace(d, w, ref.namespace);
@@ -168,7 +139,7 @@ export function mountTables(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/credentials', {
     post: [...d.authed, async (req, res) => {
       const body = (req.body ?? {}) as Fields;
-      const ref = parse(TableRef, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
+      const ref = parse(TableRefFields, { ...body, warehouse_id: str(body.warehouse_id) ?? str(body.warehouse) });
       const w = await warehouseOf(req, ref);
       if (w.access.level !== 'write') {
         await requireLevel(d.prisma, w, 'write', 'storage credentials (read holders use the read-only catalog credential from GET /v1/connection?level=read)');

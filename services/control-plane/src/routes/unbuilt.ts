@@ -8,8 +8,6 @@ import type { ControlPlaneDeps } from '../deps';
 // first, so an unauthenticated caller gets the 401 the built route will give.
 const NONE = 'none' as const;
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>, string, (typeof NONE)?]> = [
-  ['/v1/query', ['post'], 'server-side query'],
-  ['/v1/object', ['get'], 'object read'],
   ['/v1/indexes', ['post'], 'indexes'],
   ['/v1/indexes/:index_id', ['get', 'delete'], 'indexes'],
 ];

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
-import { z } from 'zod';
 import { requireLevel } from '@floe/accounts';
+import { CreateUploaderBody } from '@floe/api';
 import { resolveWarehouse, findUploader, listUploaders } from '@floe/catalogs';
 import { badRequest, notFound, parse, route, writeAudit } from '@floe/http';
 import { requireRecentSignIn } from '../access/load';
@@ -11,20 +11,13 @@ import { uploaderResponse } from '../uploader-responses';
 
 // Spec: Uploaders (write-only blob credentials) — create, list, revoke.
 
-const CreateUploader = z.object({
-  name: z.string(),
-  prefix: z.string().optional(),
-  list: z.boolean().default(false),
-  expires_at: z.string().datetime({ offset: true }).nullable().default(null),
-});
-
 export function mountUploaders(app: Express, d: ControlPlaneDeps): void {
   const store = { endpoint: d.config.s3Url, region: d.config.s3.region };
 
   route(app, '/v1/warehouses/:warehouse_id/uploaders', {
     post: [...d.authed, requireRecentSignIn(d.prisma), async (req, res) => {
       // validate
-      const body = parse(CreateUploader, req.body);
+      const body = parse(CreateUploaderBody, req.body);
       if (!UPLOADER_NAME.test(body.name)) throw badRequest('bad_name', UPLOADER_NAME_RULE, { field: 'name', pattern: UPLOADER_NAME.source });
       const prefix = body.prefix ?? defaultPrefix(body.name);
       const problem = prefixProblem(prefix);

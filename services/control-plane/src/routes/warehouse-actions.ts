@@ -1,21 +1,19 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { PublishWarehouseBody } from '@floe/api';
 import { isWarehouseAdmin, requireAdmin, requireLevel, requirePerson, requirePolicyAllows } from '@floe/accounts';
 import { resolveWarehouse, tombstonesFor, visibleWarehouses, warehouseById } from '@floe/catalogs';
 import { badRequest, conflict, forbidden, notFound, parse, quotaExceeded, quotaScopeOf, route, writeAudit } from '@floe/http';
 import { requireRecentSignIn } from '../access/load';
 import type { ControlPlaneDeps } from '../deps';
 import { MEASURE_PAGE_CAP, SAMPLE_STALE_AFTER_MS, measureNow } from '../domain/usage/measuring';
-import { publishWarehouse, unpublishWarehouse } from '../domain/warehouses/publishing';
+import { filesPrefixOf, publishWarehouse, unpublishWarehouse } from '../domain/warehouses/publishing';
 import { notDeleted, RESTORE_NOTE, restoreWarehouse } from '../domain/warehouses/warehouse-restore';
 import { ROTATE_NOTE, rotateCredentials } from '../domain/warehouses/warehouse-rotate';
 import { placementOfWarehouse } from '../domain/warehouses/warehouses';
-import { PUBLIC_NOTE, iso, warehouseGetRow } from '../responses';
+import { PUBLIC_NOTE, iso, publicUrlOf, warehouseGetRow } from '../responses';
 
 // Spec: POST /v1/warehouses/{id}/rotate, POST|DELETE …/public, POST …/measure;
-// POST …/restore (in the error index only; Floe's shape is in docs/api.md).
-
-const Confirm = z.object({ confirm: z.string().optional() });
+// POST …/restore (in the error index only; Floe's shape is in docs/api/catalog-deletion.md).
 
 export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/warehouses/:warehouse_id/rotate', {
@@ -100,11 +98,12 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
       requirePerson(ctx, 'making a catalog public');
       const org = ctx.memberships.find((m) => m.orgId === w.orgId);
       if (org) await requirePolicyAllows(d.prisma, org, 'public_catalogs');
-      const body = parse(Confirm, req.body ?? {});
+      const body = parse(PublishWarehouseBody, req.body ?? {});
       if (body.confirm !== w.name) {
         throw badRequest('confirmation_required', `confirm with the catalog's name: {"confirm": "${w.name}"}`, { confirm_with: w.name, field: 'confirm' });
       }
-      const published = await publishWarehouse(d, w, ctx.principalId);
+      const prefix = filesPrefixOf(w, body.files_prefix);
+      const published = await publishWarehouse(d, w, ctx.principalId, prefix);
       if (published.refused) {
         const overflow = published.refused;
         await writeAudit(d.db, req, { action: 'quota.reject', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { operation: 'warehouse.public', tier: 'public', ...overflow } });
@@ -113,16 +112,26 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
         });
       }
       if (!w.publicSince) {
-        await writeAudit(d.db, req, { action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { changes: { public: true }, previous: { public: false } } });
+        await writeAudit(d.db, req, {
+          action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
+          data: { changes: { public: true, files_prefix: prefix }, previous: { public: false } },
+        });
+      } else if (w.publicPrefix !== prefix) {
+        await writeAudit(d.db, req, {
+          action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
+          data: { changes: { files_prefix: prefix }, previous: { files_prefix: w.publicPrefix } },
+        });
       }
+      const what = prefix ? `every object under ${prefix} of the table bucket` : 'every object of the table bucket';
       res.json({
         warehouse_id: w.id,
         name: w.name,
         project_id: w.projectId,
         public: true,
         public_since: iso(published.publicSince),
-        public_url: `${d.config.s3Url}/${w.tableBucket}/`,
+        public_url: publicUrlOf(d.config, { publicSince: published.publicSince, tableBucket: w.tableBucket, publicPrefix: prefix }),
         public_note: PUBLIC_NOTE,
+        files_prefix: prefix,
         public_by: published.publicBy,
         policy: published.policy,
         tier: 'public',
@@ -132,9 +141,13 @@ export function mountWarehouseActions(app: Express, d: ControlPlaneDeps): void {
           tier_current: published.tierCurrent,
           tier_limit: published.tierLimit,
         },
-        public_read: { bucket: w.tableBucket, anonymous_get: true, anonymous_list: false, writes: 'refused', catalog: 'private' },
+        public_read: { bucket: w.tableBucket, prefix, anonymous_get: true, anonymous_list: false, writes: 'refused', catalog: 'private' },
         bucket_quotas: published.bucketQuotas,
-        note: published.changed ? 'Anyone can now read every object of the table bucket without credentials.' : 'The catalog was already public; nothing changed.',
+        note: !published.changed
+          ? 'The catalog was already public this way; nothing changed.'
+          : w.publicSince
+            ? `Anyone can now read ${what} without credentials, and nothing else.`
+            : `Anyone can now read ${what} without credentials.`,
       });
     }],
     delete: [...d.authed, async (req, res) => {

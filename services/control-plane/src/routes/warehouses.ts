@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { ConfirmWarehouseBody, CreateWarehouseBody } from '@floe/api';
 import { requireAdmin } from '@floe/accounts';
 import { resolveProject, resolveWarehouse, createWarehouse } from '@floe/catalogs';
 import { badRequest, HttpError, idempotent, parse, route, writeAudit } from '@floe/http';
@@ -13,22 +13,13 @@ import { createdWarehouseAnswer, deletedWarehouseRow, warehouseGetRow, warehouse
 
 // Spec: Warehouses (catalogs) — create, list (and Floe's `?include_deleted=true`), get, patch, delete.
 
-const FormatVersion = z.unknown().optional();
-const Confirm = z.object({ confirm: z.string().optional() });
-
-const CreateWarehouse = z.object({
-  project_id: z.string().min(1),
-  name: z.string().min(1),
-  default_format_version: FormatVersion,
-});
-
 const FORMAT_NOTE = 'Governs only the service\'s own create paths (POST /v1/tables, tool-server create, table import); an engine\'s own CREATE TABLE is honoured as sent; existing tables are unchanged.';
 
 export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
   route(app, '/v1/warehouses', {
     post: [...d.authed, idempotent(d.idempotency, 'POST /v1/warehouses'), async (req, res) => {
       const ctx = req.access!;
-      const body = parse(CreateWarehouse, req.body);
+      const body = parse(CreateWarehouseBody, req.body);
       const project = await resolveProject(d.prisma, ctx, body.project_id);
       const formatVersion = body.default_format_version === undefined ? 2 : parseFormatVersion(body.default_format_version);
       const created = await createWarehouse(d, ctx, project, { name: body.name, formatVersion, requestId: req.requestId });
@@ -70,7 +61,7 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
         throw err instanceof HttpError && err.code === 'warehouse_deleting' ? deleteInProgress(String(err.extras.warehouse_id)) : err;
       });
       requireAdmin(ctx, w, 'deleting a catalog');
-      const body = parse(Confirm, req.body ?? {});
+      const body = parse(ConfirmWarehouseBody, req.body ?? {});
       if (body.confirm !== w.name) {
         throw badRequest('confirmation_required', `deleting a catalog cannot be undone after its grace period; confirm with its name: {"confirm": "${w.name}"}`, { confirm_with: w.name, field: 'confirm' });
       }

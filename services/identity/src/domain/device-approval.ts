@@ -4,15 +4,17 @@ import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import type { AttemptLimit } from '@floe/auth';
 import { badRequest, forbidden, notFound, rateLimited, writeAudit, type Caller, type SqlClient } from '@floe/http';
-import { decideDeviceLogin, deviceLoginByUserCode, type AskedCatalog, type DeviceLoginRecord, type GivenCatalog } from '../store/device-logins';
+import { decideDeviceLogin, deviceLoginByUserCode, type AgentRole, type AskedCatalog, type DeviceLoginRecord, type GivenCatalog } from '../store/device-logins';
 import { expiresIn, keyLabelOf, statusOf } from './device-codes';
+import { chosenRole, givenRole } from './device-role';
 
 // Spec: GET /v1/auth/device/pending, POST /v1/auth/device/approve, GET
 // /v1/auth/device/status — the person's half of a command-line login, a
 // person's act (tokens get 403). Reading decides nothing. Approving records
 // the catalogs chosen at levels capped by the approver's own (the control
-// plane's levels, read through its internal route); the agent is made only
-// when the machine collects the key.
+// plane's levels, read through its internal route) and the role, capped by
+// the approver's role (device-role.ts); the agent is made only when the
+// machine collects the key.
 
 export interface DeviceApprovalDeps extends OnboardDeps {
   /** User codes a person looked up and missed (DEVICE_CODE_MISSES_PER_HOUR). */
@@ -82,6 +84,8 @@ export async function pendingDeviceLogin(d: DeviceApprovalDeps, req: Request, ca
     ...describe(l),
     requested_level: l.requestedLevel,
     level: levels.length ? levels.reduce((a, b) => (RANK[b] > RANK[a] ? b : a)) : null,
+    requested_role: l.requestedRole,
+    role: givenRole(l.requestedRole, cat.organization.role).role,
     organization: cat.organization,
     warehouses,
     requested,
@@ -99,6 +103,8 @@ export interface DeviceDecision {
   warehouseIds?: string[];
   /** The older spelling: lowers every level to at most this. */
   level?: DeviceLevel;
+  /** The agent's role: lowers the requested one; absent: the requested one. */
+  role?: AgentRole;
 }
 
 export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, caller: Caller, c: DeviceDecision) {
@@ -106,9 +112,9 @@ export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, c
   requirePerson(caller);
   const l = await pendingLogin(d, caller, c.userCode);
   if (c.deny) {
-    if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'denied', decidedBy: caller.principalId, orgId: null, grants: null }))) throw decidedMeanwhile(c.userCode);
+    if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'denied', decidedBy: caller.principalId, orgId: null, grants: null, role: null }))) throw decidedMeanwhile(c.userCode);
     await writeAudit(d.db, req, { action: 'device.deny', targetType: 'device_login', targetId: l.id, data: { client_name: l.clientName, hostname: l.hostname } });
-    return { approved: false, ...decisionView(l, null, null), note: 'Refused: the machine is told so when it next polls.' };
+    return { approved: false, ...decisionView(l, null), note: 'Refused: the machine is told so when it next polls.' };
   }
 
   // validate: the chosen set, in the newer or the older spelling
@@ -119,23 +125,26 @@ export async function decideDeviceLoginAs(d: DeviceApprovalDeps, req: Request, c
     throw badRequest('invalid_value', 'choose at least one catalog, or refuse with "deny": true', { field: c.warehouses ? 'warehouses' : 'warehouse_ids' });
   }
   const asked = chosen.map((x) => ({ ...refOf(x), level: c.level && RANK[c.level] < RANK[x.level] ? c.level : x.level }));
+  const wantedRole = chosenRole(l.requestedRole, c.role);
 
-  // act: an organisation without a catalog gets `demo_data` first; levels are capped by the approver's own
+  // act: an organisation without a catalog gets `demo_data` first; levels and the role are capped by the approver's own
   const cat = await deviceCatalogs(d, req, {
     principalId: caller.principalId, orgId: c.orgId, requested: asked, requestedLevel: c.level ?? l.requestedLevel, ensureCatalog: true, decision: 'device_login',
   });
   const grants = grantsOf(cat);
-  if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'approved', decidedBy: caller.principalId, orgId: cat.organization.org_id, grants }))) {
+  const { role, capped: roleCapped } = givenRole(wantedRole, cat.organization.role);
+  if (!(await decideDeviceLogin(d.prisma, l.id, { status: 'approved', decidedBy: caller.principalId, orgId: cat.organization.org_id, grants, role }))) {
     throw decidedMeanwhile(c.userCode);
   }
   await writeAudit(d.db, req, {
     action: 'device.approve', orgId: cat.organization.org_id, targetType: 'device_login', targetId: l.id,
-    data: { client_name: l.clientName, hostname: l.hostname, grants, created_catalog: cat.created_catalog?.warehouse_id ?? null },
+    data: { client_name: l.clientName, hostname: l.hostname, grants, requested_role: l.requestedRole, role, created_catalog: cat.created_catalog?.warehouse_id ?? null },
   });
+  const cappedNote = roleCapped ? ` The machine asked for an admin agent; you are a member of ${cat.organization.handle}, so the role was capped: it will be a member.` : '';
   return {
     approved: true,
-    ...decisionView(l, cat.organization.org_id, grants),
-    note: `Approved: the agent ${l.clientName} is made when the machine collects its key (within ${expiresIn(l)} s).`,
+    ...decisionView(l, { orgId: cat.organization.org_id, grants, role }),
+    note: `Approved: the ${role} agent ${l.clientName} is made when the machine collects its key (within ${expiresIn(l)} s).${cappedNote}`,
   };
 }
 
@@ -169,14 +178,16 @@ function describe(l: DeviceLoginRecord) {
   return { user_code: l.userCode, client: l.client, hostname: l.hostname, client_name: l.clientName };
 }
 
-function decisionView(l: DeviceLoginRecord, orgId: string | null, grants: GivenCatalog[] | null) {
-  const top = grants?.length ? grants.map((g) => g.level).reduce((a, b) => (RANK[b] > RANK[a] ? b : a)) : null;
+/** The decision's answer; `given` null when refused. */
+function decisionView(l: DeviceLoginRecord, given: { orgId: string; grants: GivenCatalog[]; role: AgentRole } | null) {
+  const top = given?.grants.length ? given.grants.map((g) => g.level).reduce((a, b) => (RANK[b] > RANK[a] ? b : a)) : null;
   return {
     claimed: false,
     ...describe(l),
     label: keyLabelOf(l),
     requested_level: l.requestedLevel,
-    connection: grants ? { name: l.clientName, level: top, org_id: orgId, warehouses: grants } : null,
+    requested_role: l.requestedRole,
+    connection: given ? { name: l.clientName, level: top, role: given.role, org_id: given.orgId, warehouses: given.grants } : null,
     expires_in: expiresIn(l),
   };
 }
@@ -194,6 +205,6 @@ export async function deviceLoginStatus(d: DeviceApprovalDeps, caller: Caller, u
     hostname: l.hostname,
     client_name: l.clientName,
     expires_in: expiresIn(l),
-    connection: l.grants ? { name: l.clientName, org_id: l.orgId, agent_id: l.agentId, warehouses: l.grants } : null,
+    connection: l.grants ? { name: l.clientName, org_id: l.orgId, role: l.role ?? 'member', agent_id: l.agentId, warehouses: l.grants } : null,
   };
 }

@@ -6,7 +6,7 @@ import type { FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { HttpError, rateLimited, type SqlClient } from '@floe/http';
 import {
-  claimDeviceLogin, deviceLoginByCodeHash, insertDeviceLogin, recordCollected, releaseClaim, stampPoll, type AskedCatalog, type DeviceLoginRecord, type GrantLevel,
+  claimDeviceLogin, deviceLoginByCodeHash, insertDeviceLogin, recordCollected, releaseClaim, stampPoll, type AgentRole, type AskedCatalog, type DeviceLoginRecord, type GrantLevel,
 } from '../store/device-logins';
 import {
   AGENT_NAME_MAX, DEVICE_CODE_SECONDS, POLL_INTERVAL_SECONDS, SLOW_DOWN_STEP_SECONDS, deviceCodeHash, keyLabelOf, newDeviceCode, newUserCode, statusOf,
@@ -36,6 +36,8 @@ export interface DeviceStart {
   hostname: string | null;
   clientName: string | null;
   requestedLevel: GrantLevel;
+  /** The agent's role asked for: `admin` is given only by an admin of the organisation. */
+  requestedRole: AgentRole;
   /** Catalogs by id or name, each at its level; empty: the organisation's default catalog. */
   warehouses: AskedCatalog[];
 }
@@ -47,7 +49,7 @@ export async function startDeviceLogin(d: DeviceStartDeps, ip: string, s: Device
   const clientName = (s.clientName ?? s.hostname ?? s.client).slice(0, AGENT_NAME_MAX);
   const row = {
     id: `dl_${randomBytes(12).toString('hex')}`, deviceCodeHash: deviceCodeHash(deviceCode), client: s.client, hostname: s.hostname, clientName,
-    requestedLevel: s.requestedLevel, requested: s.warehouses, intervalSeconds: POLL_INTERVAL_SECONDS,
+    requestedLevel: s.requestedLevel, requested: s.warehouses, requestedRole: s.requestedRole, intervalSeconds: POLL_INTERVAL_SECONDS,
     expiresAt: new Date(Date.now() + DEVICE_CODE_SECONDS * 1000), createdIp: ip,
   };
   // 20^8 codes: a taken one is drawn again, a few times at most.
@@ -67,6 +69,7 @@ export async function startDeviceLogin(d: DeviceStartDeps, ip: string, s: Device
     interval: POLL_INTERVAL_SECONDS,
     client_name: clientName,
     requested_level: s.requestedLevel,
+    requested_role: s.requestedRole,
     warehouse_ids: s.warehouses.map((w) => w.warehouse_id ?? w.name),
     warehouses: s.warehouses,
   };
@@ -139,7 +142,8 @@ async function collect(d: DevicePollDeps, req: Request, l: DeviceLoginRecord): P
   let agent;
   try {
     agent = await makeApprovedAgent(d, req, {
-      orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), approverId: l.decidedBy!,
+      // A login approved before roles were asked has none stored: it was approved for a member.
+      orgId: l.orgId!, name: l.clientName, label: keyLabelOf(l), approverId: l.decidedBy!, role: l.role ?? 'member',
       grants: (l.grants ?? []).map((g) => ({ warehouse_id: g.warehouse_id, level: g.level })), via: 'device',
       sourceRef: `device_login:${l.id}`,
       // A poll whose stale claim was taken over and that then finishes anyway finds the login collected: its agent is rolled back.

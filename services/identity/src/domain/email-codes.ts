@@ -115,6 +115,13 @@ export async function withCodeAdmitted<T>(
   return withMailAdmitted(d, ask, existing?.createdAt ?? null, 'code', () => work(existing));
 }
 
+/** Where a new code comes from, for each purpose. */
+const ASK_AGAIN: Record<CodePurpose, string> = {
+  signup: 'POST /v1/signup/start',
+  recovery: 'POST /v1/recover/start',
+  link: 'sign in with the provider again (POST /v1/auth/oidc/{provider}/start)',
+};
+
 export type CodeCheck = { ok: true; code: EmailCodeRecord } | { ok: false; error: HttpError };
 
 /**
@@ -126,7 +133,7 @@ export async function checkCode(tx: Prisma.TransactionClient, email: string, pur
   const pending = await lockPendingCode(tx, email, purpose);
   if (!pending) return { ok: false, error: missing() };
   if (pending.expiresAt.getTime() <= Date.now()) {
-    return { ok: false, error: new HttpError(410, 'code_expired', 'the code has expired; ask for a new one', { remedy: `POST /v1/${purpose === 'signup' ? 'signup' : 'recover'}/start` }) };
+    return { ok: false, error: new HttpError(410, 'code_expired', 'the code has expired; ask for a new one', { remedy: ASK_AGAIN[purpose] }) };
   }
   if (pending.attempts >= MAX_ATTEMPTS) return { ok: false, error: invalidCode(0) };
   if (!codeMatches(email, code, pending.codeHash)) {

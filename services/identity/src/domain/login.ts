@@ -6,8 +6,8 @@ import type { PrismaClient } from '@floe/db';
 import { forbidden, HttpError, rateLimited } from '@floe/http';
 import { sessionAddressesOf } from '../store/sessions';
 import { isKnownAddress } from './known-addresses';
+import { sessionAfterPassword, type SecondStepDeps } from './login-second-step';
 import { passwordMatches } from './passwords';
-import { openSession, type SessionDeps } from './sessions';
 
 // Spec: POST /v1/auth/login. Every failure is the same 401 `invalid_login`
 // (unknown address, wrong password, account without a password), in the
@@ -22,6 +22,9 @@ import { openSession, type SessionDeps } from './sessions';
 // from before (known-addresses.ts) is still let through to the password
 // check. From there a right password logs in; a wrong one still counts, and
 // the per-caller limit still holds for everyone.
+//
+// A right password may not be the end: a second factor, or an organisation
+// requiring one, asks for a second step (login-second-step.ts).
 
 export const FAILURES_PER_ADDRESS = 10;
 /** How far back a session's address counts as one the person has used, and how many of their sessions are read for it. */
@@ -65,15 +68,19 @@ export interface PasswordLimitDeps {
   loginFailures: LoginFailures;
 }
 
-export interface LoginDeps extends SessionDeps, PasswordLimitDeps {}
+export interface LoginDeps extends SecondStepDeps, PasswordLimitDeps {}
 
 const invalidLogin = () => new HttpError(401, 'invalid_login', 'wrong address or password');
 
 /** One attempt of the caller's address (login and password change share the budget); 429 when spent. */
 export async function takeLoginAttempt(d: Pick<PasswordLimitDeps, 'loginAttempts'>, ip: string | null): Promise<void> {
   const wait = await d.loginAttempts.take(ip ?? 'unknown');
-  if (wait !== null) throw rateLimited(wait, `at most ${d.loginAttempts.points} login attempts an hour from one address`);
+  if (wait !== null) throw tooManyLoginAttempts(d, wait);
 }
+
+/** The 429 of a spent login budget (a provider's sign-in asks it too, without taking an attempt). */
+export const tooManyLoginAttempts = (d: Pick<PasswordLimitDeps, 'loginAttempts'>, wait: number) =>
+  rateLimited(wait, `at most ${d.loginAttempts.points} login attempts an hour from one address`);
 
 /**
  * Compares a password under the failure limit of its e-mail address (a point
@@ -104,5 +111,5 @@ export async function login(d: LoginDeps, l: { email: string; password: string; 
   const right = await checkedPassword(d, { email: l.email, ip: l.ip, personId: person?.id ?? null, stored: person?.passwordHash ?? null, password: l.password });
   if (!right || !person) throw invalidLogin();
   if (person.status === 'suspended') throw forbidden('principal_suspended', 'this account is suspended');
-  return openSession(d, person.id, { userAgent: l.userAgent, ip: l.ip });
+  return sessionAfterPassword(d, person.id, { email: l.email, userAgent: l.userAgent, ip: l.ip });
 }

@@ -9,7 +9,8 @@ import { withMailAdmitted } from './email-codes';
 import { RESET_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { checkedPassword, takeLoginAttempt, type PasswordLimitDeps } from './login';
 import { checkPassword, hashPassword } from './passwords';
-import { openSession, sessionsEnded } from './sessions';
+import { sessionAfterPassword } from './login-second-step';
+import { sessionsEnded } from './sessions';
 import type { PasswordSignupDeps } from './password-signup';
 
 // Spec: POST /v1/auth/password/reset/start, POST /v1/auth/password/reset and
@@ -51,7 +52,8 @@ export async function resetPassword(d: PasswordSignupDeps, r: { token: string; p
   }, { maxWait: 30_000, timeout: 30_000 });
   await sessionsEnded(d, done.revoked);
   await d.mailer.send(passwordChangedMail(done.email, 'reset')).catch(() => undefined);
-  const session = await openSession(d, done.principalId, { userAgent: r.userAgent, ip: r.ip });
+  // With a second factor the new password is set, and the session waits for the code (login-second-step.ts).
+  const session = await sessionAfterPassword(d, done.principalId, { email: done.email, userAgent: r.userAgent, ip: r.ip });
   return { ...session, sessions_revoked: done.revoked, first_password: done.firstPassword };
 }
 

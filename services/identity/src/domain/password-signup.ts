@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { accountByEmail, insertPersonWithPassword, newPrincipalId, releaseOrganization, reserveForSignup, setPasswordHash } from '@floe/accounts';
+import { accountByEmail, insertPersonWithPassword, refuseDisposableAddress, newPrincipalId, releaseOrganization, reserveForSignup, setPasswordHash } from '@floe/accounts';
 import { onboardAccount } from '@floe/catalogs';
 import { withSessionLock } from '@floe/db/session-lock';
 import { TERMS } from '@floe/config';
@@ -12,7 +12,7 @@ import { withMailAdmitted } from './email-codes';
 import { WELCOME_SECONDS, linkUrl, newLinkToken, usableLink } from './login-links';
 import { joinFor, type Join } from './joins';
 import { checkPassword, hashPassword } from './passwords';
-import { openSession, type SessionDeps } from './sessions';
+import { sessionAfterPassword, type SecondStepDeps } from './login-second-step';
 import type { SignupDeps } from './signup';
 
 // Spec: POST /v1/auth/signup and POST /v1/auth/password/set. The sign-up
@@ -23,7 +23,7 @@ import type { SignupDeps } from './signup';
 // Invitations and open claimed domains will place a person elsewhere
 // (domain/joins.ts decides; organisations have neither yet).
 
-export type PasswordSignupDeps = SignupDeps & SessionDeps;
+export type PasswordSignupDeps = SignupDeps & SecondStepDeps;
 
 export interface PasswordSignupAsk {
   email: string;
@@ -42,6 +42,7 @@ interface WelcomeDetails {
 }
 
 export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: PasswordSignupAsk) {
+  refuseDisposableAddress(a.email);
   if (await accountByEmail(d.prisma, a.email)) {
     throw conflict('already_exists', `an account for ${a.email} exists; log in, or reset its password`, { field: 'email' });
   }
@@ -81,6 +82,13 @@ export async function passwordSignup(d: PasswordSignupDeps, req: Request, a: Pas
   };
 }
 
+/** A new account's catalog `lake` as the answer that made it shows it (null when onboarding made none). */
+export function lakeOf(account: { warehouse_id: string | null; project_id: string | null; created?: { warehouse?: boolean } | null }) {
+  return account.warehouse_id
+    ? { warehouse_id: account.warehouse_id, name: 'lake', project_id: account.project_id, created: account.created?.warehouse ?? true }
+    : null;
+}
+
 /** POST /v1/auth/password/set: the welcome link spent, the account made and its organisation active, a session. */
 export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: { token: string; password: string; userAgent: string | null; ip: string | null }) {
   // One use of a link at a time, waiting without a pooled connection: the one at work needs several (onboarding makes the catalog).
@@ -112,12 +120,11 @@ export async function setFirstPassword(d: PasswordSignupDeps, req: Request, s: {
   }, { waitMs: 120_000 });
   req.caller = { principalId: made.principal.principalId, kind: 'human', email: made.principal.email, via: 'token', keyId: null, sessionId: null };
   await writeAudit(d.db, req, { action: 'signup.complete', orgId: made.account.organization.org_id, targetType: 'principal', targetId: made.principal.principalId, data: { email: made.principal.email, via: 'password', terms_version: TERMS.version } });
-  const session = await openSession(d, made.principal.principalId, { userAgent: s.userAgent, ip: s.ip });
+  // A joiner into an organisation that requires a second factor enrols before the first session (login-second-step.ts).
+  const session = await sessionAfterPassword(d, made.principal.principalId, { email: made.principal.email, userAgent: s.userAgent, ip: s.ip });
   return {
     ...session,
-    warehouse: made.account.warehouse_id
-      ? { warehouse_id: made.account.warehouse_id, name: 'lake', project_id: made.account.project_id, created: made.account.created?.warehouse ?? true }
-      : null,
+    warehouse: lakeOf(made.account),
     return_to: made.returnTo,
   };
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { accountByEmail, insertPrincipal, issueApiKey, newPrincipalId, releaseOrganization, reserveForSignup, type ReservedOrganization } from '@floe/accounts';
+import { accountByEmail, insertPrincipal, refuseDisposableAddress, issueApiKey, newPrincipalId, releaseOrganization, reserveForSignup, type ReservedOrganization } from '@floe/accounts';
 import { TERMS, type FloeConfig } from '@floe/config';
 import type { PrismaClient } from '@floe/db';
 import { withSessionLock } from '@floe/db/session-lock';
@@ -45,6 +45,7 @@ interface SignupDetails {
 }
 
 export async function startSignup(d: SignupDeps, req: Request, s: SignupStart) {
+  refuseDisposableAddress(s.email);
   if (await accountByEmail(d.prisma, s.email)) {
     throw conflict('already_exists', `an account for ${s.email} exists; recover its key with POST /v1/recover/start`, { field: 'email' });
   }

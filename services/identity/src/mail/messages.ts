@@ -18,6 +18,14 @@ export function recoveryCodeMail(to: string, code: string, minutes: number): Out
   };
 }
 
+export function linkCodeMail(to: string, code: string, minutes: number, provider: string): OutgoingMail {
+  return {
+    to,
+    subject: `Your Floe code to link ${provider}: ${code}`,
+    text: `Someone signed in with ${provider} as ${to}, and a Floe account with this address exists. Your code is ${code}.\n\nEnter it within ${minutes} minutes to link the two, so you can sign in to this account with ${provider} from now on. If it was not you, ignore this mail: nothing is linked without the code.\n`,
+  };
+}
+
 export function welcomeLinkMail(to: string, link: string, days: number): OutgoingMail {
   return {
     to,

@@ -1,12 +1,10 @@
 import type { Express } from 'express';
-import { z } from 'zod';
-import { ApiKeyLabel as Label, issueApiKey, apiKeysOf, revokeApiKey } from '@floe/accounts';
+import { issueApiKey, apiKeysOf, revokeApiKey } from '@floe/accounts';
+import { CreateApiKeyBody } from '@floe/api';
 import { bumpCredentialEpoch } from '@floe/auth';
 import { forbidden, notFound, parse, route, writeAudit } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { iso, keyView } from '../responses';
-
-const CreateKey = z.object({ label: Label });
 
 // Spec: API keys. Every route acts on the caller's own keys only.
 export function mountApiKeys(app: Express, d: IdentityDeps): void {
@@ -14,7 +12,7 @@ export function mountApiKeys(app: Express, d: IdentityDeps): void {
 
   route(app, '/v1/api-keys', {
     post: [caller, async (req, res) => {
-      const body = parse(CreateKey, req.body);
+      const body = parse(CreateApiKeyBody, req.body);
       const me = req.caller!;
       // A tool host's token record is keyless: it acts through 15-minute access tokens a person can revoke, never a lasting key.
       if (me.kind === 'mcp') throw forbidden('forbidden', 'an OAuth access token cannot mint API keys');

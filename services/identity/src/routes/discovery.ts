@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { TERMS } from '@floe/config';
 import { route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { formatsDocument } from '../domain/formats';
@@ -58,10 +59,14 @@ export function mountDiscovery(app: Express, d: IdentityDeps): void {
         device_authorization: true,
         device_authorization_url: `${baseUrl}/v1/auth/device`,
         device_token_url: `${baseUrl}/v1/auth/device/token`,
+        second_factor: { totp: true, backup_codes: true, passkeys: true, login_step_url: `${baseUrl}/v1/auth/login/mfa`, reauth_url: `${baseUrl}/v1/auth/reauth` },
+        passkeys: { rp_id: d.config.webauthn.rpId, origins: d.config.webauthn.origins, passwordless_login: d.config.webauthn.passkeyLogin },
         api_keys: true,
         token_endpoint: `${baseUrl}/v1/tokens`,
         mail_delivery: d.mailer.delivery,
-        trusted_issuers: d.config.trustedIssuers.map((issuer) => ({ issuer })),
+        trusted_issuers: d.config.trustedIssuers,
+        sign_in_providers: d.config.signIn.providers.map((p) => ({ id: p.id, name: p.name, issuer: p.issuer, start_url: `${baseUrl}/v1/auth/oidc/${p.id}/start` })),
+        terms: TERMS,
         note: 'Sign up with an e-mail code (POST /v1/signup/start) or a password (POST /v1/auth/signup), then log in with the password or use an API key. A command-line tool or a machine signs in with device login: POST /v1/auth/device, a person approves the code, the machine polls POST /v1/auth/device/token for its API key (`floe login` does all three).',
       });
     },

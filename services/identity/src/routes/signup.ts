@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { EmailSignupStartBody, EmailSignupVerifyBody, RecoverStartBody, RecoverVerifyBody } from '@floe/api';
 import { notFound, parse, requireBootstrapSecret, route } from '@floe/http';
 import type { IdentityDeps } from '../deps';
 import { startRecovery, verifyRecovery } from '../domain/recovery';
@@ -7,44 +7,31 @@ import { startSignup, verifySignup } from '../domain/signup';
 
 // Spec: Sign-up and recovery — the e-mail code routes (the one-call
 // development sign-up, POST /v1/signup, is the control plane's), and the
-// development stacks' internal look at a pending code.
-
-const Email = z.string().trim().toLowerCase().email().max(320);
-const Engine = z.enum(['duckdb', 'pyiceberg', 'spark']).default('duckdb');
-
-const Start = z.object({
-  email: Email,
-  workspace: z.string().trim().min(1).max(63).optional(),
-  full_name: z.string().trim().min(1).max(200).optional(),
-  organization_name: z.string().trim().min(1).max(100).optional(),
-  handle: z.string().trim().toLowerCase().min(1).max(63).optional(),
-});
-const Verify = z.object({ email: Email, code: z.string().trim().min(1).max(32), accept_terms: z.unknown().optional(), engine: Engine });
-const RecoverStart = z.object({ email: Email });
-const RecoverVerify = z.object({ email: Email, code: z.string().trim().min(1).max(32) });
+// development stacks' internal look at a pending code. The request schemas
+// are the API description's (packages/api resources/account.ts).
 
 export function mountSignup(app: Express, d: IdentityDeps): void {
   route(app, '/v1/signup/start', {
     post: async (req, res) => {
-      const b = parse(Start, req.body);
+      const b = parse(EmailSignupStartBody, req.body);
       res.status(202).json(await startSignup(d, req, { email: b.email, workspace: b.workspace, fullName: b.full_name, organizationName: b.organization_name, handle: b.handle }));
     },
   });
   route(app, '/v1/signup/verify', {
     post: async (req, res) => {
-      const b = parse(Verify, req.body);
+      const b = parse(EmailSignupVerifyBody, req.body);
       res.status(201).json(await verifySignup(d, req, { email: b.email, code: b.code, acceptTerms: b.accept_terms, engine: b.engine }));
     },
   });
   route(app, '/v1/recover/start', {
     post: async (req, res) => {
-      const b = parse(RecoverStart, req.body);
+      const b = parse(RecoverStartBody, req.body);
       res.status(202).json(await startRecovery(d, req, b.email));
     },
   });
   route(app, '/v1/recover/verify', {
     post: async (req, res) => {
-      const b = parse(RecoverVerify, req.body);
+      const b = parse(RecoverVerifyBody, req.body);
       res.json(await verifyRecovery(d, req, b));
     },
   });
@@ -64,7 +51,7 @@ export function mountSignup(app: Express, d: IdentityDeps): void {
   route(app, '/internal/signup-codes/:email', {
     get: [requireBootstrapSecret(d.config.bootstrapSecret), async (req, res) => {
       const email = String(req.params.email).toLowerCase();
-      const purpose = req.query.purpose === 'recovery' ? 'recovery' : 'signup';
+      const purpose = req.query.purpose === 'recovery' || req.query.purpose === 'link' ? req.query.purpose : 'signup';
       const code = await d.devCodes.read(email, purpose);
       if (!code) throw notFound('not_found', `no ${purpose} code is pending for ${email} on this stack`);
       res.set('Cache-Control', 'no-store').json({ email, purpose, code });

@@ -7,6 +7,7 @@ import type { Db, Prisma } from '@floe/db';
 
 export type StoredStatus = 'pending' | 'approved' | 'denied' | 'used';
 export type GrantLevel = 'read' | 'write';
+export type AgentRole = 'admin' | 'member';
 
 /** A catalog as the machine asked for it (unresolved) or as the approver gave it. */
 export interface AskedCatalog {
@@ -29,20 +30,23 @@ export interface DeviceLoginRecord {
   clientName: string;
   requestedLevel: GrantLevel;
   requested: AskedCatalog[];
+  requestedRole: AgentRole;
   status: StoredStatus;
   intervalSeconds: number;
   expiresAt: Date;
   decidedBy: string | null;
   orgId: string | null;
   grants: GivenCatalog[] | null;
+  /** The role approval gave; null until approved (and on logins approved before roles were asked: those made members). */
+  role: AgentRole | null;
   claimedAt: Date | null;
   agentId: string | null;
   keyId: string | null;
 }
 
 const record = {
-  id: true, userCode: true, client: true, hostname: true, clientName: true, requestedLevel: true, requested: true, status: true, intervalSeconds: true,
-  expiresAt: true, decidedBy: true, orgId: true, grants: true, claimedAt: true, agentId: true, keyId: true,
+  id: true, userCode: true, client: true, hostname: true, clientName: true, requestedLevel: true, requested: true, requestedRole: true, status: true,
+  intervalSeconds: true, expiresAt: true, decidedBy: true, orgId: true, grants: true, role: true, claimedAt: true, agentId: true, keyId: true,
 } as const;
 
 type Row = Prisma.DeviceLoginGetPayload<{ select: typeof record }>;
@@ -51,12 +55,14 @@ const toRecord = (r: Row): DeviceLoginRecord => ({
   ...r,
   requestedLevel: r.requestedLevel as GrantLevel,
   requested: r.requested as unknown as AskedCatalog[],
+  requestedRole: r.requestedRole as AgentRole,
   status: r.status as StoredStatus,
   grants: r.grants as unknown as GivenCatalog[] | null,
+  role: r.role as AgentRole | null,
 });
 
 /** A start as it is stored: the record's first state, with the device code's hash and the caller's address. */
-export type NewDeviceLogin = Pick<DeviceLoginRecord, 'id' | 'userCode' | 'client' | 'hostname' | 'clientName' | 'requestedLevel' | 'requested' | 'intervalSeconds' | 'expiresAt'> & {
+export type NewDeviceLogin = Pick<DeviceLoginRecord, 'id' | 'userCode' | 'client' | 'hostname' | 'clientName' | 'requestedLevel' | 'requested' | 'requestedRole' | 'intervalSeconds' | 'expiresAt'> & {
   deviceCodeHash: string;
   createdIp: string | null;
 };
@@ -97,13 +103,16 @@ export async function stampPoll(db: Db, id: string, step: number): Promise<{ too
   return rows[0] ? { tooSoon: rows[0].too_soon, intervalSeconds: rows[0].interval_seconds } : null;
 }
 
-/** Moves a pending, unexpired login to `approved` or `denied`; false when it was not pending any more. */
+/** Moves a pending, unexpired login to `approved` (with its grants and role) or `denied`; false when it was not pending any more. */
 export async function decideDeviceLogin(
-  db: Db, id: string, d: { status: 'approved' | 'denied'; decidedBy: string; orgId: string | null; grants: GivenCatalog[] | null },
+  db: Db, id: string, d: { status: 'approved' | 'denied'; decidedBy: string; orgId: string | null; grants: GivenCatalog[] | null; role: AgentRole | null },
 ): Promise<boolean> {
   const { count } = await db.deviceLogin.updateMany({
     where: { id, status: 'pending', expiresAt: { gt: new Date() } },
-    data: { status: d.status, decidedBy: d.decidedBy, decidedAt: new Date(), orgId: d.orgId, grants: (d.grants ?? undefined) as unknown as Prisma.InputJsonArray | undefined },
+    data: {
+      status: d.status, decidedBy: d.decidedBy, decidedAt: new Date(), orgId: d.orgId, role: d.role,
+      grants: (d.grants ?? undefined) as unknown as Prisma.InputJsonArray | undefined,
+    },
   });
   return count === 1;
 }

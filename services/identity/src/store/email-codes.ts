@@ -1,9 +1,9 @@
 import type { Db, Prisma } from '@floe/db';
 
-// Pending e-mail codes (sign-up, recovery): one per address and purpose, only
-// the code's hash kept.
+// Pending e-mail codes (sign-up, recovery, linking a provider's identity to
+// an account): one per address and purpose, only the code's hash kept.
 
-export type CodePurpose = 'signup' | 'recovery';
+export type CodePurpose = 'signup' | 'recovery' | 'link';
 
 export interface EmailCodeRecord {
   email: string;

@@ -48,6 +48,13 @@ export async function rotateRefresh(db: PrismaClient, id: string, currentHash: s
   });
 }
 
+/** Reauthentication: the live session's sign-in moves to now; null when it is not the person's live session. */
+export async function markSignedIn(db: Db, id: string, principalId: string): Promise<Date | null> {
+  const now = new Date();
+  const { count } = await db.session.updateMany({ where: { id, principalId, revokedAt: null, expiresAt: { gt: now } }, data: { signedInAt: now, lastUsedAt: now } });
+  return count === 1 ? now : null;
+}
+
 export async function revokeSession(db: Db, id: string, reason: string, principalId?: string): Promise<boolean> {
   const { count } = await db.session.updateMany({ where: { id, revokedAt: null, ...(principalId ? { principalId } : {}) }, data: { revokedAt: new Date(), revokeReason: reason } });
   return count === 1;

@@ -1,7 +1,7 @@
 import { metadataFileLocation } from '@floe/iceberg';
 import { METADATA_PROPERTIES } from '@floe/queues';
 import { capped, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
-import type { TableAccess } from '../table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // Metadata files: every table gets Iceberg's own clean-up at commit
 // (`write.metadata.delete-after-commit.enabled`, and at most

@@ -10,7 +10,7 @@ import { SMALL_FILE_RATIO, targetFileBytes } from '@floe/queues';
 import { readHeadFiles, type LiveFile } from './head';
 import { capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import { commitReplace } from './replace-commit';
-import type { TableAccess } from '../table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // Compaction (Iceberg's rewrite-data-files, bin-pack): in each partition with
 // at least 5 data files under 75% of the target size, the small files are

@@ -5,7 +5,7 @@ import {
 import { PlanOutdated, capped, maybeCrash, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import { onlyAppendsSince } from './head';
 import { commitInTurn } from './turns';
-import type { TableAccess } from '../table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // Snapshot expiry (Iceberg's expire-snapshots): the catalog's promise of 7
 // days and 20 snapshots (MAINTENANCE_DEFAULTS), under the table's own

@@ -1,53 +1,25 @@
-import {
-  EntryStatus, FileContent, READS_AT_ONCE, currentSnapshot, mapLimited, readManifest, readManifestList, snapshotById,
-  type DataFile, type ManifestFile, type Snapshot, type TableMetadata,
-} from '@floe/iceberg';
-import type { TableAccess } from '../table-access';
+import { currentSnapshot, readLiveFiles, readSnapshotManifests, snapshotById, type LiveFile, type LiveFiles, type SnapshotManifests, type TableMetadata } from '@floe/iceberg';
+import type { TableAccess } from '@floe/catalog-client';
 
 // The main branch's head as compaction and the manifest rewrite see it: its
 // manifest list, and (when asked) every live entry of its manifests with the
-// sequence numbers and row ids they inherit. Also the one test of whether a
-// replace may be rebuilt on a head that moved: only appends came between.
+// sequence numbers and row ids they inherit (@floe/iceberg's readLiveFiles,
+// which the hosted query reads any snapshot with). Also the one test of
+// whether a replace may be rebuilt on a head that moved: only appends came
+// between.
 
-export interface LiveFile {
-  file: DataFile;
-  specId: number;
-  /** Data sequence number (inherited where the manifest left it to be). */
-  sequenceNumber: bigint;
-  /** v3: the file's first row id (inherited). */
-  firstRowId: bigint | null;
-}
-
-export interface Head {
-  snapshot: Snapshot;
-  manifests: ManifestFile[];
-}
-
-export interface HeadFiles extends Head {
-  data: LiveFile[];
-  deletes: LiveFile[];
-}
+export type { LiveFile };
+export type Head = SnapshotManifests;
+export type HeadFiles = LiveFiles;
 
 export async function readHead(t: Pick<TableAccess, 'metadata' | 'read'>): Promise<Head | null> {
   const snapshot = currentSnapshot(t.metadata);
-  if (!snapshot?.['manifest-list']) return null;
-  return { snapshot, manifests: readManifestList(await t.read(snapshot['manifest-list'])).manifests };
+  return snapshot ? readSnapshotManifests((p) => t.read(p), snapshot) : null;
 }
 
 export async function readHeadFiles(t: Pick<TableAccess, 'metadata' | 'read'>): Promise<HeadFiles | null> {
-  const head = await readHead(t);
-  if (!head) return null;
-  const data: LiveFile[] = [];
-  const deletes: LiveFile[] = [];
-  const read = await mapLimited(head.manifests, READS_AT_ONCE, async (mf) => ({ mf, entries: readManifest(await t.read(mf.manifest_path), mf).entries }));
-  for (const { mf, entries } of read) {
-    for (const e of entries) {
-      if (e.status === EntryStatus.DELETED) continue;
-      const live = { file: e.data_file, specId: mf.partition_spec_id, sequenceNumber: BigInt(e.sequence_number ?? 0n), firstRowId: e.data_file.first_row_id ?? null };
-      ((e.data_file.content ?? FileContent.DATA) === FileContent.DATA ? data : deletes).push(live);
-    }
-  }
-  return { ...head, data, deletes };
+  const snapshot = currentSnapshot(t.metadata);
+  return snapshot ? readLiveFiles((p) => t.read(p), snapshot) : null;
 }
 
 /**

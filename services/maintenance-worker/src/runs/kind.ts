@@ -1,7 +1,7 @@
 import type { CatalogClient } from '@floe/catalog-client';
 import type { Engine } from '@floe/engine';
 import type { Logger } from '@floe/http';
-import type { TableAccess, TableRef } from '../table-access';
+import type { TableAccess, TableRef } from '@floe/catalog-client';
 
 // What every kind of run is: a plan from the table as it is (pure but for
 // reading its files), and the acts that carry the plan out — a commit through

@@ -1,6 +1,6 @@
 import { collectSnapshotFiles, liveFiles, planOrphans, type ListedFile } from '@floe/iceberg';
 import { capped, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
-import type { TableAccess } from '../table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // Orphan files: objects under the table's location that no snapshot, no
 // metadata file and no statistics file of the table names, and that are

@@ -7,7 +7,7 @@ import { manifestTargetBytes } from '@floe/queues';
 import { onlyAppendsSince } from './head';
 import { PlanOutdated, type RunContext } from './kind';
 import { MAX_COMMIT_ATTEMPTS, commitInTurn, lostRace } from './turns';
-import type { TableAccess } from '../table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // How compaction and the manifest rewrite commit: a `replace` snapshot built
 // on the head the plan read, committed through the catalog with a

@@ -3,7 +3,7 @@ import { manifestTargetBytes, minCountToMerge } from '@floe/queues';
 import { readHead } from './head';
 import { capped, type KindOutcome, type KindPlan, type KindRunner, type RunContext } from './kind';
 import { commitReplace } from './replace-commit';
-import type { TableAccess } from '../table-access';
+import type { TableAccess } from '@floe/catalog-client';
 
 // The manifest rewrite (Iceberg's rewrite-manifests): every roll adds one
 // small manifest, and every commit's manifest list carries them all, so a

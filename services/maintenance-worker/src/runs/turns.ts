@@ -1,7 +1,7 @@
 import { CatalogFailure } from '@floe/catalog-client';
 import { COMMIT_GATE_HEADER } from '@floe/db/commit-gate';
 import type { RunContext } from './kind';
-import type { TableRef } from '../table-access';
+import type { TableRef } from '@floe/catalog-client';
 
 // How a run's commit gets its turn on a table that writers keep committing
 // to. The first attempt goes as any writer's does. A 409 means a writer got

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient } from '@floe/db';
 import { joinNamespace } from '@floe/iceberg';
 import type { MaintenanceKind, MaintenanceTrigger } from '@floe/queues';
-import type { TableRef } from '../table-access';
+import type { TableRef } from '@floe/catalog-client';
 
 // The maintenance runs this worker records (schema: MaintenanceRun): a row
 // when a kind's run begins (`running`), finished with its outcome. A namespace

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@floe/db';
 import { splitNamespace } from '@floe/iceberg';
-import type { TableRef } from '../table-access';
+import type { TableRef } from '@floe/catalog-client';
 
 // The tables the sweep looks at: every table (not view) of a live catalog, as
 // the catalog records them (catalog_tables; the catalog writes it, this reads).

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { refusal } from '../service-refusal';
 import { ok } from '../tool-result';
+import { query } from './query';
 import { catalogArg as catalog, tool } from './tool';
 
 // The read tools: every token gets them. Each is one or two control-plane
-// reads with the caller's token, summarised for an assistant.
+// reads with the caller's token, summarised for an assistant (query, which
+// answers with rows, has a file of its own).
 
 const ENGINES = ['duckdb', 'pyiceberg', 'spark', 'snowflake'] as const;
 
@@ -181,4 +183,4 @@ export const tableHealth = tool({
   },
 });
 
-export const READ_TOOLS = [listCatalogs, catalogInstructions, listTables, describeTable, connectionRecipe, catalogUsage, tableHealth];
+export const READ_TOOLS = [listCatalogs, catalogInstructions, listTables, describeTable, connectionRecipe, catalogUsage, tableHealth, query];

@@ -11,7 +11,7 @@ import { WRITE_TOOLS } from './write-tools';
 // way: the scope check, the tool's work, refusals turned into tool errors,
 // and one `mcp.tool_call` audit event per call whatever its outcome.
 
-export const ALL_TOOLS: Tool[] = [...READ_TOOLS, ...WRITE_TOOLS] as unknown as Tool[];
+export const ALL_TOOLS: Tool[] = [...READ_TOOLS, ...WRITE_TOOLS];
 
 /**
  * `withWriteTools`: false leaves the write tools out (a read-scoped token's
@@ -22,7 +22,9 @@ export const ALL_TOOLS: Tool[] = [...READ_TOOLS, ...WRITE_TOOLS] as unknown as T
 export function registerTools(server: McpServer, d: ToolDeps, r: ToolRequest, o: { withWriteTools: boolean }): void {
   for (const t of ALL_TOOLS) {
     if (t.level === 'write' && !o.withWriteTools) continue;
-    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, annotations: { readOnlyHint: t.level === 'read' } },
+    server.registerTool(t.name, {
+      title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { readOnlyHint: t.level === 'read' },
+    },
       (args: unknown) => callTool(t, args, d, r));
   }
 }
@@ -36,7 +38,7 @@ async function callTool(t: Tool, args: unknown, d: ToolDeps, r: ToolRequest): Pr
         remedy: 'ask the person to connect the assistant again with the catalogs:write scope', scope: caller.scopes.join(' '),
       });
     }
-    return await t.run(args as never, { cp: d.cp, ingest: d.ingest, caller, requestId: req.requestId });
+    return await t.run(args, { cp: d.cp, ingest: d.ingest, caller, requestId: req.requestId });
   } catch (err) {
     if (!(err instanceof ServiceRefusal)) {
       const e = err as Error;
@@ -46,7 +48,7 @@ async function callTool(t: Tool, args: unknown, d: ToolDeps, r: ToolRequest): Pr
     }
     // The control plane refused the token itself (revoked meanwhile): the next request here is a 401 from the same standing check.
     outcome = err.code;
-    return failed(err);
+    return failed(err, t.remedies);
   } finally {
     // The tool, who and through which client, and how it ended; never the arguments (rows, names of things the caller may not see).
     await writeAudit(d.db, req, {

@@ -22,17 +22,37 @@ export interface ToolContext {
   requestId: string;
 }
 
-export interface Tool<S extends ZodRawShape = ZodRawShape> {
+/** A tool as written: its work takes the input its schema describes. */
+export interface ToolSpec<S extends ZodRawShape> {
   name: string;
   level: 'read' | 'write';
   title: string;
   description: string;
   input: S;
+  /** The shape of the result's structured content, for a tool that answers with one (the SDK checks each answer against it). */
+  output?: ZodRawShape;
+  /** This tool's own words for codes it meets, where a general word in remedies.ts would mislead (the service's own remedy still wins). */
+  remedies?: Record<string, string>;
   run: (args: z.infer<ZodObject<S>>, c: ToolContext) => Promise<CallToolResult>;
 }
 
-/** A tool with its input's type checked against its schema. */
-export const tool = <S extends ZodRawShape>(t: Tool<S>): Tool<S> => t;
+/**
+ * A tool as registered (tools/register.ts): the same, its work taking the arguments as the SDK hands them over.
+ * One list holds tools of every shape, so the shape is erased here, where `tool` still knows it.
+ */
+export interface Tool extends Omit<ToolSpec<ZodRawShape>, 'run'> {
+  run: (args: unknown, c: ToolContext) => Promise<CallToolResult>;
+}
+
+/**
+ * A tool, its input's type checked against its schema. The SDK validates the arguments against the shape before the
+ * call, but its type for a generic shape does not unify with zod's, so the work gets them parsed by the tool's own
+ * schema rather than cast: the same check again, which keeps an input schema free of transforms (they would run twice).
+ */
+export function tool<S extends ZodRawShape>(spec: ToolSpec<S>): Tool {
+  const schema = z.object(spec.input);
+  return { ...spec, run: async (args, c) => spec.run(schema.parse(args), c) };
+}
 
 /** What registering the tools of one request needs (routes/mcp.ts builds it). */
 export interface ToolDeps {

@@ -5,6 +5,9 @@ import { auditEvents } from '../../store/audit';
 
 // Spec: GET /v1/audit. Without org_id: the caller's own events. With org_id:
 // an admin sees the organisation's events plus their own; a member only their own.
+// Floe's answer says which (`scope`), and without org_id names the
+// organisations whose events an admin can ask for (`admin_of`), which is
+// what Floe's own views (the CLI's, the console's) ask with by default.
 // The filters: `since` as a relative span (24h, 7d, 30m) or an
 // ISO 8601 time; `action` an exact name or a prefix ending in `*`.
 
@@ -57,5 +60,7 @@ export async function readAudit(db: Db, ctx: AccessContext, q: AuditQuery) {
     if (m.role === 'admin') orgScope = m.orgId;
   }
   const events = await auditEvents(db, { principalId: ctx.principalId, orgScope, since, action, limit });
-  return { events, since, limit, orgId };
+  // The spec keeps the default to one's own events; an admin is told where the organisation's are.
+  const adminOf = orgId ? [] : ctx.memberships.filter((m) => m.role === 'admin').map((m) => ({ org_id: m.orgId, handle: m.handle }));
+  return { events, since, limit, orgId, scope: orgScope ? 'organisation' as const : 'own' as const, adminOf };
 }

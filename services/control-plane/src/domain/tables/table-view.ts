@@ -34,6 +34,43 @@ export function hasGeoColumn(schema: SchemaColumns): boolean {
   return schema.fields.some((f) => typeof f.type === 'string' && GEO.test(f.type));
 }
 
+/** How many snapshots the table view lists (newest first); the metadata holds at most the catalog's snapshot promise and more between expiries. */
+export const SNAPSHOT_LOG_LIMIT = 50;
+
+/** The summary figures a timeline shows, as numbers (Iceberg writes them as strings). */
+const SUMMARY_FIGURES = ['added-records', 'deleted-records', 'added-data-files', 'deleted-data-files', 'added-files-size', 'removed-files-size', 'total-records', 'total-data-files', 'total-files-size'] as const;
+
+function summaryFigures(summary: Record<string, string> | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of SUMMARY_FIGURES) {
+    const n = Number(summary?.[k]);
+    if (summary?.[k] !== undefined && Number.isFinite(n)) out[k.replaceAll('-', '_')] = n;
+  }
+  return out;
+}
+
+/** The newest snapshots first, each with when, what and how much: the table's commit history as a person reads it. */
+export function snapshotLog(m: TableMetadata, currentId: unknown) {
+  // The metadata lists snapshots in commit order: reversed first, so commits within one millisecond stay newest first.
+  return [...(m.snapshots ?? [])].reverse()
+    .sort((a, b) => Number(b['timestamp-ms']) - Number(a['timestamp-ms']))
+    .slice(0, SNAPSHOT_LOG_LIMIT)
+    .map((s) => ({
+      snapshot_id: idView(s['snapshot-id']),
+      parent_snapshot_id: idView(s['parent-snapshot-id']),
+      committed_at: new Date(Number(s['timestamp-ms'])).toISOString(),
+      operation: s.summary?.operation ?? 'overwrite',
+      current: String(s['snapshot-id']) === String(currentId),
+      ...summaryFigures(s.summary),
+    }));
+}
+
+/** The default sort order's fields; an unsorted table has none. */
+function sortOrderView(m: TableMetadata) {
+  const order = (m['sort-orders'] ?? []).find((o) => o['order-id'] === m['default-sort-order-id']);
+  return { order_id: order?.['order-id'] ?? 0, fields: (order?.fields ?? []).map((f) => ({ ...f })) };
+}
+
 export async function tableView(namespace: string, name: string, loaded: LoadTableResult, read: ReadFile) {
   const m = loaded.metadata;
   const schema = currentSchema(m);
@@ -52,7 +89,9 @@ export async function tableView(namespace: string, name: string, loaded: LoadTab
     schema: schema.fields.map((f) => ({ id: f.id, name: f.name, type: f.type, required: Boolean(f.required) })),
     identifier_field_ids: schema['identifier-field-ids'] ?? [],
     partition_spec: { spec_id: spec['spec-id'], fields: spec.fields },
+    sort_order: sortOrderView(m),
     snapshots: (m.snapshots ?? []).length,
+    snapshot_log: snapshotLog(m, currentId),
     current_snapshot_id: idView(currentId),
     rows: counted.rows,
     rows_source: counted.rows_source,

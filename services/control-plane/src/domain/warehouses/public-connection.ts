@@ -2,7 +2,7 @@ import { publicWarehousesAt } from '@floe/catalogs';
 import type { Db } from '@floe/db';
 import { conflict, notFound } from '@floe/http';
 import { warehouseBuckets } from '@floe/storage';
-import { iso } from '../../responses';
+import { iso, publicUrlOf } from '../../responses';
 import { currentTablePointers, type TablePointer } from '../../store/table-pointers';
 
 // GET /v1/public/{handle}/{catalog}/connection, no credential. A public
@@ -11,7 +11,9 @@ import { currentTablePointers, type TablePointer } from '../../store/table-point
 // would have told it: each table's current metadata file. The answer lists
 // them and gives recipes that read them with no credential at all (DuckDB's
 // iceberg_scan, PyIceberg's StaticTable). A private or unknown catalog is
-// 404 `public_catalog_not_found` either way, so privacy leaks nothing.
+// 404 `public_catalog_not_found` either way, so privacy leaks nothing. A
+// catalog published under a files prefix lists only the tables whose metadata
+// lies under it: the others an anonymous reader could not open anyway.
 
 export interface PublicStore {
   /** The object store's public address ({s3_url}). */
@@ -27,12 +29,12 @@ export async function publicConnection(db: Db, store: PublicStore, handle: strin
   }
   if (found.length > 1) {
     throw conflict('public_catalog_ambiguous', `${found.length} public catalogs of ${handle} are named ${catalog}; read one by its bucket`, {
-      candidates: found.map((w) => ({ warehouse_id: w.id, bucket: w.tableBucket, public_url: `${store.s3Url}/${w.tableBucket}/` })),
+      candidates: found.map((w) => ({ warehouse_id: w.id, bucket: w.tableBucket, public_url: publicUrlOf(store, w) })),
     });
   }
   const w = found[0];
-  const tables = await currentTablePointers(db, w.id);
-  const publicUrl = `${store.s3Url}/${w.tableBucket}/`;
+  const readable = `s3://${w.tableBucket}/${w.publicPrefix}`;
+  const tables = (await currentTablePointers(db, w.id)).filter((t) => t.metadataLocation.startsWith(readable));
   return {
     handle,
     catalog: w.name,
@@ -40,7 +42,8 @@ export async function publicConnection(db: Db, store: PublicStore, handle: strin
     public: true,
     public_since: iso(w.publicSince),
     bucket: w.tableBucket,
-    public_url: publicUrl,
+    public_url: publicUrlOf(store, w),
+    files_prefix: w.publicPrefix,
     s3: { endpoint: store.s3Url, region: store.region, path_style: true, anonymous: true },
     count: tables.length,
     tables: tables.map((t) => ({
@@ -51,7 +54,7 @@ export async function publicConnection(db: Db, store: PublicStore, handle: strin
       metadata_url: httpUrlOf(store.s3Url, t.metadataLocation),
     })),
     recipe: { duckdb: duckdbRecipe(store, tables), pyiceberg: pyicebergRecipe(store, tables) },
-    note: 'Anonymous, read-only: every object of the table bucket can be read without a credential; nothing can be written and the catalog itself stays private. '
+    note: `Anonymous, read-only: every object ${w.publicPrefix ? `under ${w.publicPrefix} ` : ''}of the table bucket can be read without a credential; nothing can be written and the catalog itself stays private. `
       + 'Metadata locations are those current now; a commit makes a new one, so ask again for the newest.',
   };
 }

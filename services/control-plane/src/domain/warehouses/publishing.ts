@@ -3,10 +3,12 @@ import { markPrivate, markPublic, type WarehouseRecord, publicTierBytes, storage
 import type { Db } from '@floe/db';
 import { effectiveLimits } from '@floe/db/limits';
 import { withQuotaScopeLock } from '@floe/db/quota-scope';
+import { badRequest } from '@floe/http';
 import { StorageError, type StorageProvider } from '@floe/storage';
 
 // Publishing a catalog: one bucket policy lets anyone read the table bucket
-// (the catalog itself stays private). Its bytes move to the public tier,
+// (the catalog itself stays private), or only the objects under a files
+// prefix (one table's location, say). Its bytes move to the public tier,
 // whose allowance (Limits: 50 GB) is separate from private storage, and so
 // does its hard quota: a public table bucket carries the public allowance and
 // the private tier's freeze leaves it alone (packages/db/src/limits.ts
@@ -14,6 +16,46 @@ import { StorageError, type StorageProvider } from '@floe/storage';
 // it back under the private rules: frozen if the catalog is read-only, else
 // the hard quota at the private limit. Both run under the quota scope's lock,
 // as the enforcement pass does, so a pass never acts on a tier that just changed.
+// A files prefix changes what anyone may read, not the tier: the hard quota is
+// the bucket's, so the whole table bucket counts as public either way.
+
+/** The longest `files_prefix` taken (S3 keys are at most 1024 bytes; a prefix leaves room for the rest). */
+export const FILES_PREFIX_MAX_BYTES = 512;
+
+/**
+ * Input rule for POST …/public `files_prefix`: the part of the table bucket anyone may
+ * read, as a key prefix (`lake/cities/`) or a location in this catalog's bucket
+ * (`s3://<bucket>/lake/cities`). Answers the key prefix ending in `/` ('' for the whole
+ * bucket, as without the field). Refused with 400 `invalid_files_prefix`: another
+ * bucket, an absolute or climbing path (`/`, `.`, `..`, empty segments), control
+ * characters, and the policy language's own `*`, `?` and `${`, which would widen or
+ * rewrite what the statement grants.
+ */
+export function filesPrefixOf(w: Pick<WarehouseRecord, 'tableBucket'>, raw: unknown): string {
+  if (raw === undefined || raw === null || raw === '') return '';
+  const refuse = (reason: string) => badRequest('invalid_files_prefix', `files_prefix ${reason}`, {
+    field: 'files_prefix', reason, example: 'lake/cities/', bucket: w.tableBucket,
+  });
+  if (typeof raw !== 'string') throw refuse('must be a string: a key prefix in the catalog\'s table bucket');
+  let prefix = raw;
+  if (/^s3a?:\/\//i.test(prefix)) {
+    const own = `s3://${w.tableBucket}/`;
+    const normalized = prefix.replace(/^s3a?:\/\//i, 's3://');
+    if (!normalized.startsWith(own) && normalized !== own.slice(0, -1)) throw refuse(`names another bucket; this catalog's files are under ${own}`);
+    prefix = normalized.slice(own.length);
+    if (prefix === '') return '';
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(prefix)) throw refuse('holds a control character');
+  if (/[*?]|\$\{/.test(prefix)) throw refuse('holds `*`, `?` or `${`, which a bucket policy reads as patterns or variables');
+  if (prefix.startsWith('/')) throw refuse('starts with `/`: give a key prefix relative to the bucket');
+  if (!prefix.endsWith('/')) prefix += '/';
+  if (prefix.slice(0, -1).split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) {
+    throw refuse('holds an empty, `.` or `..` segment');
+  }
+  if (Buffer.byteLength(prefix) > FILES_PREFIX_MAX_BYTES) throw refuse(`is longer than ${FILES_PREFIX_MAX_BYTES} bytes`);
+  return prefix;
+}
 
 /** State rule: publishing needs the public tier (`limit`, the plan's public_storage_bytes) not to overflow; the figures for 409 `quota_exceeded` when it would. */
 export function publicTierOverflow(alreadyPublic: number, adding: number, limit: number): { current: number; limit_value: number; headroom: number } | null {
@@ -38,18 +80,19 @@ export type PublishOutcome =
 /**
  * POST /v1/warehouses/{id}/public after its checks: refused when the public
  * tier would overflow (a catalog already public is never refused); else the
- * bucket policy, then the row, keeping the first publication's time and
+ * bucket policy (the whole bucket, or the objects under `prefix`; publishing
+ * again with another prefix replaces it), then the row, keeping the first publication's time and
  * publisher, then the table bucket's hard quota at the public allowance.
  */
-export async function publishWarehouse(d: PublishDeps, w: WarehouseRecord, by: string): Promise<PublishOutcome> {
+export async function publishWarehouse(d: PublishDeps, w: WarehouseRecord, by: string, prefix: string): Promise<PublishOutcome> {
   return withQuotaScopeLock(d.db, scopeOf(w), async () => {
     const adding = w.usage?.tableBytes ?? 0;
     const alreadyPublic = await publicTierBytes(d.prisma, w.orgId, w.projectOwner, w.id);
     const tierLimit = (await effectiveLimits(d.prisma, w.orgId)).limits.public_storage_bytes;
     const overflow = w.publicSince ? null : publicTierOverflow(alreadyPublic, adding, tierLimit);
     if (overflow) return { refused: overflow };
-    const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, true));
-    const marked = await markPublic(d.prisma, w.id, by);
+    const result = await storageStep(() => d.storage.setPublicRead(w.tableBucket, true, prefix));
+    const marked = await markPublic(d.prisma, w.id, by, prefix);
     await storageStep(() => d.storage.setBucketQuota(w.tableBucket, tierLimit));
     return { refused: null, policy: result.policy, changed: result.changed, ...marked, tierCurrent: alreadyPublic + adding, tierLimit, bucketQuotas: await bucketQuotas(d.storage, [w.tableBucket]) };
   });

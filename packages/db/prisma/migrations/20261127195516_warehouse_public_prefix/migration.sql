@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "warehouses" ADD COLUMN     "public_prefix" TEXT;
