@@ -18,6 +18,6 @@ export {
 export { OutcomeUnknown } from './outcome';
 export { claimPurge, dropWithPurge, finishPurge, type PurgeJob } from './purges';
 export {
-  deleteTable, findTable, findTableAtGate, listTables, movePointers, nameTaken, renameTable,
+  deleteTable, deleteTableAt, findTable, findTableAtGate, listTables, movePointers, nameTaken, renameTable,
   type MoveRefusal, type PointerMove, type TableRow,
 } from './tables';

@@ -183,6 +183,16 @@ export async function deleteTable(db: SqlClient, id: string): Promise<boolean> {
   return (r.rowCount ?? 0) > 0;
 }
 
+/**
+ * Removes a table only while its pointer is still `metadataLocation`: false
+ * when a commit moved it (or a drop removed the row) since it was read, so an
+ * unregister answers the metadata every earlier commit is in.
+ */
+export async function deleteTableAt(db: SqlClient, id: string, metadataLocation: string): Promise<boolean> {
+  const r = await db.query(`DELETE FROM catalog_tables WHERE id = $1 AND metadata_location = $2`, [id, metadataLocation]);
+  return (r.rowCount ?? 0) > 0;
+}
+
 /** Moves a table or view to another identifier; false when the destination is taken. */
 export async function renameTable(db: SqlClient, id: string, namespace: string[], name: string): Promise<boolean> {
   try {

@@ -3,6 +3,7 @@ import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { requireNamespace } from '../domain/namespaces';
 import { registerTable } from '../domain/table-register';
+import { unregisterTable } from '../domain/table-drop';
 import { badRequest } from '../errors';
 import { readForRegistration } from '../registration';
 import { sendLoadResult } from '../responses';
@@ -11,7 +12,8 @@ import { existingTable, namespaceOf, warehouseOf } from '../request';
 import { auditEngineAct, tableName } from '../domain/engine-audit';
 
 // POST …/register adopts a table whose metadata file already sits in the
-// warehouse's table bucket; POST …/metrics accepts an engine's scan/commit
+// warehouse's table bucket, and POST …/unregister lets one go with its files
+// left in place (for another catalog to register); POST …/metrics accepts an engine's scan/commit
 // report and logs it (Floe keeps no metrics store of its own yet).
 export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
   const auth = d.auth.requireCaller();
@@ -35,6 +37,17 @@ export function mountRegisterAndMetrics(app: Express, d: CatalogDeps): void {
       const tableLocation = await registerTable(d.db, wh, ns, { name, metadataLocation: location, metadataText: text, overwrite: body.overwrite === true });
       await sendLoadResult(d, req, res, wh, { metadataLocation: location, metadataText: text, tableLocation }, tableName(ns, name));
       auditEngineAct(d, req, { action: 'table.create', table: tableName(ns, name), data: { metadata_location: location, registered: true, overwrite: body.overwrite === true } });
+    }],
+  });
+
+  route(app, '/v1/:prefix/namespaces/:namespace/tables/:table/unregister', {
+    post: [auth, requirePrefix, requireWrite, async (req, res) => {
+      const ns = namespaceOf(req);
+      const name = String(req.params.table);
+      const gone = await unregisterTable(d, warehouseOf(req), ns, name);
+      res.status(200).type('application/json')
+        .send(`{"metadata-location":${JSON.stringify(gone.metadataLocation)},"metadata":${gone.metadataText}}`);
+      auditEngineAct(d, req, { action: 'table.delete', table: tableName(ns, name), data: { metadata_location: gone.metadataLocation, unregistered: true } });
     }],
   });
 
