@@ -4,6 +4,7 @@ import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
 import { catalog, icebergError, token } from './catalog-helpers';
 import { bearer, gateway, newPrincipal, stack } from './helpers';
+import { compatibility } from '../../scripts/catalog-compatibility';
 
 // The Iceberg REST catalog's token exchange, surface separation, config and
 // namespaces, driven with iceberg-js and raw HTTP.
@@ -90,7 +91,11 @@ describe('GET /v1/config', () => {
       expect(res.status).toBe(200);
       expect(res.body.overrides).toEqual({ prefix: wh.id, warehouse: `s3://${wh.tableBucket}/` });
       expect(res.body.defaults).toMatchObject({ 's3.endpoint': stack().s3_url, 's3.path-style-access': 'true' });
-      expect(res.body.endpoints).toContain('GET /v1/{prefix}/namespaces');
+      // Exactly the operations docs/catalog-compatibility.md calls served, but discovery and the token exchange.
+      expect(res.body.endpoints).toEqual(compatibility()
+        .filter((r) => r.floe === 'served' && r.operationId !== 'getConfig' && r.operationId !== 'getToken')
+        .map((r) => `${r.method} ${r.path}`));
+      expect(res.body.endpoints).toContain('POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/unregister');
     }
   });
 

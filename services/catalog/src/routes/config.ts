@@ -3,39 +3,13 @@ import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { IcebergError } from '../errors';
 import { tableBucketRoot } from '../locations';
-
-/** What this catalog implements, as the `endpoints` list of GET /v1/config. */
-export const IMPLEMENTED_ENDPOINTS = [
-  'GET /v1/{prefix}/namespaces',
-  'POST /v1/{prefix}/namespaces',
-  'GET /v1/{prefix}/namespaces/{namespace}',
-  'HEAD /v1/{prefix}/namespaces/{namespace}',
-  'DELETE /v1/{prefix}/namespaces/{namespace}',
-  'POST /v1/{prefix}/namespaces/{namespace}/properties',
-  'GET /v1/{prefix}/namespaces/{namespace}/tables',
-  'POST /v1/{prefix}/namespaces/{namespace}/tables',
-  'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}',
-  'POST /v1/{prefix}/transactions/commit',
-  'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
-  'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
-  'DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}',
-  'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials',
-  'POST /v1/{prefix}/tables/rename',
-  'POST /v1/{prefix}/namespaces/{namespace}/register',
-  'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics',
-  'GET /v1/{prefix}/namespaces/{namespace}/views',
-  'POST /v1/{prefix}/namespaces/{namespace}/views',
-  'GET /v1/{prefix}/namespaces/{namespace}/views/{view}',
-  'HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}',
-  'POST /v1/{prefix}/namespaces/{namespace}/views/{view}',
-  'DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}',
-  'POST /v1/{prefix}/views/rename',
-  'POST /v1/{prefix}/namespaces/{namespace}/register-view',
-];
+import { servedEndpoints } from '../route-table';
 
 // GET /v1/config?warehouse=<id or name>: the prefix that selects the
 // warehouse, and the settings an engine needs to reach its bucket.
 export function mountConfig(app: Express, d: CatalogDeps): void {
+  // Read once, at the first request, when every route is mounted.
+  let endpoints: string[] | null = null;
   route(app, '/v1/config', {
     get: [d.auth.requireCaller(), async (req, res) => {
       const caller = req.catalogCaller!;
@@ -53,7 +27,7 @@ export function mountConfig(app: Express, d: CatalogDeps): void {
           'client.region': d.config.s3.region,
         },
         overrides: { prefix: wh.id, warehouse: tableBucketRoot(wh.tableBucket) },
-        endpoints: IMPLEMENTED_ENDPOINTS,
+        endpoints: (endpoints ??= servedEndpoints(app)),
       });
     }],
   });
