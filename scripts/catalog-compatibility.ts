@@ -2,7 +2,9 @@
 // operation of the Iceberg REST catalog's OpenAPI document (the repository's
 // copy, spec/iceberg-rest-catalog-open-api.yaml) with what Floe's catalog does
 // for it, read from the catalog's route table (scripts/spec-coverage.ts
-// mountedRoutes: served, or answering 501 from routes/unbuilt.ts). It also
+// mountedRoutes: served, or answering 501 from routes/unbuilt.ts), and one row
+// per update action and requirement of a commit, read from the `case` labels
+// of the code that applies them (packages/iceberg metadata/ and views/). It also
 // writes services/catalog/src/spec-operations.ts, the document's operations as
 // data, from which GET /v1/config advertises what the running app serves
 // (services/catalog/src/route-table.ts). tests/unit/catalog-compatibility.test.ts
@@ -21,10 +23,25 @@ const METHODS = ['get', 'head', 'post', 'put', 'delete'];
 
 export interface SpecOperation { method: string; path: string; operationId: string; summary: string }
 export interface OperationRow extends SpecOperation { floe: 'served' | '501' | 'missing' }
+/** An update action or requirement type of a commit, and whether the code that applies commits handles it. */
+export interface ChangeRow { kind: ChangeKind; name: string; applied: boolean }
+
+interface Schema {
+  properties?: Record<string, { const?: string; enum?: string[] }>;
+  anyOf?: Array<{ $ref: string }>;
+  oneOf?: Array<{ $ref: string }>;
+  discriminator?: { mapping?: Record<string, string> };
+}
+interface Document {
+  paths: Record<string, Record<string, { operationId?: string; summary?: string }>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+const document = (): Document => parse(readFileSync(join(ROOT, SPEC), 'utf8')) as Document;
 
 /** The document's operations, in its order. */
 export function specOperations(): SpecOperation[] {
-  const doc = parse(readFileSync(join(ROOT, SPEC), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; summary?: string }>> };
+  const doc = document();
   const out: SpecOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -50,6 +67,36 @@ export function compatibility(): OperationRow[] {
   });
 }
 
+// The kinds of change a commit carries: the document's union schema, the field
+// naming each member, and the source whose `case '…'` labels apply them.
+const CHANGES = {
+  'Table updates': { union: 'TableUpdate', field: 'action', source: 'packages/iceberg/src/metadata/updates.ts' },
+  'Table requirements': { union: 'TableRequirement', field: 'type', source: 'packages/iceberg/src/metadata/requirements.ts' },
+  'View updates': { union: 'ViewUpdate', field: 'action', source: 'packages/iceberg/src/views/updates.ts' },
+  'View requirements': { union: 'ViewRequirement', field: 'type', source: 'packages/iceberg/src/views/updates.ts' },
+} as const;
+type ChangeKind = keyof typeof CHANGES;
+
+/** Every update action and requirement type of the document, with whether the code applies it. */
+export function changes(): ChangeRow[] {
+  const schemas = document().components.schemas;
+  const out: ChangeRow[] = [];
+  for (const [kind, c] of Object.entries(CHANGES) as Array<[ChangeKind, (typeof CHANGES)[ChangeKind]]>) {
+    // `case 'name':`, or `.type === 'name'` where one kind is taken before the switch.
+    const handled = new Set([...readFileSync(join(ROOT, c.source), 'utf8').matchAll(/(?:\bcase |\.(?:type|action) === )'([a-z-]+)'/g)].map((m) => m[1]));
+    const union = schemas[c.union];
+    // A union lists its members (anyOf, oneOf) or only maps them by name (a discriminator).
+    const members = (union.anyOf ?? union.oneOf ?? Object.values(union.discriminator?.mapping ?? {}).map(($ref) => ({ $ref })));
+    for (const { $ref } of members) {
+      const member = schemas[$ref.split('/').pop()!];
+      const name = member?.properties?.[c.field]?.const ?? member?.properties?.[c.field]?.enum?.[0];
+      if (!name) throw new Error(`${c.union}: ${$ref} names no ${c.field}`);
+      out.push({ kind, name, applied: handled.has(name) });
+    }
+  }
+  return out;
+}
+
 // What Floe does beyond the document's words, per operation; docs/catalog.md has the whole story.
 const NOTES: Record<string, string> = {
   getConfig: '`?warehouse=` by id or name; `endpoints` names every operation served here, read off the running app',
@@ -69,7 +116,7 @@ const NOTES: Record<string, string> = {
 
 const WORDS = { served: 'yes', '501': '501 (not built yet)', missing: 'no' } as const;
 
-export function renderPage(rows: OperationRow[]): string {
+export function renderPage(rows: OperationRow[], changeRows: ChangeRow[]): string {
   const count = (f: OperationRow['floe']) => rows.filter((r) => r.floe === f).length;
   const lines = [
     '# Iceberg REST catalog: compatibility',
@@ -88,7 +135,17 @@ export function renderPage(rows: OperationRow[]): string {
     '| --- | --- | --- | --- |',
     ...rows.map((r) => `| \`${r.operationId}\` | \`${r.method} ${r.path}\` | ${WORDS[r.floe]} | ${NOTES[r.operationId] ?? ''} |`),
     '',
+    '## What a commit may carry',
+    '',
+    'Each update action and requirement of the document, and whether a commit',
+    '(`updateTable`, `commitTransaction`, `replaceView`, the creates) applies it;',
+    'an unknown one is refused with 400 `BadRequestException`.',
   ];
+  for (const kind of Object.keys(CHANGES) as ChangeKind[]) {
+    lines.push('', `### ${kind}`, '', '| Name | Applied |', '| --- | --- |');
+    for (const c of changeRows.filter((r) => r.kind === kind)) lines.push(`| \`${c.name}\` | ${c.applied ? 'yes' : 'no'} |`);
+  }
+  lines.push('');
   return lines.join('\n');
 }
 
@@ -109,7 +166,7 @@ export function renderOperationsModule(ops: SpecOperation[]): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const rows = compatibility();
-  writeFileSync(join(ROOT, COMPATIBILITY_PAGE), renderPage(rows));
+  writeFileSync(join(ROOT, COMPATIBILITY_PAGE), renderPage(rows, changes()));
   writeFileSync(join(ROOT, OPERATIONS_MODULE), renderOperationsModule(specOperations()));
   process.stdout.write(`${COMPATIBILITY_PAGE}: ${rows.length} operations, ${rows.filter((r) => r.floe === 'served').length} served\n`);
 }

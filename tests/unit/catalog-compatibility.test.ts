@@ -6,14 +6,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  COMPATIBILITY_PAGE, OPERATIONS_MODULE, compatibility, renderOperationsModule, renderPage, specOperations,
+  COMPATIBILITY_PAGE, OPERATIONS_MODULE, changes, compatibility, renderOperationsModule, renderPage, specOperations,
 } from '../../scripts/catalog-compatibility';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const rows = compatibility();
 
 test.each([
-  [COMPATIBILITY_PAGE, () => renderPage(rows)],
+  [COMPATIBILITY_PAGE, () => renderPage(rows, changes())],
   [OPERATIONS_MODULE, () => renderOperationsModule(specOperations())],
 ])('%s is up to date (else run npm run docs:catalog)', (file, render) => {
   if (readFileSync(join(ROOT, file), 'utf8') !== render()) throw new Error(`${file} differs from what the document and the route table give now: run npm run docs:catalog`);
@@ -28,4 +28,13 @@ test('every operation of the document is mounted: served, or answering 501 until
   expect(row('tableExists')).toMatchObject({ method: 'HEAD', floe: 'served' });
   expect(row('unregisterTable')).toMatchObject({ floe: 'served' });
   expect(row('planTableScan')).toMatchObject({ floe: '501' });
+});
+
+test('every update action and requirement of the document is applied by a commit', () => {
+  const found = changes();
+  expect(found.filter((c) => !c.applied)).toEqual([]);
+  // A reading that silently found nothing fails here.
+  expect(found.filter((c) => c.kind === 'Table updates').map((c) => c.name)).toEqual(expect.arrayContaining(['add-snapshot', 'remove-encryption-key']));
+  expect(found.filter((c) => c.kind === 'Table requirements').map((c) => c.name)).toEqual(expect.arrayContaining(['assert-create', 'assert-ref-snapshot-id']));
+  expect(found.filter((c) => c.kind === 'View requirements').map((c) => c.name)).toEqual(['assert-view-uuid']);
 });
