@@ -112,6 +112,11 @@ const NOTES: Record<string, string> = {
   loadCredentials: 'an STS session (900 s) narrowed to the table location, read-only for the read-only credential',
   reportMetrics: 'accepted and logged',
   commitTransaction: 'all tables or none',
+  planTableScan: 'filters prune by column bounds and identity partitions; deletes attached per task; read-only credentials for the planned files; in the background above 2,000 files',
+  fetchPlanningResult: 'plans held in Redis for an hour',
+  cancelPlanning: 'again 204',
+  fetchScanTasks: 'pages of 1,000 tasks',
+  signRequest: 'objects under the table location only, in its bucket, on this deployment\'s store; GET and HEAD only for the read-only credential',
 };
 
 const WORDS = { served: 'yes', '501': '501 (not built yet)', missing: 'no' } as const;

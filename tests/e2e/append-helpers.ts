@@ -49,20 +49,34 @@ export async function vendedS3(t: TableRef): Promise<{ s3: S3Client; location: s
  * a table a Java-style writer shares (63-bit ids) pass `lossless` and the
  * commit goes over the REST route with every id exact.
  */
-export async function appendRows(t: TableRef, rows: Array<Record<string, unknown>>, attempts = 1, o: { lossless?: boolean; partition?: Record<string, unknown> } = {}): Promise<{ snapshotId: bigint; dataPath: string; tries: number }> {
+/** Reads and writes table objects by path: the vended session's, or a caller's own (requests the catalog signs, say). */
+export interface TableObjects {
+  read(path: string): Promise<Uint8Array>;
+  put(path: string, bytes: Uint8Array): Promise<void>;
+}
+
+const objectsOf = (s3: S3Client, bucket: string): TableObjects => ({
+  read: async (p) => new Uint8Array(await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(bucket, p) }))).Body!.transformToByteArray()),
+  put: async (p, bytes) => { await s3.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(bucket, p), Body: bytes })); },
+});
+
+export async function appendRows(
+  t: TableRef, rows: Array<Record<string, unknown>>, attempts = 1,
+  o: { lossless?: boolean; partition?: Record<string, unknown>; objects?: TableObjects } = {},
+): Promise<{ snapshotId: bigint; dataPath: string; tries: number }> {
   const load = async () => {
-    const v = await vendedS3(t);
+    const v = o.objects ? { objects: o.objects, ...(await loadedPlain(t)) } : await (async () => {
+      const { s3, ...rest } = await vendedS3(t);
+      return { objects: objectsOf(s3, t.bucket), ...rest };
+    })();
     return o.lossless ? { ...v, metadata: await losslessMetadata(t) } : v;
   };
-  let { s3, location, metadata } = await load();
-  const read = async (p: string) => {
-    const out = await s3.send(new GetObjectCommand({ Bucket: t.bucket, Key: keyOf(t.bucket, p) }));
-    return new Uint8Array(await out.Body!.transformToByteArray());
-  };
+  let { objects, location, metadata } = await load();
+  const read = (p: string) => objects.read(p);
   const tableSchema = metadata.schemas.find((s: any) => s['schema-id'] === metadata['current-schema-id']);
   const { bytes, stats } = writeParquetDataFile({ schema: tableSchema, rows });
   const dataPath = `${location}/data/${randomUUID()}.parquet`;
-  await s3.send(new PutObjectCommand({ Bucket: t.bucket, Key: keyOf(t.bucket, dataPath), Body: bytes }));
+  await objects.put(dataPath, bytes);
   for (let tries = 1; ; tries++) {
     const parent = metadata['current-snapshot-id'] && metadata['current-snapshot-id'] !== -1
       ? metadata.snapshots.find((s: any) => s['snapshot-id'] === metadata['current-snapshot-id']) : null;
@@ -74,7 +88,7 @@ export async function appendRows(t: TableRef, rows: Array<Record<string, unknown
       nextRowId: metadata['format-version'] >= 3 ? BigInt(metadata['next-row-id'] ?? 0) : undefined,
       snapshotId, manifestPath: `${location}/metadata/${randomUUID()}-m0.avro`, manifestListPath: `${location}/metadata/snap-${snapshotId}-${randomUUID()}.avro`, read,
     });
-    for (const u of built.uploads) await s3.send(new PutObjectCommand({ Bucket: t.bucket, Key: keyOf(t.bucket, u.path), Body: u.bytes }));
+    for (const u of built.uploads) await objects.put(u.path, u.bytes);
     try {
       if (o.lossless) {
         const res = await catalog().post(`/v1/${t.warehouseId}/namespaces/${encodeURIComponent(t.namespace.split('.').join('\u001f'))}/tables/${t.table}`)
@@ -96,9 +110,17 @@ export async function appendRows(t: TableRef, rows: Array<Record<string, unknown
       return { snapshotId, dataPath, tries };
     } catch (err) {
       if ((err as { status?: number }).status !== 409 || tries >= attempts) throw err;
-      ({ s3, location, metadata } = await load());
+      ({ objects, location, metadata } = await load());
     }
   }
+}
+
+/** The table's metadata and location as a plain JSON load gives them (no credentials asked for). */
+async function loadedPlain(t: TableRef): Promise<{ location: string; metadata: any }> {
+  const ns = encodeURIComponent(t.namespace.split('.').join('\u001f'));
+  const res = await catalog().get(`/v1/${t.warehouseId}/namespaces/${ns}/tables/${t.table}`).set(bearer(t.token));
+  if (res.status !== 200) throw new Error(`loading ${t.namespace}.${t.table} failed: ${res.status}`);
+  return { location: res.body.metadata.location, metadata: res.body.metadata };
 }
 
 /** The table's metadata with every long exact (snapshot ids past 2^53 as bigint). */
@@ -126,8 +148,7 @@ export async function dataFilesOf(s3: S3Client, bucket: string, metadata: any): 
 export async function deleteRows(ref: TableRef, dataPath: string, positions: bigint[], equalityIds?: bigint[], partition: Record<string, unknown> = {}): Promise<void> {
   const { s3, location, metadata } = await vendedS3(ref);
   const v = metadata['format-version'];
-  const put = (p: string, body: Uint8Array) => s3.send(new PutObjectCommand({ Bucket: ref.bucket, Key: keyOf(ref.bucket, p), Body: body }));
-  const read = async (p: string) => new Uint8Array(await (await s3.send(new GetObjectCommand({ Bucket: ref.bucket, Key: keyOf(ref.bucket, p) }))).Body!.transformToByteArray());
+  const { put, read } = objectsOf(s3, ref.bucket);
   let file: DataFile;
   if (equalityIds) {
     const schema = { type: 'struct', 'schema-id': 0, fields: [{ id: 1, name: 'id', required: true, type: 'long' }] };

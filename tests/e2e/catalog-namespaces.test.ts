@@ -186,11 +186,13 @@ describe('namespaces through iceberg-js', () => {
 describe('routes not built yet', () => {
   test('answer 501 NotImplementedException after authentication, and are not advertised in endpoints', async () => {
     const t = await token(wh.rw.clientId, wh.rw.clientSecret);
-    icebergError(await catalog().post(`/v1/${wh.id}/namespaces/sales/tables/t/plan`).set(bearer(t)).send({}), 501, 'NotImplementedException');
+    icebergError(await catalog().get(`/v1/${wh.id}/namespaces/sales/functions/f`).set(bearer(t)), 501, 'NotImplementedException');
     icebergError(await catalog().get(`/v1/${wh.id}/namespaces/sales/functions`).set(bearer(t)), 501, 'NotImplementedException');
     icebergError(await catalog().get(`/v1/${wh.id}/namespaces/sales/functions`), 401, 'NotAuthorizedException');
     const config = await catalog().get('/v1/config').set(bearer(t));
-    expect(config.body.endpoints).not.toContain('POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan');
+    expect(config.body.endpoints).not.toContain('GET /v1/{prefix}/namespaces/{namespace}/functions');
+    expect(config.body.endpoints).toContain('POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan');
+    expect(config.body.endpoints).toContain('POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign');
     expect(config.body.endpoints).toContain('POST /v1/{prefix}/transactions/commit');
   });
 

@@ -23,6 +23,8 @@ export async function startE2eStack(label: string, opts: PrivateStackOptions = {
     FLOE_METERING_SWEEP_SECONDS: '20', FLOE_METERING_FIRST_SAMPLE_SECONDS: '4', FLOE_OAUTH_METADATA_ALLOW_HOSTS: '127.0.0.77',
     FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR: process.env.FLOE_MAIL_STARTS_PER_CALLER_PER_HOUR,
     FLOE_PENDING_HANDLES_PER_CALLER: process.env.FLOE_PENDING_HANDLES_PER_CALLER,
+    // Scan planning in the background and in pages, for tables of a handful of files (catalog-scan-planning.test.ts).
+    FLOE_SCAN_PLAN_SYNC_FILES: '4', FLOE_SCAN_PLAN_PAGE_TASKS: '2',
   }, opts);
   process.env.FLOE_E2E_STATE = stateFile;
 }

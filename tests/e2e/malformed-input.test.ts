@@ -269,6 +269,12 @@ describe('wrong types in a body: 400 naming the field, never 500', () => {
       ['POST', '/v1/{wh}/transactions/commit', { 'table-changes': [{ identifier: ident, requirements: [], updates: [] }] }],
       ['POST', '/v1/{wh}/tables/rename', { source: ident, destination: { namespace: ['ev'], name: 'no' } }],
       ['POST', '/v1/{wh}/namespaces/ev/register', { name: 'fz', 'metadata-location': 's3://nowhere/x.metadata.json', overwrite: false }],
+      ['POST', '/v1/{wh}/namespaces/ev/tables/t/plan', {
+        'snapshot-id': 1, select: ['id'], filter: { type: 'in', child: { type: 'reference', name: 'id' }, values: [1, 2] }, 'case-sensitive': true,
+        'use-snapshot-schema': false, 'stats-fields': ['id'], 'min-rows-requested': 10,
+      }],
+      ['POST', '/v1/{wh}/namespaces/ev/tables/t/tasks', { 'plan-task': 'x' }],
+      ['POST', '/v1/{wh}/namespaces/ev/tables/t/sign', { region: 'us-east-1', uri: 'http://127.0.0.1:1/b/k', method: 'GET', headers: { 'x-amz-content-sha256': ['UNSIGNED-PAYLOAD'] }, provider: 's3' }],
       ['POST', '/v1/{wh}/namespaces/ev/tables/t/metrics', { 'report-type': 'scan-report', 'table-name': 'ev.t', 'snapshot-id': 1, filter: true, 'schema-id': 0, 'projected-field-ids': [], 'projected-field-names': [], metrics: {} }],
       ['POST', '/v1/{wh}/namespaces/ev/views', { name: 'fz', schema: sinkTestSchema, 'view-version': { 'version-id': 1, 'timestamp-ms': 1, 'schema-id': 0, summary: {}, representations: [], 'default-namespace': ['ev'] }, properties: {} }],
       ['POST', '/v1/{wh}/views/rename', { source: ident, destination: { namespace: ['ev'], name: 'no' } }],
@@ -818,9 +824,9 @@ describe('routes not built yet authenticate first: 401 without a usable credenti
   });
 
   test('the catalog: 401 NotAuthorizedException without a catalog token (an API key is none), 501 with one', async () => {
-    const path = '/v1/{wh}/namespaces/ev/tables/t/plan';
-    iceberg(await rawRequest(stack().catalog_url, { method: 'POST', path: path.replace('{wh}', t.warehouseId), ...json({}) }), 401, 'NotAuthorizedException');
-    iceberg(await cat('POST', path, { headers: { Authorization: `Bearer ${t.key}`, 'Content-Type': 'application/json' }, body: '{}' }), 401, 'NotAuthorizedException');
-    iceberg(await cat('POST', path, json({})), 501, 'NotImplementedException');
+    const path = '/v1/{wh}/namespaces/ev/functions';
+    iceberg(await rawRequest(stack().catalog_url, { method: 'GET', path: path.replace('{wh}', t.warehouseId) }), 401, 'NotAuthorizedException');
+    iceberg(await cat('GET', path, { headers: { Authorization: `Bearer ${t.key}` } }), 401, 'NotAuthorizedException');
+    iceberg(await cat('GET', path), 501, 'NotImplementedException');
   });
 });

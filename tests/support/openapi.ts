@@ -80,7 +80,13 @@ function lookupPointer(doc: Json, ref: string): unknown {
  * Adapts the OpenAPI dialect to what Ajv accepts, without loosening anything:
  * - `discriminator.mapping` is dropped (Ajv derives the mapping from the `oneOf` branches' `const`/`enum`);
  *   a discriminator Ajv cannot use (no `oneOf`, branches without a `const`/`enum` tag) is dropped,
- *   which leaves the plain `oneOf`/`allOf` to decide;
+ *   which leaves the plain `oneOf`/`allOf` to decide — except where its `oneOf` branches overlap (the
+ *   scan planning results: `submitted` is both AsyncPlanningResult and EmptyPlanningResult, as JSON
+ *   Schema reads them): there the mapping selects the one schema the value must match, as OpenAPI says
+ *   a discriminator does (the tag must be one of the mapping's values);
+ * - a `oneOf` of bare primitive types that overlap (the Iceberg document's PrimitiveTypeValue lists
+ *   int and long, float and double, and eight kinds of string, with nothing to tell them apart, so no
+ *   value can match exactly one) is read as `anyOf`: the value must still be one of them;
  * - `nullable: true` without `type` becomes `anyOf: [{type: null}, <the rest>]` (Ajv requires `type` beside it).
  */
 function adapt(doc: Json): Json {
@@ -106,14 +112,42 @@ function adapt(doc: Json): Json {
     return true;
   };
 
+  /** Branches of one primitive JSON type with no const or enum tag: two of one type can both match a value. */
+  const barePrimitive = (branch: Json): boolean => {
+    const sch = deref(branch);
+    return !!sch && typeof sch.type === 'string' && ['string', 'integer', 'number', 'boolean'].includes(sch.type)
+      && sch.const === undefined && sch.enum === undefined;
+  };
+
   const walk = (node: any): any => {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== 'object') return node;
     const out: Json = {};
     for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'examples' ? v : walk(v);
+    const mapping = node.discriminator?.mapping;
     if (out.discriminator && typeof out.discriminator === 'object') {
       if (discriminatorUsable(node)) out.discriminator = { propertyName: out.discriminator.propertyName };
       else delete out.discriminator;
+    }
+    if (Array.isArray(out.oneOf) && !out.discriminator && mapping && typeof mapping === 'object' && typeof node.discriminator.propertyName === 'string') {
+      const tag = node.discriminator.propertyName as string;
+      const { oneOf: _branches, ...rest } = out;
+      return {
+        ...rest,
+        required: [...new Set([...(Array.isArray(rest.required) ? rest.required : []), tag])],
+        allOf: [
+          ...(Array.isArray(rest.allOf) ? rest.allOf : []),
+          { properties: { [tag]: { enum: Object.keys(mapping) } } },
+          ...Object.entries(mapping as Record<string, string>).map(([value, ref]) => ({ if: { properties: { [tag]: { const: value } } }, then: { $ref: ref } })),
+        ],
+      };
+    }
+    if (Array.isArray(out.oneOf) && out.oneOf.length > 1 && node.oneOf.every(barePrimitive)) {
+      const types = node.oneOf.map((b: Json) => deref(b).type);
+      if (new Set(types).size < types.length || (types.includes('integer') && types.includes('number'))) {
+        const { oneOf, ...rest } = out;
+        return { ...rest, anyOf: oneOf };
+      }
     }
     if (out.nullable === true && out.type === undefined) {
       const { nullable: _n, description, ...rest } = out;

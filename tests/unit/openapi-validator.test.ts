@@ -69,6 +69,20 @@ describe('validateCatalogResponse', () => {
   test('5XX falls back to the declared range', () => {
     expect(validateCatalogResponse('GET', tablePath, 502, error(502, 'InternalServerError'))).toEqual([]);
   });
+
+  test('scan planning results: the discriminator selects the one schema, and a primitive value may be any of the document\'s kinds', () => {
+    const plan = `${tablePath}/plan`;
+    expect(validateCatalogResponse('POST', plan, 200, { status: 'submitted', 'plan-id': 'p1' })).toEqual([]);
+    // submitted without a plan-id is an AsyncPlanningResult missing its id; an unknown status matches nothing.
+    expect(validateCatalogResponse('POST', plan, 200, { status: 'submitted' }).join('\n')).toMatch(/plan-id/);
+    expect(validateCatalogResponse('POST', plan, 200, { status: 'running', 'plan-id': 'p1' }).length).toBeGreaterThan(0);
+    const dataFile = { content: 'data', 'file-path': 's3://b/t/data/a.parquet', 'file-format': 'parquet', 'spec-id': 0, partition: ['2024-10-04', 3, 'DE'], 'file-size-in-bytes': 10, 'record-count': 1 };
+    const completed = { status: 'completed', 'plan-id': 'p1', 'delete-files': [], 'file-scan-tasks': [{ 'data-file': dataFile }] };
+    expect(validateCatalogResponse('POST', plan, 200, completed)).toEqual([]);
+    expect(validateCatalogResponse('GET', `${plan}/p1`, 200, { status: 'cancelled' })).toEqual([]);
+    // A partition value that is no primitive at all is still refused.
+    expect(validateCatalogResponse('POST', plan, 200, { ...completed, 'file-scan-tasks': [{ 'data-file': { ...dataFile, partition: [{ a: 1 }] } }] }).length).toBeGreaterThan(0);
+  });
 });
 
 describe('validatingFetch', () => {

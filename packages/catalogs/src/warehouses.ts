@@ -45,6 +45,8 @@ export interface WarehouseRecord {
   publicBy: string | null;
   /** While public: the key prefix anyone may read under ('' for the whole table bucket). */
   publicPrefix: string;
+  /** Engines get no storage credentials, only signed requests. */
+  signingOnly: boolean;
   /** The caller's explicit grant row, when the query was made for a caller. */
   grantLevel: Level | null;
   usage: UsageSampleRow | null;
@@ -54,7 +56,7 @@ interface WarehouseSqlRow {
   id: string; name: string; project_id: string; project_name: string; project_owner: string; org_id: string | null; handle: string | null;
   table_bucket: string; blob_bucket: string; default_format_version: number; status: WarehouseStatus; storage_uid: string; storage_ro_uid: string;
   role_name: string; role_arn: string | null; created_by: string | null; created_at: Date; deleted_at: Date | null;
-  provision_until: Date | null; public_since: Date | null; public_by: string | null; public_prefix: string | null; grant_level: Level | null;
+  provision_until: Date | null; public_since: Date | null; public_by: string | null; public_prefix: string | null; signing_only: boolean; grant_level: Level | null;
   s_measured_at: Date | null; s_source: string; s_table_bytes: bigint; s_blob_bytes: bigint; s_objects: bigint; s_blob_objects: bigint; s_complete: boolean; s_stale_after: Date | null;
 }
 
@@ -64,7 +66,7 @@ const select = (principalId: string) => Prisma.sql`
   SELECT w.id, w.name, w.project_id, p.name AS project_name, p.owner_id AS project_owner, w.org_id, o.handle,
          w.table_bucket, w.blob_bucket, w.default_format_version, w.status, w.storage_uid, w.storage_ro_uid,
          w.role_name, w.role_arn, w.created_by, w.created_at, w.deleted_at,
-         w.provision_until, w.public_since, w.public_by, w.public_prefix, g.level AS grant_level,
+         w.provision_until, w.public_since, w.public_by, w.public_prefix, w.signing_only, g.level AS grant_level,
          s.measured_at AS s_measured_at, s.source AS s_source, s.table_bytes AS s_table_bytes, s.blob_bytes AS s_blob_bytes,
          s.objects AS s_objects, s.blob_objects AS s_blob_objects, s.complete AS s_complete, s.stale_after AS s_stale_after
     FROM warehouses w
@@ -97,6 +99,7 @@ function toRecord(r: WarehouseSqlRow): WarehouseRecord {
     publicSince: r.public_since,
     publicBy: r.public_by,
     publicPrefix: r.public_prefix ?? '',
+    signingOnly: r.signing_only,
     grantLevel: r.grant_level,
     usage: r.s_measured_at
       ? {
@@ -225,6 +228,15 @@ async function seenDeleted(db: Db, ctx: AccessContext, rows: TombstoneRecord[]):
 /** Sets the catalog's default format version. */
 export async function setDefaultFormatVersion(db: Db, id: string, version: 2 | 3): Promise<void> {
   await db.warehouse.updateMany({ where: { id }, data: { defaultFormatVersion: version } });
+}
+
+/**
+ * Floe's storage-access switch: true, engines get signed requests only (no
+ * storage credentials). False when it was already so: of concurrent equal
+ * switches, one changes the row (and is audited).
+ */
+export async function setSigningOnly(db: Db, id: string, signingOnly: boolean): Promise<boolean> {
+  return (await db.warehouse.updateMany({ where: { id, signingOnly: !signingOnly }, data: { signingOnly } })).count === 1;
 }
 
 /** Marks the catalog public under `prefix` (keeping the first publication's time and publisher); answers both. */

@@ -2001,8 +2001,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a catalog's default format version
-         * @description Write level. Governs only the service's own create paths; an engine's own CREATE TABLE is honoured as sent and existing tables are unchanged.
+         * Change a catalog's settings: default format version, storage access
+         * @description Write level. `default_format_version` governs only the service's own create paths; an engine's own CREATE TABLE is honoured as sent and existing tables are unchanged. `storage_access` (Floe's own) chooses between vended credentials and signed requests only.
          */
         patch: operations["updateWarehouse"];
         trace?: never;
@@ -2966,6 +2966,11 @@ export interface components {
             required_field: string | null;
             strip_fields: string[];
         };
+        /**
+         * @description How engines reach the catalog's files: `vended`, storage credentials when asked for (remote signing when asked for); `signing_only`, no storage credentials at all, every request to the store signed by the catalog (Floe's own switch).
+         * @enum {string}
+         */
+        StorageAccess: "vended" | "signing_only";
         TableMaintenanceRun: {
             /** @description The figures after it (free-form; null until it finishes) */
             after: unknown;
@@ -3117,6 +3122,7 @@ export interface components {
             public_url: string | null;
             /** @enum {string} */
             status: "ready" | "provisioning";
+            storage_access: components["schemas"]["StorageAccess"];
             stored: components["schemas"]["WarehouseStored"];
             /** @description `s3://<table bucket>/` */
             warehouse: string;
@@ -3173,6 +3179,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             status: "ready" | "provisioning";
+            storage_access: components["schemas"]["StorageAccess"];
             stored: components["schemas"]["WarehouseStored"];
             /** @description `s3://<table bucket>/` */
             warehouse: string;
@@ -27276,8 +27283,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The only setting; sending the value already set changes nothing. */
-                    default_format_version: 2 | 3;
+                    /** @description Sending the value already set changes nothing. */
+                    default_format_version?: 2 | 3;
+                    storage_access?: components["schemas"]["StorageAccess"];
                 };
             };
         };
@@ -27307,6 +27315,7 @@ export interface operations {
                         note: string;
                         previous: {
                             default_format_version: 2 | 3;
+                            storage_access: components["schemas"]["StorageAccess"];
                         };
                         project: string;
                         project_id: string;
@@ -27319,9 +27328,10 @@ export interface operations {
                         region: string;
                         /** @enum {string} */
                         status: "ready" | "provisioning";
+                        storage_access: components["schemas"]["StorageAccess"];
                         stored: components["schemas"]["WarehouseStored"];
-                        /** @description Empty when the value was already set */
-                        updated: "default_format_version"[];
+                        /** @description Empty when every value sent was already set */
+                        updated: ("default_format_version" | "storage_access")[];
                         /** @description `s3://<table bucket>/` */
                         warehouse: string;
                         warehouse_id: string;
@@ -30908,6 +30918,7 @@ export interface operations {
                         restored_at: components["schemas"]["IsoTime"];
                         /** @enum {string} */
                         status: "ready" | "provisioning";
+                        storage_access: components["schemas"]["StorageAccess"];
                         storage_measurement: {
                             in_seconds: 0 | null;
                             /** @enum {string} */

@@ -137,6 +137,10 @@ const EnvSchema = z.object({
   FLOE_ADMIN_ROUTES_PUBLIC: z.enum(['true', 'false']).default('false'),
   // The catalog's cache of table metadata files (text and parsed), in MiB: bounded by bytes, the least recently used going first. Size it under the catalog's container memory.
   FLOE_CATALOG_METADATA_CACHE_MB: z.coerce.number().int().min(1).max(65536).default(96),
+  // Server-side scan planning: a plan listing more files than this is planned in the background (answered `submitted`),
+  // and a plan of more tasks than a page holds is answered as plan tasks, one per page.
+  FLOE_SCAN_PLAN_SYNC_FILES: z.coerce.number().int().min(0).default(2000),
+  FLOE_SCAN_PLAN_PAGE_TASKS: z.coerce.number().int().min(1).max(100_000).default(1000),
   // How often the roller asks which sinks are due.
   FLOE_ROLLER_TICK_MS: z.coerce.number().int().min(100).default(2000),
   // The metering worker's sweep over every live catalog (spec: hourly), and how long after its
@@ -269,6 +273,8 @@ export interface FloeConfig {
   maintenance: { sweepSeconds: number; orphanAgeSeconds: number; jobLockSeconds: number; crashAt: 'after_files' | 'after_commit' | 'mid_expiry' | undefined };
   /** The catalog's metadata file cache, in bytes. */
   catalogMetadataCacheBytes: number;
+  /** Scan planning: the most files a plan may list and still be planned while the request waits; file scan tasks per page. */
+  scanPlanning: { syncFiles: number; pageTasks: number };
   /** The data-plane engine's scratch directory (null: the OS temp directory's floe-engine), memory limit and threads. */
   engine: { scratchDir: string | null; memoryLimit: string; threads: number };
   /** The hosted query: the deployment's and an organisation's statements at once, one worker's, a statement's memory and threads, and a worker's file cache. */
@@ -417,6 +423,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): FloeConfig 
     metering: { sweepSeconds: e.FLOE_METERING_SWEEP_SECONDS, firstSampleSeconds: e.FLOE_METERING_FIRST_SAMPLE_SECONDS, crashAt: e.FLOE_METERING_CRASH_AT },
     roller: { tickMs: e.FLOE_ROLLER_TICK_MS, crashAt: e.FLOE_ROLLER_CRASH_AT },
     catalogMetadataCacheBytes: e.FLOE_CATALOG_METADATA_CACHE_MB * 1024 * 1024,
+    scanPlanning: { syncFiles: e.FLOE_SCAN_PLAN_SYNC_FILES, pageTasks: e.FLOE_SCAN_PLAN_PAGE_TASKS },
     maintenance: { sweepSeconds: e.FLOE_MAINTENANCE_SWEEP_SECONDS, orphanAgeSeconds: e.FLOE_MAINTENANCE_ORPHAN_AGE_SECONDS, jobLockSeconds: e.FLOE_MAINTENANCE_JOB_LOCK_SECONDS, crashAt: e.FLOE_MAINTENANCE_CRASH_AT },
     engine: { scratchDir: e.FLOE_ENGINE_SCRATCH_DIR ?? null, memoryLimit: e.FLOE_ENGINE_MEMORY_LIMIT, threads: e.FLOE_ENGINE_THREADS },
     query: {

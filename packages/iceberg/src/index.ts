@@ -1,10 +1,11 @@
 // The single implementation of Iceberg table metadata and its update and
 // requirement engine (metadata/), view metadata (views/), data and manifest
-// files (files/), and a namespace's levels as one string (namespace.ts). One
+// files (files/), scan planning (scan/), and a namespace's levels as one string (namespace.ts). One
 // flat namespace: files/ builds on metadata's schema, spec, snapshot and JSON
 // types rather than declaring its own.
 export * from './metadata/index';
 export * from './views/index';
 export * from './files/index';
 export * from './maintenance/index';
+export * from './scan/index';
 export * from './namespace';

@@ -11,3 +11,4 @@ export * from './s3-location';
 export * from './warehouse-seal';
 export * from './usage-log';
 export * from './warehouse-policies';
+export * from './request-signing';

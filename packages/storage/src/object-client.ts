@@ -1,10 +1,11 @@
-import { createHash, createHmac, type BinaryLike, type Hash, type Hmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
 import { request as requestTls } from 'node:https';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { keepAliveAgent, type StoreCredentials, type StoreEndpoint } from './clients';
 import { StorageError, toStorageError } from './errors';
+import { NodeSha256 } from './node-sha256';
 
 // Whole-object GET, PUT and DELETE for hot paths (the catalog's metadata files).
 // The SDK's S3Client costs ~1.4 ms of CPU per request in its middleware
@@ -13,23 +14,6 @@ import { StorageError, toStorageError } from './errors';
 // HTTP request over the same keep-alive agent. It also reads a bucket's
 // configuration documents as stored (the SDK hands back only its parse).
 // Everything else (listing, batch deletes, multipart, policies) stays on the SDK.
-
-/** SHA-256 for the signer, on Node's native crypto (the pure-JS default is several times slower). */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (d: SourceData): BinaryLike => (d instanceof ArrayBuffer ? Buffer.from(d) : (d as BinaryLike));
-
-class NodeSha256 {
-  private readonly h: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.h = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-  update(data: SourceData): void {
-    this.h.update(bytesOf(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.h.digest();
-  }
-}
 
 export interface PutOptions {
   contentType?: string;

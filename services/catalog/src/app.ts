@@ -8,6 +8,8 @@ import { mountConfig } from './routes/config';
 import { mountNamespaces } from './routes/namespaces';
 import { mountOAuth } from './routes/oauth';
 import { mountRegisterAndMetrics } from './routes/register';
+import { mountScanPlanning } from './routes/scan-planning';
+import { mountRemoteSigning } from './routes/remote-signing';
 import { mountTables } from './routes/tables';
 import { mountViews } from './routes/views';
 import { mountUnbuilt } from './routes/unbuilt';
@@ -32,6 +34,8 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       // Create and commit share their paths with the table routes: built once, mounted with them.
       mountTables(app, d, mountCommits(app, d));
       mountRegisterAndMetrics(app, d);
+      mountScanPlanning(app, d);
+      mountRemoteSigning(app, d);
       mountViews(app, d);
       mountUnbuilt(app, d);
     },

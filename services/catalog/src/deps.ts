@@ -7,6 +7,7 @@ import { MaintenanceOnCommit, queueDeps, type Producers } from '@floe/queues';
 import { deploymentStorage, type StorageProvider } from '@floe/storage';
 import { CatalogAuth } from './auth';
 import { MetadataFiles } from './metadata-files';
+import { ScanPlans } from './store/scan-plans';
 
 /** Everything the catalog touches outside the process: config, logger, pool and Redis (packages/http's deployable), and these. */
 export interface CatalogDeps extends RedisDeps {
@@ -22,6 +23,8 @@ export interface CatalogDeps extends RedisDeps {
   tokens: CatalogTokenDeps & { prisma: PrismaClient };
   /** The wrong-secret limit of the token route, per client and per address. */
   wrongSecrets: WrongSecretLimiter;
+  /** Scan plans held between requests (Redis). */
+  scanPlans: ScanPlans;
 }
 
 export const catalog = deployable<CatalogDeps>({
@@ -39,6 +42,7 @@ export const catalog = deployable<CatalogDeps>({
       tokens: { prisma, signer: new CurrentSigner(prisma, keyring, config.signerCacheSeconds * 1000), config },
       // Its own key prefix: a catalog credential's wrong secrets count apart from the API keys' and the passwords'.
       wrongSecrets: new WrongSecretLimiter(redis, `${config.redisPrefix}catalog:`),
+      scanPlans: new ScanPlans(redis, `${config.redisPrefix}catalog:`),
     };
   },
   close: (d) => [d.producers.close(), d.tokens.prisma.$disconnect()],

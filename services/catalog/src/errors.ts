@@ -12,6 +12,8 @@ export type IcebergErrorType =
   | 'NoSuchNamespaceException'
   | 'NoSuchTableException'
   | 'NoSuchViewException'
+  | 'NoSuchPlanIdException'
+  | 'NoSuchPlanTaskException'
   | 'AlreadyExistsException'
   | 'NamespaceNotEmptyException'
   | 'CommitFailedException'

@@ -18,22 +18,59 @@ export interface LoadResult {
   etag?: string;
 }
 
-/** A storage session for the table's location at the caller's access: load results and the credentials route. */
-/** Storage credentials for one table, vended (audited `credentials.vend` for an engine, coalesced per minute); `table` is its dotted name. */
-export async function vendedCredential(d: CatalogDeps, req: Request, wh: WarehouseRow, tableLocation: string, table: string) {
-  const cred = await vendTableCredentials(d.storage, wh, tableLocation, req.catalogCaller!.access, { endpoint: d.config.s3Url, region: d.config.s3.region });
-  auditEngineAct(d, req, { action: 'credentials.vend', table, coalesce: true, data: { access: req.catalogCaller!.access } });
+/**
+ * Storage credentials for one table's location (or a prefix within it), vended
+ * (audited `credentials.vend` for an engine, coalesced per minute); `table` is
+ * its dotted name. At the caller's access unless a narrower one is asked for
+ * (a scan plan's files are only read).
+ */
+export async function vendedCredential(d: CatalogDeps, req: Request, wh: WarehouseRow, location: string, table: string, access: 'read' | 'write' = req.catalogCaller!.access) {
+  const cred = await vendTableCredentials(d.storage, wh, location, access, { endpoint: d.config.s3Url, region: d.config.s3.region });
+  auditEngineAct(d, req, { action: 'credentials.vend', table, coalesce: true, data: { access } });
   return cred;
 }
+
+/** The access mechanisms the caller named in X-Iceberg-Access-Delegation (a comma-separated list). */
+const delegationAsked = (req: Request) => new Set((req.get('x-iceberg-access-delegation') ?? '').split(',').map((m) => m.trim()));
+
+/**
+ * How a caller reaches a table's files, from what it asked for and the
+ * catalog's setting: vended credentials when asked for and the catalog hands
+ * them out; remote signing when asked for, or when a signing-only catalog was
+ * asked for credentials; none otherwise.
+ */
+export function storageAccess(req: Request, wh: WarehouseRow): 'vended' | 'signing' | null {
+  const asked = delegationAsked(req);
+  if (asked.has('vended-credentials') && !wh.signingOnly) return 'vended';
+  if (asked.has('remote-signing') || (asked.has('vended-credentials') && wh.signingOnly)) return 'signing';
+  return null;
+}
+
+/** Whether a plan or load answers with vended credentials. */
+export const wantsVendedCredentials = (req: Request, wh: WarehouseRow) => storageAccess(req, wh) === 'vended';
+
+/**
+ * The config that points an engine at the signer (the REST document's
+ * "Remote Signing"): with no signer properties, clients sign through the
+ * table's own default endpoint, POST {catalog}/v1/{prefix}/namespaces/{ns}/tables/{t}/sign.
+ */
+export const signingConfig = (d: CatalogDeps): Record<string, string> => ({
+  's3.remote-signing-enabled': 'true',
+  's3.endpoint': d.config.s3Url,
+  's3.path-style-access': 'true',
+  's3.region': d.config.s3.region,
+  'client.region': d.config.s3.region,
+});
 
 export async function sendLoadResult(d: CatalogDeps, req: Request, res: Response, wh: WarehouseRow, r: LoadResult, table: string): Promise<void> {
   const config: Record<string, string> = {};
   let credentials = '';
-  if ((req.get('x-iceberg-access-delegation') ?? '').includes('vended-credentials')) {
+  const access = storageAccess(req, wh);
+  if (access === 'vended') {
     const cred = await vendedCredential(d, req, wh, r.tableLocation, table);
     Object.assign(config, cred.config);
     credentials = `,"storage-credentials":${JSON.stringify([cred])}`;
-  }
+  } else if (access === 'signing') Object.assign(config, signingConfig(d));
   if (r.etag) res.set('ETag', r.etag);
   res.status(200).type('application/json')
     .send(`{"metadata-location":${JSON.stringify(r.metadataLocation)},"metadata":${r.metadataText},"config":${JSON.stringify(config)}${credentials}}`);

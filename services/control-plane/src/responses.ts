@@ -90,6 +90,7 @@ export function warehouseListRow(config: FloeConfig, w: VisibleWarehouse) {
     my_via: w.access.via,
     status: w.status,
     default_format_version: w.defaultFormatVersion,
+    storage_access: w.signingOnly ? 'signing_only' : 'vended',
     stored: storedOf(w),
     public: w.publicSince !== null,
     public_since: iso(w.publicSince),

@@ -42,9 +42,16 @@ export const PutWarehouseGrantBody = z.object({ level: z.enum(['read', 'write'])
 
 // ---- Request bodies the routes read by hand (described here for the document only) ----
 
-const PatchWarehouseDoc = z.strictObject({
-  default_format_version: z.union([z.literal(2), z.literal(3)]).meta({ description: 'The only setting; sending the value already set changes nothing.' }),
+const StorageAccess = z.enum(['vended', 'signing_only']).meta({
+  id: 'StorageAccess',
+  description: 'How engines reach the catalog\'s files: `vended`, storage credentials when asked for (remote signing when asked for); '
+    + '`signing_only`, no storage credentials at all, every request to the store signed by the catalog (Floe\'s own switch).',
 });
+
+const PatchWarehouseDoc = z.strictObject({
+  default_format_version: z.union([z.literal(2), z.literal(3)]).optional().meta({ description: 'Sending the value already set changes nothing.' }),
+  storage_access: StorageAccess.optional(),
+}).meta({ description: 'At least one setting.' });
 
 const LifecycleRuleInput = z.strictObject({
   id: z.string().min(1).max(255).optional().meta({ description: 'Absent: `rule-<n>`, its position from 1.' }),
@@ -113,6 +120,7 @@ const WarehouseRow = z.object({
   my_via: Via.nullable(),
   status: z.enum(['ready', 'provisioning']),
   default_format_version: z.union([z.literal(2), z.literal(3)]),
+  storage_access: StorageAccess,
   stored: Stored,
   public: z.boolean(),
   public_since: IsoTime.nullable(),
@@ -343,8 +351,9 @@ export const catalogs = {
     },
     {
       method: 'patch', path: '/v1/warehouses/{warehouse_id}', id: 'updateWarehouse', service: 'control-plane',
-      summary: 'Change a catalog\'s default format version',
-      description: 'Write level. Governs only the service\'s own create paths; an engine\'s own CREATE TABLE is honoured as sent and existing tables are unchanged.',
+      summary: 'Change a catalog\'s settings: default format version, storage access',
+      description: 'Write level. `default_format_version` governs only the service\'s own create paths; an engine\'s own CREATE TABLE is honoured as sent and existing tables are unchanged. '
+        + '`storage_access` (Floe\'s own) chooses between vended credentials and signed requests only.',
       auth: AUTH,
       params: WarehouseParams,
       body: PatchWarehouseDoc,
@@ -352,8 +361,8 @@ export const catalogs = {
         200: {
           description: 'The catalog as GET answers it, with what changed.',
           schema: WarehouseDetail.extend({
-            updated: z.array(z.literal('default_format_version')).meta({ description: 'Empty when the value was already set' }),
-            previous: z.object({ default_format_version: FormatVersionNumber }),
+            updated: z.array(z.enum(['default_format_version', 'storage_access'])).meta({ description: 'Empty when every value sent was already set' }),
+            previous: z.object({ default_format_version: FormatVersionNumber, storage_access: StorageAccess }),
             format: z.object({ writers: z.array(z.string()), readers: z.array(z.string()), note: z.string() }),
             note: z.string(),
           }),

@@ -15,6 +15,8 @@ export interface LiveFile {
   sequenceNumber: bigint;
   /** v3: the file's first row id (inherited). */
   firstRowId: bigint | null;
+  /** The snapshot that added the file (inherited); incremental scans choose by it. */
+  addedSnapshotId?: bigint | null;
 }
 
 export interface SnapshotManifests {
@@ -45,7 +47,10 @@ export async function readLiveFiles(read: ReadObject, snapshot: Snapshot): Promi
   for (const { mf, entries } of manifests) {
     for (const e of entries) {
       if (e.status === EntryStatus.DELETED) continue;
-      const live = { file: e.data_file, specId: mf.partition_spec_id, sequenceNumber: BigInt(e.sequence_number ?? 0n), firstRowId: e.data_file.first_row_id ?? null };
+      const live: LiveFile = {
+        file: e.data_file, specId: mf.partition_spec_id, sequenceNumber: BigInt(e.sequence_number ?? 0n), firstRowId: e.data_file.first_row_id ?? null,
+        addedSnapshotId: e.snapshot_id ?? mf.added_snapshot_id ?? null,
+      };
       ((e.data_file.content ?? FileContent.DATA) === FileContent.DATA ? data : deletes).push(live);
     }
   }

@@ -3,7 +3,7 @@ import { route } from '@floe/http';
 import type { CatalogDeps } from '../deps';
 import { dropTable } from '../domain/table-drop';
 import { loadedMetadataText, metadataTableLocation, tableLocationOf } from '../domain/table-load';
-import { badRequest, noSuchTable } from '../errors';
+import { badRequest, forbidden, noSuchTable } from '../errors';
 import { requirePrefix, requireWrite } from '../guards';
 import { existingTable, namespaceOf, warehouseOf } from '../request';
 import { etagOf, matchesNoneOf, sendLoadResult, vendedCredential } from '../responses';
@@ -52,6 +52,7 @@ export function mountTables(app: Express, d: CatalogDeps, writes: Record<'create
       const ns = namespaceOf(req);
       const t = await existingTable(d.db, req, ns, String(req.params.table));
       const wh = warehouseOf(req);
+      if (wh.signingOnly) throw forbidden('This catalog hands out no storage credentials (storage_access signing_only): load the table with X-Iceberg-Access-Delegation: remote-signing and have each request signed');
       const cred = await vendedCredential(d, req, wh, await metadataTableLocation(d, wh, t.metadataLocation!), tableName(ns, String(req.params.table)));
       res.json({ 'storage-credentials': [cred] });
     }],

@@ -8,10 +8,6 @@ import { requirePrefix } from '../guards';
 // then each answers 501 NotImplementedException (listed in the README and
 // left out of the config route's `endpoints`), never a fake.
 const UNBUILT: Array<[string, Array<keyof RouteHandlers>]> = [
-  ['/v1/:prefix/namespaces/:namespace/tables/:table/plan', ['post']],
-  ['/v1/:prefix/namespaces/:namespace/tables/:table/plan/:planId', ['get', 'delete']],
-  ['/v1/:prefix/namespaces/:namespace/tables/:table/tasks', ['post']],
-  ['/v1/:prefix/namespaces/:namespace/tables/:table/sign', ['post']],
   ['/v1/:prefix/namespaces/:namespace/functions', ['get']],
   ['/v1/:prefix/namespaces/:namespace/functions/:function', ['get']],
 ];

@@ -21,6 +21,8 @@ export interface WarehouseRow {
   rw: StoreCredentials;
   ro: StoreCredentials;
   roleArn: string | null;
+  /** The catalog hands out no storage credentials: engines have their requests signed (remote signing). */
+  signingOnly: boolean;
 }
 
 interface Raw {
@@ -35,10 +37,11 @@ interface Raw {
   storage_ro_access_key: string;
   storage_ro_secret_key: string;
   role_arn: string | null;
+  signing_only: boolean;
 }
 
 const COLUMNS = `w.id, w.name, w.org_id, w.table_bucket, w.status, w.storage_access_key, w.storage_secret_key,
-                 w.storage_ro_access_key, w.storage_ro_secret_key, w.role_arn`;
+                 w.storage_ro_access_key, w.storage_ro_secret_key, w.role_arn, w.signing_only`;
 
 function toRow(r: Raw, keyring: Keyring): WarehouseRow {
   return {
@@ -50,6 +53,7 @@ function toRow(r: Raw, keyring: Keyring): WarehouseRow {
     rw: { accessKeyId: r.storage_access_key, secretAccessKey: keyring.open(r.storage_secret_key) },
     ro: { accessKeyId: r.storage_ro_access_key, secretAccessKey: keyring.open(r.storage_ro_secret_key) },
     roleArn: r.role_arn,
+    signingOnly: r.signing_only,
   };
 }
 

@@ -8,11 +8,14 @@ import type { ControlPlaneDeps } from '../deps';
 import { instructionsSummary } from '../domain/warehouses/agents-md';
 import { formatInfo } from '../domain/warehouses/formats';
 import { DELETE_NOTE, deleteInProgress, deleteWarehouse } from '../domain/warehouses/warehouse-delete';
-import { changeDefaultFormatVersion, listWarehouses, parseFormatVersion, placementOfWarehouse } from '../domain/warehouses/warehouses';
+import { changeWarehouseSettings, listWarehouses, parseFormatVersion, parseStorageAccess, placementOfWarehouse } from '../domain/warehouses/warehouses';
 import { createdWarehouseAnswer, deletedWarehouseRow, warehouseGetRow, warehouseListRow } from '../responses';
 
 // Spec: Warehouses (catalogs) — create, list (and Floe's `?include_deleted=true`), get, patch, delete.
 
+/** What PATCH /v1/warehouses/{id} sets. */
+const SETTINGS = ['default_format_version', 'storage_access'] as const;
+const STORAGE_ACCESS_NOTE = 'storage_access "signing_only": engines asking for vended credentials get the remote-signing config instead, the credentials route and scan plans vend none, and every request to the store is signed by the catalog for objects under the table\'s own location only; "vended": credentials are vended when asked for, and requests signed when asked for.';
 const FORMAT_NOTE = 'Governs only the service\'s own create paths (POST /v1/tables, tool-server create, table import); an engine\'s own CREATE TABLE is honoured as sent; existing tables are unchanged.';
 
 export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
@@ -97,26 +100,34 @@ export function mountWarehouses(app: Express, d: ControlPlaneDeps): void {
       const w = await resolveWarehouse(d.prisma, ctx, String(req.params.warehouse_id));
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length === 0) {
-        throw badRequest('missing_field', 'send {"default_format_version": 2|3}', { field: 'default_format_version' });
+        throw badRequest('missing_field', 'send {"default_format_version": 2|3} or {"storage_access": "vended"|"signing_only"}', { field: 'default_format_version' });
       }
-      const unknown = Object.keys(body).filter((k) => k !== 'default_format_version');
+      const unknown = Object.keys(body).filter((k) => !(SETTINGS as readonly string[]).includes(k));
       if (unknown.length) {
-        throw badRequest('invalid_field', `${unknown.join(', ')} cannot be changed here`, { field: unknown[0], accepts: ['default_format_version'] });
+        throw badRequest('invalid_field', `${unknown.join(', ')} cannot be changed here`, { field: unknown[0], accepts: SETTINGS });
       }
-      const next = parseFormatVersion(body.default_format_version);
-      const { previous, changed, warehouse: fresh } = await changeDefaultFormatVersion(d, ctx, w, next);
-      if (changed) {
-        await writeAudit(d.db, req, {
-          action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id,
-          data: { changes: { default_format_version: next }, previous: { default_format_version: previous } },
-        });
+      const next = {
+        defaultFormatVersion: 'default_format_version' in body ? parseFormatVersion(body.default_format_version) : undefined,
+        storageAccess: 'storage_access' in body ? parseStorageAccess(body.storage_access) : undefined,
+      };
+      const { previous, updated, warehouse: fresh } = await changeWarehouseSettings(d, ctx, w, next);
+      if (updated.length) {
+        const changes = Object.fromEntries(updated.map((k) => [k, k === 'default_format_version' ? next.defaultFormatVersion : next.storageAccess]));
+        const before = Object.fromEntries(updated.map((k) => [k, previous[k]]));
+        await writeAudit(d.db, req, { action: 'warehouse.update', orgId: w.orgId, targetType: 'warehouse', targetId: w.id, data: { changes, previous: before } });
       }
+      const unchanged = Object.keys(body).filter((k) => !(updated as string[]).includes(k));
+      const notes = [
+        ...(unchanged.length ? [`${unchanged.join(' and ')} ${unchanged.length > 1 ? 'were' : 'was'} already set so; nothing changed there.`] : []),
+        ...('default_format_version' in body ? [FORMAT_NOTE] : []),
+        ...('storage_access' in body ? [STORAGE_ACCESS_NOTE] : []),
+      ];
       res.json({
         ...warehouseGetRow(d.config, fresh, await placementOfWarehouse(d, w)),
-        updated: changed ? ['default_format_version'] : [],
-        previous: { default_format_version: previous },
-        format: formatInfo(next),
-        note: changed ? FORMAT_NOTE : `default_format_version was already ${next}; nothing changed. ${FORMAT_NOTE}`,
+        updated,
+        previous,
+        format: formatInfo(fresh.defaultFormatVersion),
+        note: notes.join(' '),
       });
     }],
   });

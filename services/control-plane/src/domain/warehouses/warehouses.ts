@@ -1,7 +1,9 @@
 import { type AccessContext, requireLevel } from '@floe/accounts';
-import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, visibleWarehouses, type VisibleWarehouse, countedInProject, deletedWarehouses, type TombstoneRecord } from '@floe/catalogs';
+import { resolveProject, resolveWarehouse, placementOf, type ProjectRow, setDefaultFormatVersion, setSigningOnly, visibleWarehouses, type VisibleWarehouse, countedInProject, deletedWarehouses, type TombstoneRecord } from '@floe/catalogs';
 import type { PrismaClient } from '@floe/db';
+import { bumpCredentialEpoch } from '@floe/auth';
 import { badRequest } from '@floe/http';
+import type { Redis } from 'ioredis';
 import { effectiveLimits } from '@floe/db/limits';
 import { FORMAT_VERSIONS } from './plans';
 
@@ -53,18 +55,46 @@ export async function placementOfWarehouse(d: WarehouseReadDeps, w: { projectId:
   return (await placementOf(d.prisma, w.projectId)) ?? { provider: d.config.provider, region: d.config.region };
 }
 
-export interface FormatVersionChange {
-  previous: 2 | 3;
-  changed: boolean;
+/** How engines reach a catalog's files: vended credentials (and signing when asked for), or signed requests only. */
+export type StorageAccess = 'vended' | 'signing_only';
+export const STORAGE_ACCESS: readonly StorageAccess[] = ['vended', 'signing_only'];
+
+export function parseStorageAccess(v: unknown): StorageAccess {
+  if (v === 'vended' || v === 'signing_only') return v;
+  throw badRequest('invalid_value', 'storage_access must be "vended" or "signing_only"', { field: 'storage_access', accepts: STORAGE_ACCESS });
+}
+
+export const storageAccessOf = (w: { signingOnly: boolean }): StorageAccess => (w.signingOnly ? 'signing_only' : 'vended');
+
+export interface SettingsChange {
+  previous: { default_format_version: 2 | 3; storage_access: StorageAccess };
+  /** The settings that changed, in the order PATCH names them. */
+  updated: Array<'default_format_version' | 'storage_access'>;
   /** The warehouse as it now is. */
   warehouse: VisibleWarehouse;
 }
 
-/** PATCH's one setting: the default format version; write level. Unchanged is not an error. */
-export async function changeDefaultFormatVersion(d: WarehouseReadDeps, ctx: AccessContext, w: VisibleWarehouse, next: 2 | 3): Promise<FormatVersionChange> {
+/**
+ * PATCH's settings: the default format version and the storage access;
+ * write level. Unchanged is not an error. A change of storage access bumps
+ * the credential epoch before the answer, so the catalog's cached warehouse
+ * rows (packages/auth credential-cache.ts) give way on their next request.
+ */
+export async function changeWarehouseSettings(
+  d: WarehouseReadDeps & { redis: Redis; config: { redisPrefix: string } }, ctx: AccessContext, w: VisibleWarehouse,
+  next: { defaultFormatVersion?: 2 | 3; storageAccess?: StorageAccess },
+): Promise<SettingsChange> {
   await requireLevel(d.prisma, w, 'write', 'changing a catalog setting');
-  const previous = w.defaultFormatVersion;
-  const changed = next !== previous;
-  if (changed) await setDefaultFormatVersion(d.prisma, w.id, next);
-  return { previous, changed, warehouse: changed ? await resolveWarehouse(d.prisma, ctx, w.id) : w };
+  const previous = { default_format_version: w.defaultFormatVersion, storage_access: storageAccessOf(w) };
+  const updated: SettingsChange['updated'] = [];
+  if (next.defaultFormatVersion !== undefined && next.defaultFormatVersion !== previous.default_format_version) {
+    await setDefaultFormatVersion(d.prisma, w.id, next.defaultFormatVersion);
+    updated.push('default_format_version');
+  }
+  if (next.storageAccess !== undefined && await setSigningOnly(d.prisma, w.id, next.storageAccess === 'signing_only')) {
+    await bumpCredentialEpoch(d.redis, d.config.redisPrefix);
+    updated.push('storage_access');
+  }
+  // Read again even when nothing changed here: a concurrent PATCH may have set what this one asked for.
+  return { previous, updated, warehouse: await resolveWarehouse(d.prisma, ctx, w.id) };
 }

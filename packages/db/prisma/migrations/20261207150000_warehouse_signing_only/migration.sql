@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "warehouses" ADD COLUMN     "signing_only" BOOLEAN NOT NULL DEFAULT false;
