@@ -116,6 +116,8 @@ const NOTES: Record<string, string> = {
   fetchPlanningResult: 'plans held in Redis for an hour',
   cancelPlanning: 'again 204',
   fetchScanTasks: 'pages of 1,000 tasks',
+  listFunctions: 'functions made with Floe\'s own PUT …/functions/{function} (the UDF metadata as the body) and removed with DELETE',
+  loadFunction: 'the metadata as stored, without a metadata-location',
   signRequest: 'objects under the table location only, in its bucket, on this deployment\'s store; GET and HEAD only for the read-only credential',
 };
 

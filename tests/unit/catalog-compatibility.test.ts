@@ -27,7 +27,7 @@ test('every operation of the document is mounted: served, or answering 501 until
   expect(row('loadTable')).toMatchObject({ method: 'GET', path: '/v1/{prefix}/namespaces/{namespace}/tables/{table}', floe: 'served' });
   expect(row('tableExists')).toMatchObject({ method: 'HEAD', floe: 'served' });
   expect(row('unregisterTable')).toMatchObject({ floe: 'served' });
-  expect(row('listFunctions')).toMatchObject({ floe: '501' });
+  expect(row('loadFunction')).toMatchObject({ floe: 'served' });
 });
 
 test('every update action and requirement of the document is applied by a commit', () => {

@@ -1,5 +1,5 @@
 // The catalog's own rows — catalog_namespaces, catalog_tables (each table's
-// and view's metadata pointer and location) and catalog_purges — have their
+// and view's metadata pointer and location), catalog_functions and catalog_purges — have their
 // one home here: nothing else writes them (docs/architecture.md, "Who writes
 // what"). The catalog service reads and writes them through this entry on its
 // load, commit, drop and purge paths; the teardown of a deleted catalog drops
@@ -11,6 +11,7 @@
 // unknown outcome); it loads no Prisma client. It imports nothing of
 // packages/catalogs, which depends on it.
 
+export { deleteFunction, getFunction, listFunctions, putFunction } from './functions';
 export { overlappingHolder, type LocationHolder } from './locations';
 export {
   changeNamespaceProperties, deleteNamespace, getNamespace, insertNamespace, listNamespaces, namespaceContents, type PropertyChange,

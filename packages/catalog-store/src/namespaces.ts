@@ -49,8 +49,10 @@ export async function listNamespaces(db: SqlClient, warehouseId: string, parent:
 /** What keeps a namespace from being dropped: tables/views in it, or child namespaces. */
 export async function namespaceContents(db: SqlClient, warehouseId: string, levels: string[]): Promise<{ tables: number; children: number }> {
   const name = joinNamespace(levels);
+  // Functions count as tables here: a namespace holding either is not empty.
   const { rows } = await db.query<{ tables: string; children: string }>(
-    `SELECT (SELECT count(*) FROM catalog_tables WHERE warehouse_id = $1 AND namespace = $2) AS tables,
+    `SELECT (SELECT count(*) FROM catalog_tables WHERE warehouse_id = $1 AND namespace = $2)
+          + (SELECT count(*) FROM catalog_functions WHERE warehouse_id = $1 AND namespace = $2) AS tables,
             (SELECT count(*) FROM catalog_namespaces WHERE warehouse_id = $1 AND starts_with(name, $3)) AS children`,
     [warehouseId, name, name + NAMESPACE_SEPARATOR],
   );

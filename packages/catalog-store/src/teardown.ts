@@ -20,7 +20,7 @@ export interface DroppedRows {
 }
 
 /**
- * Deletes every table, view and namespace of the warehouse and counts what
+ * Deletes every table, view, function and namespace of the warehouse and counts what
  * went (a table whose location is not inside `tableBucket` is counted as
  * refused: teardown removes only that bucket, so files elsewhere, had there
  * been any, were never the catalog's to purge).
@@ -34,6 +34,7 @@ export async function dropWarehouseRows(tx: Prisma.TransactionClient, warehouseI
     refused: rows.filter((r) => r.kind === 'table' && !inBucket(r.location)).length,
   };
   await tx.catalogTable.deleteMany({ where: { warehouseId } });
+  await tx.catalogFunction.deleteMany({ where: { warehouseId } });
   await tx.catalogNamespace.deleteMany({ where: { warehouseId } });
   return counts;
 }

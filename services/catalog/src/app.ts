@@ -10,6 +10,7 @@ import { mountOAuth } from './routes/oauth';
 import { mountRegisterAndMetrics } from './routes/register';
 import { mountScanPlanning } from './routes/scan-planning';
 import { mountRemoteSigning } from './routes/remote-signing';
+import { mountFunctions } from './routes/functions';
 import { mountTables } from './routes/tables';
 import { mountViews } from './routes/views';
 import { mountUnbuilt } from './routes/unbuilt';
@@ -36,6 +37,7 @@ export function buildCatalogApp(d: CatalogDeps): Express {
       mountRegisterAndMetrics(app, d);
       mountScanPlanning(app, d);
       mountRemoteSigning(app, d);
+      mountFunctions(app, d);
       mountViews(app, d);
       mountUnbuilt(app, d);
     },

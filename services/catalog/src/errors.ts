@@ -13,6 +13,7 @@ export type IcebergErrorType =
   | 'NoSuchTableException'
   | 'NoSuchViewException'
   | 'NoSuchPlanIdException'
+  | 'NoSuchFunctionException'
   | 'NoSuchPlanTaskException'
   | 'AlreadyExistsException'
   | 'NamespaceNotEmptyException'

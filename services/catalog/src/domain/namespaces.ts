@@ -39,13 +39,13 @@ export async function createNamespace(db: SqlClient, warehouseId: string, levels
   if (!(await insertNamespace(db, warehouseId, levels, properties))) throw alreadyExists(`Namespace ${levels.join('.')}`);
 }
 
-/** Drops the namespace; 409 NamespaceNotEmptyException while a table, view or child namespace is in it. */
+/** Drops the namespace; 409 NamespaceNotEmptyException while a table, view, function or child namespace is in it. */
 export async function dropNamespace(db: SqlClient, warehouseId: string, levels: string[]): Promise<void> {
   await requireNamespace(db, warehouseId, levels);
   const contents = await namespaceContents(db, warehouseId, levels);
   if (contents.tables || contents.children) {
     throw new IcebergError(409, 'NamespaceNotEmptyException',
-      `Namespace ${levels.join('.')} is not empty: ${contents.tables} tables or views, ${contents.children} namespaces`);
+      `Namespace ${levels.join('.')} is not empty: ${contents.tables} tables, views or functions, ${contents.children} namespaces`);
   }
   await deleteNamespace(db, warehouseId, levels);
 }

@@ -1,0 +1,1 @@
+export { FunctionMetadataSchema, functionMetadataProblems, type FunctionDataType, type FunctionMetadata } from './model';
