@@ -26,3 +26,15 @@ export async function useLocalCeph(): Promise<CephInfo> {
   });
   return ceph;
 }
+
+/** A catalog in a new project of the API key's organisation, and a catalog token of its read/write credential, as an engine mints one. */
+export async function benchCatalog(state: Pick<StackState, 'catalog_url'>, api: StackApi, name: string): Promise<{ warehouseId: string; catalogToken: string }> {
+  const project = await api('POST', '/v1/projects', { name: 'bench' });
+  const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name });
+  const credential = (await api('GET', `/v1/connection?warehouse=${w.warehouse_id}&level=write`)).catalog_credential;
+  const minted = await request(`${state.catalog_url}/v1/oauth/tokens`, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }).toString(),
+  });
+  return { warehouseId: w.warehouse_id, catalogToken: ((await minted.body.json()) as { access_token: string }).access_token };
+}

@@ -49,7 +49,7 @@ import {
   MAIN_BRANCH, buildAppend, mapLimited, currentSchema, defaultSpec, lastSequenceNumber, newSnapshotId, parquetDataFile, parseJson, stringifyJson, type DataFile, type Schema,
 } from '@floe/iceberg';
 import { parseS3Location } from '@floe/storage';
-import { stackApi, useLocalCeph } from '../lib/stack-api';
+import { benchCatalog, stackApi, useLocalCeph } from '../lib/stack-api';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
@@ -115,16 +115,10 @@ try {
   const started = performance.now();
   const apiKey = await orgAdminKey(state, 'bench');
   const api = stackApi(state, apiKey);
-  const project = await api('POST', '/v1/projects', { name: 'bench' });
-  const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name: 'bench_query' });
+  const { warehouseId, catalogToken } = await benchCatalog(state, api, 'bench_query');
+  const w = { warehouse_id: warehouseId };
   const scanTables = Array.from({ length: COLD_RUNS }, (_, i) => `scan_${i + 1}`);
   for (const name of [...scanTables, 'warmup']) await api('POST', '/v1/tables', { warehouse_id: w.warehouse_id, namespace: 'bench', name, schema: { type: schema.type, fields: schema.fields } });
-  const credential = (await api('GET', `/v1/connection?warehouse=${w.warehouse_id}&level=write`)).catalog_credential;
-  const minted = await request(`${state.catalog_url}/v1/oauth/tokens`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }).toString(),
-  });
-  const catalogToken = ((await minted.body.json()) as { access_token: string }).access_token;
   const store = adminStorage();
   /** The table loaded with a storage session, and what that session reads and writes with. */
   const openTable = async (name: string) => {

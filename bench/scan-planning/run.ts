@@ -25,7 +25,7 @@ import {
   type DataFile, type Schema, type TableMetadata,
 } from '@floe/iceberg';
 import { parseS3Location } from '@floe/storage';
-import { stackApi, useLocalCeph } from '../lib/stack-api';
+import { benchCatalog, stackApi, useLocalCeph } from '../lib/stack-api';
 import { startPrivateStack, stopPrivateStack } from '../../scripts/lib/private-stack';
 
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);
@@ -68,17 +68,10 @@ try {
   const started = performance.now();
   const apiKey = await orgAdminKey(state, 'bench');
   const api = stackApi(state, apiKey);
-  const project = await api('POST', '/v1/projects', { name: 'bench' });
-  const w = await api('POST', '/v1/warehouses', { project_id: project.project_id, name: 'bench_plan' });
+  const { warehouseId, catalogToken } = await benchCatalog(state, api, 'bench_plan');
   // Every file counts as big, so no compaction run rewrites the table while it is planned.
-  await api('POST', '/v1/tables', { warehouse_id: w.warehouse_id, namespace: 'bench', name: 'wide', schema: { type: schema.type, fields: schema.fields }, properties: { 'write.target-file-size-bytes': '1' } });
-  const credential = (await api('GET', `/v1/connection?warehouse=${w.warehouse_id}&level=write`)).catalog_credential;
-  const minted = await request(`${state.catalog_url}/v1/oauth/tokens`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.client_id, client_secret: credential.client_secret }).toString(),
-  });
-  const catalogToken = ((await minted.body.json()) as { access_token: string }).access_token;
-  const tableUrl = `${state.catalog_url}/v1/${w.warehouse_id}/namespaces/bench/tables/wide`;
+  await api('POST', '/v1/tables', { warehouse_id: warehouseId, namespace: 'bench', name: 'wide', schema: { type: schema.type, fields: schema.fields }, properties: { 'write.target-file-size-bytes': '1' } });
+  const tableUrl = `${state.catalog_url}/v1/${warehouseId}/namespaces/bench/tables/wide`;
   const call = async (method: 'GET' | 'POST' | 'DELETE', url: string, body?: string, extra: Record<string, string> = {}) => {
     const r = await request(url, { method, headers: { Authorization: `Bearer ${catalogToken}`, 'Content-Type': 'application/json', ...extra }, body });
     const text = await r.body.text();
@@ -170,7 +163,8 @@ try {
   say(`plan pruned to 1 file: median ${median(pruned).toFixed(0)} ms`);
   say(`floor (manifest list and ${APPENDS} manifests read and decoded by the bench): median ${floorMs.toFixed(0)} ms`);
   say(`ratio floor / full plan: ${(floorMs / fullMs).toFixed(2)}`);
-  say(`bound (docs/catalog.md): a full plan of 10,000 files within ${BOUND_MS} ms: ${fullMs <= BOUND_MS ? 'met' : 'NOT met'}`);
+  const judged = FILES === 10_000 ? (fullMs <= BOUND_MS ? 'met' : 'NOT met') : `not judged (${FILES.toLocaleString('en-US')} files, not 10,000)`;
+  say(`bound (docs/catalog.md): a full plan of 10,000 files within ${BOUND_MS} ms: ${judged}`);
   finished = true;
 } finally {
   await stopPrivateStack(stateFile, !finished);
