@@ -155,6 +155,7 @@ test('storage_access signing_only: no credentials are vended anywhere, requests 
   expect(asked.body.config).toMatchObject({ 's3.remote-signing-enabled': 'true' });
   expect(asked.body.config).not.toHaveProperty('s3.access-key-id');
   icebergError(await catalog().get(`${tables()}/events/credentials`).set(bearer(rw)), 403, 'ForbiddenException');
+  expect((await catalog().get('/v1/config').set(bearer(rw))).body.overrides).toMatchObject({ 's3.remote-signing-enabled': 'true' });
   const plan = await catalog().post(`${tables()}/events/plan`).set(bearer(ro)).set('X-Iceberg-Access-Delegation', 'vended-credentials').send({});
   expect(plan.body.status).toBe('completed');
   expect(plan.body).not.toHaveProperty('storage-credentials');
@@ -170,6 +171,7 @@ test('storage_access signing_only: no credentials are vended anywhere, requests 
 
   const off = await patch(o.admin.api_key, { storage_access: 'vended', default_format_version: 2 });
   expect(off.body).toMatchObject({ storage_access: 'vended', updated: ['storage_access'] });
+  expect((await catalog().get('/v1/config').set(bearer(rw))).body.overrides).not.toHaveProperty('s3.remote-signing-enabled');
   const vended = await catalog().get(`${tables()}/events`).set(bearer(rw)).set('X-Iceberg-Access-Delegation', 'vended-credentials');
   expect(vended.body['storage-credentials']).toHaveLength(1);
   const audit = await gateway().get('/v1/audit').query({ org_id: o.org.org_id, action: 'warehouse.update' }).set(bearer(o.admin.api_key)).expect(200);

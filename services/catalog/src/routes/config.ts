@@ -26,7 +26,8 @@ export function mountConfig(app: Express, d: CatalogDeps): void {
           's3.region': d.config.s3.region,
           'client.region': d.config.s3.region,
         },
-        overrides: { prefix: wh.id, warehouse: tableBucketRoot(wh.tableBucket) },
+        // A signing-only catalog (storage_access) tells engines up front that every request to the store is signed.
+        overrides: { prefix: wh.id, warehouse: tableBucketRoot(wh.tableBucket), ...(wh.signingOnly ? { 's3.remote-signing-enabled': 'true' } : {}) },
         endpoints: (endpoints ??= servedEndpoints(app)),
       });
     }],
