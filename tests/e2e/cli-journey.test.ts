@@ -71,6 +71,9 @@ test('the first day: login as an admin agent, a catalog, a table, 100,000 rows t
   // 2. a catalog and a table
   const made = await json<{ warehouse_id: string; name: string; status: string }>(['catalogs', 'create', catalog]);
   expect(made).toMatchObject({ name: catalog, status: 'ready' });
+  const signing = await json<{ storage_access: string; updated: string[] }>(['catalogs', 'set', catalog, '--storage-access', 'signing_only']);
+  expect(signing).toMatchObject({ storage_access: 'signing_only', updated: ['storage_access'] });
+  expect(await json(['catalogs', 'set', catalog, '--storage-access', 'vended'])).toMatchObject({ storage_access: 'vended', updated: ['storage_access'] });
   const table = await json<{ table: string; format_version: number }>(['tables', 'create', catalog, 'demo.events', '--columns', 'id:long!,msg:string']);
   expect(table).toMatchObject({ table: 'demo.events' });
   const listed = screenText((await floeTty(['tables', 'list', catalog], env)).stdout);

@@ -9,6 +9,8 @@ test('usage errors exit 2 before any call', async () => {
   expect((await floe(['catalogs', 'create'])).code).toBe(EXIT_USAGE);
   expect((await floe(['catalogs', 'show'])).code).toBe(EXIT_USAGE);
   expect((await floe(['catalogs', 'list', '--bogus'])).code).toBe(EXIT_USAGE);
+  expect(await floe(['catalogs', 'set', 'lake'])).toMatchObject({ code: EXIT_USAGE, err: expect.stringMatching(/nothing to change/) });
+  expect(await floe(['catalogs', 'set', 'lake', '--storage-access', 'sometimes'])).toMatchObject({ code: EXIT_USAGE, err: expect.stringMatching(/vended or signing_only/) });
 });
 
 test('rotate off a terminal without --yes is a usage error, before any call', async () => {

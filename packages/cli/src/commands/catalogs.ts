@@ -2,12 +2,13 @@
 // one — create, show, delete and restore within the grace period, rotate its
 // credentials, publish its files and make it private again (the
 // /v1/warehouses routes). A delete or a publish is confirmed by typing the
-// catalog's name, which is also what those routes take as `confirm`. New
+// catalog's name, which is also what those routes take as `confirm`; `set`
+// changes its settings (default format version, storage access). New
 // catalog credentials (rotate, restore) go to stdout alone, for a file or a
 // secret store. --json prints Floe's answer, except `deleted`: the list
 // answer narrowed to the deleted rows, `{warehouses: [...], count}`.
 import { randomUUID } from 'node:crypto';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { ok, type Answer, type FloeApi, type WarehouseRow } from '../api-client.js';
 import { act, examples, type Ctx } from '../command.js';
 import { usageError } from '../errors.js';
@@ -18,6 +19,12 @@ import { parseFormatVersion, type FormatVersion } from '../table-schema.js';
 type ListedRow = Answer<'/v1/warehouses', 'get'>['warehouses'][number];
 type DeletedRow = Exclude<ListedRow, WarehouseRow>;
 type Credential = Answer<'/v1/warehouses/{warehouse_id}/rotate', 'post'>['catalog_credential'];
+type StorageAccess = 'vended' | 'signing_only';
+
+function parseStorageAccess(text: string): StorageAccess {
+  if (text === 'vended' || text === 'signing_only') return text;
+  throw new InvalidArgumentError('storage access is vended or signing_only');
+}
 
 const isLive = (w: ListedRow): w is WarehouseRow => 'my_level' in w;
 const at = (warehouse_id: string) => ({ params: { path: { warehouse_id } } });
@@ -37,7 +44,7 @@ function printCredentials(c: Ctx, rw: Credential, ro: Credential): void {
 }
 
 export function registerCatalogs(program: Command, io: Io): void {
-  const catalogs = program.command('catalogs').description('your catalogs: list, create, delete and restore, rotate credentials, publish');
+  const catalogs = program.command('catalogs').description('your catalogs: list, create, change settings, delete and restore, rotate credentials, publish');
 
   examples(catalogs.command('list', { isDefault: true })
     .description('list the catalogs you can reach, with your level on each')
@@ -88,12 +95,28 @@ export function registerCatalogs(program: Command, io: Io): void {
         const stored = s.bytes === null ? (s.measuring ? 'being measured' : 'not measured yet') : `${bytesText(s.bytes)} in ${s.objects ?? '?'} objects (measured ${s.measured_at})`;
         c.out.fields([
           ['name', r.name], ['warehouse_id', r.warehouse_id], ['project', r.project], ['status', r.status], ['level', `${r.my_level}${r.my_via ? ` (via ${r.my_via})` : ''}`],
-          ['format_version', r.default_format_version], ['catalog_uri', r.catalog_uri], ['warehouse', r.warehouse], ['blob_bucket', r.blob_bucket],
+          ['format_version', r.default_format_version], ['storage_access', r.storage_access], ['catalog_uri', r.catalog_uri], ['warehouse', r.warehouse], ['blob_bucket', r.blob_bucket],
           ['placement', `${r.provider} ${r.region}`], ['stored', stored], ['public', r.public ? r.public_url : 'no'], ['instructions', r.agents_md ? `${r.agents_md.bytes} bytes` : 'none'], ['created_at', r.created_at],
         ]);
         if (r.public_note) c.out.note(r.public_note);
       });
     })), ['floe catalogs show lake', 'floe catalogs show lake --json | jq .stored']);
+
+  examples(catalogs.command('set')
+    .description('change a catalog\'s settings: the format version Floe\'s own table creates use, and how engines reach its files')
+    .argument('<catalog>', 'catalog name or id')
+    .option('--format-version <n>', '2 or 3', parseFormatVersion)
+    .option('--storage-access <mode>', 'vended (storage credentials when engines ask) or signing_only (no credentials: the catalog signs each request)', parseStorageAccess)
+    .action(act(io, async (c, catalog: string, opts: { formatVersion?: FormatVersion; storageAccess?: StorageAccess }) => {
+      if (opts.formatVersion === undefined && opts.storageAccess === undefined) throw usageError('nothing to change', 'Name --format-version and/or --storage-access.');
+      const { api } = await c.session();
+      const body = { ...(opts.formatVersion !== undefined ? { default_format_version: opts.formatVersion } : {}), ...(opts.storageAccess ? { storage_access: opts.storageAccess } : {}) };
+      const changed = await ok(api.http.PATCH('/v1/warehouses/{warehouse_id}', { ...at(catalog), body }));
+      c.out.result(changed, (r) => {
+        c.out.fields([['name', r.name], ['format_version', r.default_format_version], ['storage_access', r.storage_access], ['updated', r.updated.join(', ') || '(nothing: already so)']]);
+        c.out.note(r.note);
+      });
+    })), ['floe catalogs set lake --storage-access signing_only', 'floe catalogs set lake --format-version 3 --json']);
 
   examples(catalogs.command('delete')
     .description('delete a catalog and everything in it; restorable until its grace period ends')
