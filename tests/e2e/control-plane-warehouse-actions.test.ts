@@ -34,7 +34,7 @@ test('PATCH default_format_version: every refusal, audited only on change', asyn
   const w = await newWarehouse(admin.api_key, (await newProject(admin.api_key)).project_id);
   const path = `/v1/warehouses/${w.warehouse_id}`;
   expectError(await gateway().patch(path).set(bearer(admin.api_key)).send({}), 400, 'missing_field');
-  expect(expectError(await gateway().patch(path).set(bearer(admin.api_key)).send({ name: 'x' }), 400, 'invalid_field').accepts).toEqual(['default_format_version']);
+  expect(expectError(await gateway().patch(path).set(bearer(admin.api_key)).send({ name: 'x' }), 400, 'invalid_field').accepts).toEqual(['default_format_version', 'storage_access']);
   expect(Object.keys(expectError(await gateway().patch(path).set(bearer(admin.api_key)).send({ default_format_version: 1 }), 400, 'invalid_value').versions as object)).toEqual(['2', '3']);
   expect(expectError(await gateway().patch(path).set(bearer(member.api_key)).send({ default_format_version: 3 }), 403, 'forbidden').can_grant).toHaveLength(1);
   const changed = await gateway().patch(path).set(bearer(admin.api_key)).send({ default_format_version: 3 });
