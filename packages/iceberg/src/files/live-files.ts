@@ -1,7 +1,7 @@
 import type { Snapshot } from '../metadata/model.js';
 import { READS_AT_ONCE, mapLimited } from './map-limited.js';
 import { EntryStatus, FileContent, readManifest, type DataFile } from './manifest.js';
-import { readManifestList, type ManifestFile } from './manifest-list.js';
+import { ManifestContent, readManifestList, type ManifestFile } from './manifest-list.js';
 
 // The files a snapshot holds (spec "Scan Planning"): its manifest list, and
 // every live entry of its manifests with the data sequence number and row id
@@ -37,13 +37,19 @@ export async function readSnapshotManifests(read: ReadObject, snapshot: Snapshot
   return { snapshot, manifests: readManifestList(await read(snapshot['manifest-list'])).manifests };
 }
 
-/** The live data and delete files of `snapshot`; null for a snapshot without a manifest list (v1's inline manifests are not read). */
-export async function readLiveFiles(read: ReadObject, snapshot: Snapshot): Promise<LiveFiles | null> {
+/**
+ * The live data and delete files of `snapshot`; null for a snapshot without a
+ * manifest list (v1's inline manifests are not read). `keepData`: which data
+ * manifests to read (a planner skips those whose partition summaries rule out
+ * its filter); every delete manifest is read.
+ */
+export async function readLiveFiles(read: ReadObject, snapshot: Snapshot, keepData: (mf: ManifestFile) => boolean = () => true): Promise<LiveFiles | null> {
   const head = await readSnapshotManifests(read, snapshot);
   if (!head) return null;
   const data: LiveFile[] = [];
   const deletes: LiveFile[] = [];
-  const manifests = await mapLimited(head.manifests, READS_AT_ONCE, async (mf) => ({ mf, entries: readManifest(await read(mf.manifest_path), mf).entries }));
+  const wanted = head.manifests.filter((mf) => mf.content !== ManifestContent.DATA || keepData(mf));
+  const manifests = await mapLimited(wanted, READS_AT_ONCE, async (mf) => ({ mf, entries: readManifest(await read(mf.manifest_path), mf).entries }));
   for (const { mf, entries } of manifests) {
     for (const e of entries) {
       if (e.status === EntryStatus.DELETED) continue;

@@ -2,7 +2,7 @@ import type { Schema, TableMetadata } from '../metadata/model.js';
 import type { LiveFile } from '../files/live-files.js';
 import { toBinary } from '../files/values.js';
 import { FieldResolver, ScanInputError, bindFilter } from './filter.js';
-import { filesMayPass } from './prune.js';
+import { filesMayPass, manifestMayPass } from './prune.js';
 
 // A planning request's filter, checked against the schema, and the files its
 // certain conjuncts rule out.
@@ -99,4 +99,20 @@ test('deep nesting is refused, not walked', () => {
   let deep: unknown = true;
   for (let i = 0; i < 100; i++) deep = { type: 'not', child: deep };
   expect(() => bindFilter(deep, new FieldResolver(schema, true))).toThrow(/nested more than 64 levels/);
+});
+
+test('a data manifest whose identity-partition summary rules a bound out is skipped; without a summary it is read', () => {
+  const manifest = (partitions: unknown) => ({ partition_spec_id: 0, partitions } as unknown as Parameters<typeof manifestMayPass>[1]);
+  const summary = (lo: string | null, hi: string | null, containsNull = false) => [{
+    contains_null: containsNull, contains_nan: null, lower_bound: lo === null ? null : toBinary('string', lo), upper_bound: hi === null ? null : toBinary('string', hi),
+  }];
+  const bounds = (filter: unknown) => bindFilter(filter, new FieldResolver(schema, true)).bounds;
+  const isFR = bounds({ type: 'eq', left: ref('country'), right: 'FR' });
+  expect(manifestMayPass(meta, manifest(summary('DE', 'DE')), isFR)).toBe(false);
+  expect(manifestMayPass(meta, manifest(summary('DE', 'GB')), isFR)).toBe(true);
+  expect(manifestMayPass(meta, manifest(summary(null, null, true)), isFR)).toBe(false);
+  expect(manifestMayPass(meta, manifest(null), isFR)).toBe(true);
+  // A bound on a column that is not a partition source says nothing about a manifest.
+  expect(manifestMayPass(meta, manifest(summary('DE', 'DE')), bounds({ type: 'eq', left: ref('id'), right: 5 }))).toBe(true);
+  expect(manifestMayPass(meta, manifest(summary('DE', 'DE')), bounds({ type: 'in', child: ref('country'), values: ['AT', 'FR'] }))).toBe(false);
 });

@@ -1,6 +1,7 @@
 import type { TableMetadata } from '../metadata/model.js';
 import { partitionSpecsOf } from '../metadata/helpers.js';
 import type { LiveFile } from '../files/live-files.js';
+import type { ManifestFile } from '../files/manifest-list.js';
 import { fromBinary } from '../files/values.js';
 
 // Leaving out the data files no row of which can pass a filter (spec "Scan
@@ -89,4 +90,28 @@ export function filesMayPass(m: TableMetadata, data: LiveFile[], bounds: readonl
   if (!bounds.length) return data;
   const identity = identityFields(m);
   return data.filter((f) => fileMayPass(f, bounds, identity));
+}
+
+/**
+ * Whether a data manifest may hold a file passing every bound, by its
+ * partition summaries: the lower and upper value of each identity partition
+ * field over the manifest's files. A null partition value passes no
+ * comparison, so a manifest is skipped when its non-null range rules a bound
+ * out. Without summaries (or for other transforms) it is read.
+ */
+export function manifestMayPass(m: TableMetadata, mf: ManifestFile, bounds: readonly Bound[]): boolean {
+  if (!bounds.length || !mf.partitions?.length) return true;
+  const spec = partitionSpecsOf(m).find((s) => (s['spec-id'] ?? 0) === mf.partition_spec_id);
+  if (!spec) return true;
+  for (const b of bounds) {
+    const i = spec.fields.findIndex((f) => f.transform === 'identity' && f['source-id'] === b.fieldId);
+    const summary = i >= 0 ? mf.partitions[i] : undefined;
+    if (!summary) continue;
+    const lower = decoded(b.kind, summary.lower_bound ?? undefined);
+    const upper = decoded(b.kind, summary.upper_bound ?? undefined);
+    // Only nulls in this field: no file of the manifest passes a comparison.
+    if (summary.lower_bound === null && summary.upper_bound === null && summary.contains_null) return false;
+    if ((lower !== null || upper !== null) && !mayPass(b, lower, upper)) return false;
+  }
+  return true;
 }

@@ -1,5 +1,5 @@
 import {
-  FieldResolver, ScanInputError, bindFilter, currentSchema, currentSnapshot, filesMayPass, readLiveFiles, readSnapshotManifests,
+  FieldResolver, ScanInputError, bindFilter, currentSchema, currentSnapshot, filesMayPass, manifestMayPass, readLiveFiles, readSnapshotManifests,
   scanTasks, scanTasksJson, schemaById, snapshotById, stringifyJson, type BoundFilter, type LiveFile, type ReadObject, type Schema, type ScanTask,
   type Snapshot, type TableMetadata,
 } from '@floe/iceberg';
@@ -139,7 +139,7 @@ export async function planScan(read: ReadObject, scope: ScanScope, tableLocation
     if (!isWithin(path, tableLocation)) throw forbidden(`The table's metadata names ${path}, outside the table's location; it is not read`);
     return read(path);
   };
-  const live = (await readLiveFiles(inside, scope.snapshot))!;
+  const live = (await readLiveFiles(inside, scope.snapshot, (mf) => manifestMayPass(scope.metadata, mf, scope.filter.bounds)))!;
   let data: LiveFile[] = live.data;
   if (scope.appendedBy) data = data.filter((f) => f.addedSnapshotId !== null && f.addedSnapshotId !== undefined && scope.appendedBy!.has(BigInt(f.addedSnapshotId)));
   const kept = filesMayPass(scope.metadata, data, scope.filter.bounds);
