@@ -29,4 +29,4 @@ export { StaleReplace, buildReplace } from './replace.js';
 export { InvalidDeletionVector, readDeletionVector, writeDeletionVector } from './deletion-vector.js';
 export { READS_AT_ONCE, mapLimited } from './map-limited.js';
 export type { LiveFile, LiveFiles, ReadObject, SnapshotManifests } from './live-files.js';
-export { readLiveFiles, readSnapshotManifests } from './live-files.js';
+export { liveFilesOf, readLiveFiles, readSnapshotManifests } from './live-files.js';

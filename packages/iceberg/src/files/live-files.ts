@@ -37,15 +37,18 @@ export async function readSnapshotManifests(read: ReadObject, snapshot: Snapshot
   return { snapshot, manifests: readManifestList(await read(snapshot['manifest-list'])).manifests };
 }
 
-/**
- * The live data and delete files of `snapshot`; null for a snapshot without a
- * manifest list (v1's inline manifests are not read). `keepData`: which data
- * manifests to read (a planner skips those whose partition summaries rule out
- * its filter); every delete manifest is read.
- */
-export async function readLiveFiles(read: ReadObject, snapshot: Snapshot, keepData: (mf: ManifestFile) => boolean = () => true): Promise<LiveFiles | null> {
+/** The live data and delete files of `snapshot`; null for a snapshot without a manifest list (v1's inline manifests are not read). */
+export async function readLiveFiles(read: ReadObject, snapshot: Snapshot): Promise<LiveFiles | null> {
   const head = await readSnapshotManifests(read, snapshot);
-  if (!head) return null;
+  return head ? liveFilesOf(read, head) : null;
+}
+
+/**
+ * The live files of a snapshot whose manifest list was read already.
+ * `keepData`: which data manifests to read (a planner skips those whose
+ * partition summaries rule out its filter); every delete manifest is read.
+ */
+export async function liveFilesOf(read: ReadObject, head: SnapshotManifests, keepData: (mf: ManifestFile) => boolean = () => true): Promise<LiveFiles> {
   const data: LiveFile[] = [];
   const deletes: LiveFile[] = [];
   const wanted = head.manifests.filter((mf) => mf.content !== ManifestContent.DATA || keepData(mf));

@@ -1,11 +1,11 @@
 import { parseS3Location } from '@floe/storage';
-import type { ReadObject } from '@floe/iceberg';
+import type { ReadObject, ScanTask } from '@floe/iceberg';
 import type { CatalogDeps } from '../deps';
 import { IcebergError } from '../errors';
 import { readTableMetadata } from '../metadata-files';
 import type { PlanRecord } from '../store/scan-plans';
 import type { WarehouseRow } from '../store/warehouses';
-import { commonPrefix, filesListed, parseScanRequest, planScan, scanPages, scanScope, type ScanScope } from './scan-plan';
+import { commonPrefix, filesListed, parseScanRequest, planScan, scanPages, scanScope, scopeManifests, withinTable, type ScanScope } from './scan-plan';
 
 // A scan plan's life (routes/scan-planning.ts): submitted, planned now or in
 // the background, its pages kept (store/scan-plans.ts) for fetchPlanningResult
@@ -19,19 +19,19 @@ export type { PlanRecord };
 
 type PlanDeps = Pick<CatalogDeps, 'storage' | 'metadata' | 'scanPlans' | 'config' | 'logger'>;
 
-/** Reads the table's objects as the warehouse's read-only identity. */
-function readerFor(d: PlanDeps, wh: WarehouseRow): ReadObject {
+/** Reads the table's objects as the warehouse's read-only identity, nothing outside the table's location. */
+function readerFor(d: PlanDeps, wh: WarehouseRow, tableLocation: string): ReadObject {
   const store = d.storage.objectsAs(wh.ro);
-  return async (path) => {
+  return withinTable(async (path) => {
     const { bucket, key } = parseS3Location(path, 'read a manifest');
     return new Uint8Array(await store.getBytes(bucket, key));
-  };
+  }, tableLocation);
 }
 
 /** Plans, stores the pages and marks the plan completed (or failed, with the error planning ended in). */
-async function runPlan(d: PlanDeps, wh: WarehouseRow, planId: string, record: PlanRecord, scope: ScanScope): Promise<void> {
+async function runPlan(d: PlanDeps, planId: string, record: PlanRecord, plan: () => Promise<ScanTask[]>, scope: ScanScope): Promise<void> {
   try {
-    const { tasks } = await planScan(readerFor(d, wh), scope, scope.metadata.location);
+    const tasks = await plan();
     await d.scanPlans.complete(planId, record, scanPages(tasks, scope, d.config.scanPlanning.pageTasks), commonPrefix(tasks));
   } catch (err) {
     const e = err instanceof IcebergError ? err : new IcebergError(500, 'InternalServerError', 'Scan planning failed unexpectedly');
@@ -50,13 +50,15 @@ export async function submitPlan(
   d: PlanDeps, wh: WarehouseRow, table: { id: string; metadataLocation: string }, body: unknown,
 ): Promise<{ planId: string; record: PlanRecord }> {
   const scope = scanScope(await readTableMetadata(d, wh, table.metadataLocation), parseScanRequest(body));
-  const planId = await d.scanPlans.create(wh.id, table.id);
-  const record = (await d.scanPlans.get(planId))!;
-  if (await filesListed(readerFor(d, wh), scope.snapshot) > d.config.scanPlanning.syncFiles) {
-    runPlan(d, wh, planId, record, scope).catch(() => { /* recorded as the plan's failure */ });
+  const read = readerFor(d, wh, scope.metadata.location);
+  const head = await scopeManifests(read, scope);
+  const { planId, record } = await d.scanPlans.create(wh.id, table.id);
+  const plan = () => planScan(read, scope, head);
+  if (filesListed(head) > d.config.scanPlanning.syncFiles) {
+    runPlan(d, planId, record, plan, scope).catch(() => { /* recorded as the plan's failure */ });
     return { planId, record };
   }
-  await runPlan(d, wh, planId, record, scope);
+  await runPlan(d, planId, record, plan, scope);
   return { planId, record: (await d.scanPlans.get(planId))! };
 }
 

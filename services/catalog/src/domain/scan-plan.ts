@@ -1,7 +1,7 @@
 import {
-  FieldResolver, ScanInputError, bindFilter, currentSchema, currentSnapshot, filesMayPass, manifestMayPass, readLiveFiles, readSnapshotManifests,
+  FieldResolver, ScanInputError, bindFilter, currentSchema, currentSnapshot, filesMayPass, liveFilesOf, manifestMayPass, readSnapshotManifests,
   scanTasks, scanTasksJson, schemaById, snapshotById, stringifyJson, type BoundFilter, type LiveFile, type ReadObject, type Schema, type ScanTask,
-  type Snapshot, type TableMetadata,
+  type Snapshot, type SnapshotManifests, type TableMetadata,
 } from '@floe/iceberg';
 import { badRequest, forbidden } from '../errors';
 import { isWithin } from '../locations';
@@ -120,26 +120,27 @@ export function scanScope(m: TableMetadata, r: ScanRequest): ScanScope {
   }
 }
 
-/** Data and delete files the snapshot's manifest list says it holds: enough to choose between answering now and planning in the background. */
-export async function filesListed(read: ReadObject, snapshot: Snapshot | null): Promise<number> {
-  const head = snapshot ? await readSnapshotManifests(read, snapshot) : null;
-  return (head?.manifests ?? []).reduce((n, mf) => n + (mf.added_files_count ?? 0) + (mf.existing_files_count ?? 0), 0);
-}
-
-export interface PlannedScan {
-  tasks: ScanTask[];
-  /** Data files the filter's bounds ruled out. */
-  skipped: number;
-}
-
-/** The scope's file scan tasks; `read` reads the table's objects, `tableLocation` bounds every file named. */
-export async function planScan(read: ReadObject, scope: ScanScope, tableLocation: string): Promise<PlannedScan> {
-  if (!scope.snapshot || scope.filter.matchesNothing) return { tasks: [], skipped: 0 };
-  const inside: ReadObject = (path) => {
+/** Reads the table's objects, refusing a path outside its location (a metadata file naming another table's files). */
+export function withinTable(read: ReadObject, tableLocation: string): ReadObject {
+  return (path) => {
     if (!isWithin(path, tableLocation)) throw forbidden(`The table's metadata names ${path}, outside the table's location; it is not read`);
     return read(path);
   };
-  const live = (await readLiveFiles(inside, scope.snapshot, (mf) => manifestMayPass(scope.metadata, mf, scope.filter.bounds)))!;
+}
+
+/** The scanned snapshot's manifest list, read once: its counts choose between planning now and in the background, and planning reads on from it. */
+export async function scopeManifests(read: ReadObject, scope: ScanScope): Promise<SnapshotManifests | null> {
+  return scope.snapshot ? readSnapshotManifests(read, scope.snapshot) : null;
+}
+
+/** Data and delete files the manifest list says the snapshot holds. */
+export const filesListed = (head: SnapshotManifests | null): number =>
+  (head?.manifests ?? []).reduce((n, mf) => n + (mf.added_files_count ?? 0) + (mf.existing_files_count ?? 0), 0);
+
+/** The scope's file scan tasks, from its manifest list on; `read` refuses what lies outside the table (withinTable). */
+export async function planScan(read: ReadObject, scope: ScanScope, head: SnapshotManifests | null): Promise<ScanTask[]> {
+  if (!head || scope.filter.matchesNothing) return [];
+  const live = await liveFilesOf(read, head, (mf) => manifestMayPass(scope.metadata, mf, scope.filter.bounds));
   let data: LiveFile[] = live.data;
   if (scope.appendedBy) data = data.filter((f) => f.addedSnapshotId !== null && f.addedSnapshotId !== undefined && scope.appendedBy!.has(BigInt(f.addedSnapshotId)));
   const kept = filesMayPass(scope.metadata, data, scope.filter.bounds);
@@ -147,10 +148,10 @@ export async function planScan(read: ReadObject, scope: ScanScope, tableLocation
   const tasks = scanTasks(scope.metadata, kept, scope.appendedBy ? [] : live.deletes);
   for (const t of tasks) {
     for (const f of [t.data, ...t.deletes]) {
-      if (!isWithin(f.file.file_path, tableLocation)) throw forbidden(`The table's metadata names ${f.file.file_path}, outside the table's location; it is not planned`);
+      if (!isWithin(f.file.file_path, scope.metadata.location)) throw forbidden(`The table's metadata names ${f.file.file_path}, outside the table's location; it is not planned`);
     }
   }
-  return { tasks, skipped: data.length - kept.length };
+  return tasks;
 }
 
 /** The tasks as pages of `perPage` tasks, each ScanTasks JSON text (64-bit values written exactly). */

@@ -42,12 +42,12 @@ export class ScanPlans {
   private recordKey = (planId: string) => `${this.prefix}scan-plan:${planId}`;
   private pageKey = (planId: string, page: number) => `${this.prefix}scan-plan:${planId}:page:${page}`;
 
-  /** A new plan, `submitted`; its id. */
-  async create(warehouseId: string, tableId: string): Promise<string> {
+  /** A new plan, `submitted`: its id and record. */
+  async create(warehouseId: string, tableId: string): Promise<{ planId: string; record: PlanRecord }> {
     const planId = randomUUID();
     const record: PlanRecord = { warehouseId, tableId, status: 'submitted', startedAt: Date.now() };
     await this.redis.set(this.recordKey(planId), JSON.stringify(record), 'EX', PLAN_TTL_SECONDS);
-    return planId;
+    return { planId, record };
   }
 
   async get(planId: string): Promise<PlanRecord | null> {
