@@ -6,6 +6,7 @@ import { s3Uri } from '@floe/storage';
 import { PROVISIONING_RETRY_SECONDS, PROVISIONING_WINDOW_SECONDS } from '@floe/queues';
 import { LIST_URL_SECONDS, type ListedBlob } from './domain/blobs/blobs';
 import { MAINTENANCE_DEFAULTS } from './domain/warehouses/plans';
+import { storageAccessOf } from './domain/warehouses/warehouses';
 
 // The shapes the spec gives for warehouses, built from a record. One place, so
 // the list row, the get row and every answer that embeds them agree.
@@ -90,7 +91,7 @@ export function warehouseListRow(config: FloeConfig, w: VisibleWarehouse) {
     my_via: w.access.via,
     status: w.status,
     default_format_version: w.defaultFormatVersion,
-    storage_access: w.signingOnly ? 'signing_only' : 'vended',
+    storage_access: storageAccessOf(w),
     stored: storedOf(w),
     public: w.publicSince !== null,
     public_since: iso(w.publicSince),
