@@ -219,3 +219,6 @@ export const FLOE_ERROR_CODES = {
 } as const satisfies Record<string, readonly number[]>;
 
 export type ErrorCode = keyof typeof SPEC_ERROR_CODES | keyof typeof FLOE_ERROR_CODES;
+
+/** Whether a code that came from elsewhere (a worker's answer over a queue) is one Floe answers. */
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(SPEC_ERROR_CODES, code) || Object.hasOwn(FLOE_ERROR_CODES, code);

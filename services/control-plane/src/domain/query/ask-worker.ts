@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { FloeConfig } from '@floe/config';
-import { HttpError } from '@floe/http';
+import { HttpError, isErrorCode } from '@floe/http';
 import { QUERY_QUEUE, type KeyedJob, type Producers, type QueryAnswer } from '@floe/queues';
 import type { z } from 'zod';
 import { admitQuery } from './admission';
@@ -39,7 +39,11 @@ export async function askQueryWorker<S extends z.ZodType>(
       await d.queues.remove(QUERY_QUEUE, jobId).catch(() => false);
       throw onTimeout();
     }
-    if (!got.ok) throw new HttpError(got.status, got.code as never, got.message, got.details ?? {});
+    if (!got.ok) {
+      // The worker's refusals are typed (query-worker refusal.ts); a code that is none of Floe's is the worker's fault.
+      if (!isErrorCode(got.code)) throw new Error(`the query worker refused with a code Floe does not answer: ${got.code}`);
+      throw new HttpError(got.status, got.code, got.message, got.details ?? {});
+    }
     return got;
   } finally {
     await place.release();
