@@ -35,12 +35,15 @@ export async function vendedS3(t: TableRef): Promise<{ s3: S3Client; location: s
   const res = await catalog().get(`/v1/${t.warehouseId}/namespaces/${ns}/tables/${t.table}`)
     .set(bearer(t.token)).set('X-Iceberg-Access-Delegation', 'vended-credentials');
   if (res.status !== 200) throw new Error(`loading ${t.namespace}.${t.table} failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const c = res.body.config;
-  const s3 = new S3Client({
+  return { s3: sessionS3(res.body.config), location: res.body.metadata.location, metadata: res.body.metadata };
+}
+
+/** An S3 client on a storage session the catalog vended (a load's `config`, or a storage credential's). */
+export function sessionS3(c: Record<string, string>): S3Client {
+  return new S3Client({
     endpoint: c['s3.endpoint'], region: c['s3.region'], forcePathStyle: true, maxAttempts: 1,
     credentials: { accessKeyId: c['s3.access-key-id'], secretAccessKey: c['s3.secret-access-key'], sessionToken: c['s3.session-token'] },
   });
-  return { s3, location: res.body.metadata.location, metadata: res.body.metadata };
 }
 
 /**

@@ -34,14 +34,17 @@ const askToSign = (table: string, t: string, r: { method: string; uri: string; h
   catalog().post(`${tables()}/${table}/sign`).set(bearer(t))
     .send({ region: r.region ?? region(), uri: r.uri, method: r.method, headers: r.headers ?? { 'x-amz-content-sha256': ['UNSIGNED-PAYLOAD'] }, provider: 's3' });
 
+/** A signing answer's headers as fetch sends them (fetch sets Host itself). */
+const sendable = (headers: Record<string, string[]>) =>
+  Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'host').map(([k, v]) => [k, v.join(', ')]));
+
 /** The signing client: every request signed by the catalog for `table`, then sent to the store as signed. */
 function signedObjects(table: string, t: string): TableObjects & { send(method: string, uri: string, body?: Uint8Array): Promise<Response> } {
   const send = async (method: string, uri: string, body?: Uint8Array) => {
     const signed = await askToSign(table, t, { method, uri, headers: { 'x-amz-content-sha256': ['UNSIGNED-PAYLOAD'], ...(body ? { 'content-length': [String(body.length)] } : {}) } });
     if (signed.status !== 200) throw Object.assign(new Error(`sign ${method} ${uri}: ${signed.status} ${JSON.stringify(signed.body)}`), { status: signed.status, body: signed.body });
     expect(signed.headers['cache-control']).toBe('no-cache');
-    const headers = Object.fromEntries(Object.entries(signed.body.headers as Record<string, string[]>).filter(([k]) => k !== 'host').map(([k, v]) => [k, v.join(', ')]));
-    return fetch(signed.body.uri, { method, headers, body: body ? Buffer.from(body) : undefined });
+    return fetch(signed.body.uri, { method, headers: sendable(signed.body.headers), body: body ? Buffer.from(body) : undefined });
   };
   const uriOf = (path: string) => `${stack().s3_url}/${path.slice('s3://'.length).split('/').map(encodeURIComponent).join('/')}`;
   return {
@@ -107,8 +110,7 @@ test('a client holding no storage credential writes and reads a table through si
   expect(await listed.text()).toContain(appended.dataPath.slice(`s3://${w.bucket}/`.length));
   // A signature is for its one request: the same headers on another object are refused by the store.
   const signed = await askToSign('events', ro, { method: 'GET', uri: `${stack().s3_url}/${w.bucket}/${appended.dataPath.slice(`s3://${w.bucket}/`.length)}` });
-  const headers = Object.fromEntries(Object.entries(signed.body.headers as Record<string, string[]>).filter(([k]) => k !== 'host').map(([k, v]) => [k, v.join(', ')]));
-  expect((await fetch(`${stack().s3_url}/${w.bucket}/${prefix}other.parquet`, { headers })).status).toBe(403);
+  expect((await fetch(`${stack().s3_url}/${w.bucket}/${prefix}other.parquet`, { headers: sendable(signed.body.headers) })).status).toBe(403);
 }, 60_000);
 
 test('refusals: another table, another bucket, another store, bucket-wide operations, writes with the read-only credential', async () => {

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { readDeletionVector } from '@floe/iceberg';
 import { readWithIcebird } from '../support/icebird';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
-import { appendRows, deleteRows, keyOf, vendedS3, type TableRef } from './append-helpers';
+import { appendRows, deleteRows, keyOf, sessionS3, vendedS3, type TableRef } from './append-helpers';
 import { catalog, icebergError, token } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
@@ -73,11 +73,7 @@ async function readTasks(table: string, answer: Completed): Promise<number[]> {
   const tasks = answer['file-scan-tasks'] ?? [];
   const deletes = answer['delete-files'] ?? [];
   if (!tasks.length) return [];
-  const c = answer['storage-credentials']![0].config;
-  const s3 = new S3Client({
-    endpoint: c['s3.endpoint'], region: c['s3.region'], forcePathStyle: true, maxAttempts: 1,
-    credentials: { accessKeyId: c['s3.access-key-id'], secretAccessKey: c['s3.secret-access-key'], sessionToken: c['s3.session-token'] },
-  });
+  const s3 = sessionS3(answer['storage-credentials']![0].config);
   const get = async (path: string, range?: string) =>
     (await s3.send(new GetObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, path), Range: range }))).Body!.transformToByteArray();
   const local = async (path: string) => {
@@ -258,11 +254,7 @@ test('the vended session reads only the planned files\' prefix, and never writes
   await newTable('confined');
   const a = await appendRows(ref('confined'), rowsOf(1, 2));
   const answer = await planned('confined', {}, ro);
-  const c = answer['storage-credentials']![0].config;
-  const s3 = new S3Client({
-    endpoint: c['s3.endpoint'], region: c['s3.region'], forcePathStyle: true, maxAttempts: 1,
-    credentials: { accessKeyId: c['s3.access-key-id'], secretAccessKey: c['s3.secret-access-key'], sessionToken: c['s3.session-token'] },
-  });
+  const s3 = sessionS3(answer['storage-credentials']![0].config);
   expect((await s3.send(new GetObjectCommand({ Bucket: wh.tableBucket, Key: keyOf(wh.tableBucket, a.dataPath) }))).$metadata.httpStatusCode).toBe(200);
   const { metadata } = await vendedS3(ref('confined'));
   const manifestList = metadata.snapshots.at(-1)['manifest-list'];

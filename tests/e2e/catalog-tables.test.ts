@@ -1,9 +1,10 @@
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { IcebergRestCatalog } from 'iceberg-js';
 import { adminStorage } from '../support/store';
 import { registerTestTable, type TestTable } from '../support/table';
 import { validatingFetch } from '../support/openapi';
 import { createTestWarehouse, removeTestWarehouse, type TestWarehouse } from '../support/warehouse';
+import { sessionS3 } from './append-helpers';
 import { catalog, icebergError, token } from './catalog-helpers';
 import { bearer, stack } from './helpers';
 
@@ -78,10 +79,6 @@ test('If-None-Match honours a list of tags and *', async () => {
 });
 
 test('vended credentials reach the table\'s files only; read-only for the read-only credential', async () => {
-  const s3 = (config: Record<string, string>) => new S3Client({
-    endpoint: config['s3.endpoint'], region: config['s3.region'], forcePathStyle: true, maxAttempts: 1,
-    credentials: { accessKeyId: config['s3.access-key-id'], secretAccessKey: config['s3.secret-access-key'], sessionToken: config['s3.session-token'] },
-  });
   const status = async (p: Promise<unknown>) => p.then(() => 200, (e) => e.$metadata?.httpStatusCode ?? -1);
   const key = orders.location.slice(`s3://${wh.tableBucket}/`.length);
 
@@ -91,7 +88,7 @@ test('vended credentials reach the table\'s files only; read-only for the read-o
   const expiresIn = Number(rw.body.config['s3.session-token-expires-at-ms']) - Date.now();
   expect(expiresIn).toBeGreaterThan(0);
   expect(expiresIn).toBeLessThanOrEqual(900_000);
-  const rwS3 = s3(rw.body.config);
+  const rwS3 = sessionS3(rw.body.config);
   expect(await status(rwS3.send(new GetObjectCommand({ Bucket: wh.tableBucket, Key: `${key}/data/part-0.parquet` })))).toBe(200);
   expect(await status(rwS3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: `${key}/data/part-1.parquet`, Body: 'x' })))).toBe(200);
   const sibling = (await catalog().get(path('shop', 'customers')).set(bearer(rwToken))).body.metadata.location.slice(`s3://${wh.tableBucket}/`.length);
@@ -99,7 +96,7 @@ test('vended credentials reach the table\'s files only; read-only for the read-o
 
   const ro = await catalog().get(`${path('shop', 'orders')}/credentials`).set(bearer(roToken));
   expect(ro.status).toBe(200);
-  const roS3 = s3(ro.body['storage-credentials'][0].config);
+  const roS3 = sessionS3(ro.body['storage-credentials'][0].config);
   expect(await status(roS3.send(new ListObjectsV2Command({ Bucket: wh.tableBucket, Prefix: `${key}/` })))).toBe(200);
   expect(await status(roS3.send(new PutObjectCommand({ Bucket: wh.tableBucket, Key: `${key}/data/evil.parquet`, Body: 'x' })))).toBe(403);
 });
